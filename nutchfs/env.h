@@ -1,0 +1,94 @@
+// Env: the file operations every other module uses, LevelDB's Env cut down to what a
+// batch-merging database needs. webdb/ and distwriter/ never call the OS directly.
+//
+// Paths are plain strings understood by the Env that made them. Files returned by an
+// Env are owned by the caller (unique_ptr) and are not thread-safe, except
+// RandomAccessFile::Read, which may be called concurrently. An Env itself is
+// thread-safe.
+#ifndef NUTCHFS_ENV_H_
+#define NUTCHFS_ENV_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nutchfs/status.h"
+
+namespace nutchfs {
+
+// Reads a file front to back.
+class SequentialFile {
+ public:
+  virtual ~SequentialFile() = default;
+  // Reads up to n bytes into scratch and returns a view of what was read; an empty
+  // view means end of file. REQUIRES: scratch holds n bytes.
+  virtual Result<std::string_view> Read(size_t n, char* scratch) = 0;
+  virtual Status Skip(uint64_t n) = 0;
+  virtual const std::string& path() const = 0;
+};
+
+// Reads any range of a file; Read is safe to call from several threads.
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+  // Reads up to n bytes at offset; fewer only at end of file.
+  virtual Result<std::string_view> Read(uint64_t offset, size_t n, char* scratch) const = 0;
+  virtual uint64_t size() const = 0;
+  virtual const std::string& path() const = 0;
+};
+
+// Appends to a new file. Data reaches the OS on Flush/Sync/Close and stable storage
+// on Sync. Destroying an unclosed file closes it without syncing.
+class WritableFile {
+ public:
+  virtual ~WritableFile() = default;
+  virtual Status Append(std::string_view data) = 0;
+  virtual Status Flush() = 0;
+  virtual Status Sync() = 0;
+  virtual Status Close() = 0;
+  virtual const std::string& path() const = 0;
+};
+
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  virtual Result<std::unique_ptr<SequentialFile>> NewSequentialFile(const std::string& path) = 0;
+  virtual Result<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& path) = 0;
+  // Creates or truncates path.
+  virtual Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) = 0;
+  // Creates path with the given contents, synced; Busy if path already exists. This is
+  // the only exclusive-creation primitive (O_EXCL), used for lock files.
+  virtual Status CreateExclusive(const std::string& path, std::string_view contents) = 0;
+
+  virtual bool FileExists(const std::string& path) = 0;
+  virtual Result<uint64_t> GetFileSize(const std::string& path) = 0;
+  // Names (not paths) of the entries of dir, without "." and "..".
+  virtual Result<std::vector<std::string>> GetChildren(const std::string& dir) = 0;
+  // Atomically replaces to by from. REQUIRES: both in the same directory or at least
+  // on the same mount; across mounts this fails (EXDEV), as on NFS.
+  virtual Status RenameFile(const std::string& from, const std::string& to) = 0;
+  virtual Status RemoveFile(const std::string& path) = 0;
+  // Creates dir and missing parents; OK if it exists.
+  virtual Status CreateDirs(const std::string& dir) = 0;
+  // Removes dir and everything below it; OK if it does not exist.
+  virtual Status RemoveDirRecursively(const std::string& dir) = 0;
+  // Makes renames and creations inside dir durable.
+  virtual Status SyncDir(const std::string& dir) = 0;
+};
+
+// The local POSIX file system (also NFS and sshfs mounts).
+std::unique_ptr<Env> NewLocalEnv();
+
+// Convenience: whole-file read and write-then-rename publication through an Env.
+Result<std::string> ReadFileToString(Env& env, const std::string& path);
+// Writes contents to path + ".tmp", syncs, renames over path and syncs the directory.
+Status WriteFileAtomically(Env& env, const std::string& path, std::string_view contents);
+
+}  // namespace nutchfs
+
+#endif  // NUTCHFS_ENV_H_

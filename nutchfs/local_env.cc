@@ -1,0 +1,285 @@
+// The POSIX Env. Writes are buffered in user space and handed to the kernel in large
+// writes; sequential reads ask the kernel for read-ahead.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <string>
+
+#include "nutchfs/env.h"
+
+namespace nutchfs {
+namespace {
+
+constexpr size_t kWriteBuffer = 1 << 20;
+
+std::string DirOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+class PosixSequentialFile final : public SequentialFile {
+ public:
+  PosixSequentialFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~PosixSequentialFile() override { ::close(fd_); }
+  PosixSequentialFile(const PosixSequentialFile&) = delete;
+  PosixSequentialFile& operator=(const PosixSequentialFile&) = delete;
+
+  Result<std::string_view> Read(size_t n, char* scratch) override {
+    size_t got = 0;
+    while (got < n) {
+      ssize_t r = ::read(fd_, scratch + got, n - got);
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        return Err(Status::FromErrno("read " + path_, errno));
+      }
+      if (r == 0) break;
+      got += static_cast<size_t>(r);
+    }
+    return std::string_view(scratch, got);
+  }
+
+  Status Skip(uint64_t n) override {
+    if (::lseek(fd_, static_cast<off_t>(n), SEEK_CUR) < 0) {
+      return Status::FromErrno("seek " + path_, errno);
+    }
+    return Status::OK();
+  }
+
+  const std::string& path() const override { return path_; }
+
+ private:
+  const std::string path_;
+  const int fd_;
+};
+
+class PosixRandomAccessFile final : public RandomAccessFile {
+ public:
+  PosixRandomAccessFile(std::string path, int fd, uint64_t size)
+      : path_(std::move(path)), fd_(fd), size_(size) {}
+  ~PosixRandomAccessFile() override { ::close(fd_); }
+  PosixRandomAccessFile(const PosixRandomAccessFile&) = delete;
+  PosixRandomAccessFile& operator=(const PosixRandomAccessFile&) = delete;
+
+  Result<std::string_view> Read(uint64_t offset, size_t n, char* scratch) const override {
+    size_t got = 0;
+    while (got < n) {
+      ssize_t r = ::pread(fd_, scratch + got, n - got, static_cast<off_t>(offset + got));
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        return Err(Status::FromErrno("read " + path_ + " at " + std::to_string(offset), errno));
+      }
+      if (r == 0) break;
+      got += static_cast<size_t>(r);
+    }
+    return std::string_view(scratch, got);
+  }
+
+  uint64_t size() const override { return size_; }
+  const std::string& path() const override { return path_; }
+
+ private:
+  const std::string path_;
+  const int fd_;
+  const uint64_t size_;
+};
+
+class PosixWritableFile final : public WritableFile {
+ public:
+  PosixWritableFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {
+    buffer_.reserve(kWriteBuffer);
+  }
+  ~PosixWritableFile() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  PosixWritableFile(const PosixWritableFile&) = delete;
+  PosixWritableFile& operator=(const PosixWritableFile&) = delete;
+
+  Status Append(std::string_view data) override {
+    if (buffer_.size() + data.size() <= kWriteBuffer) {
+      buffer_.append(data);
+      return Status::OK();
+    }
+    NUTCHFS_RETURN_IF_ERROR(Flush());
+    if (data.size() >= kWriteBuffer) return WriteRaw(data);
+    buffer_.append(data);
+    return Status::OK();
+  }
+
+  Status Flush() override {
+    Status s = WriteRaw(buffer_);
+    buffer_.clear();
+    return s;
+  }
+
+  Status Sync() override {
+    NUTCHFS_RETURN_IF_ERROR(Flush());
+    if (::fdatasync(fd_) != 0) return Status::FromErrno("sync " + path_, errno);
+    return Status::OK();
+  }
+
+  Status Close() override {
+    if (fd_ < 0) return Status::OK();
+    Status s = Flush();
+    if (::close(fd_) != 0 && s.ok()) s = Status::FromErrno("close " + path_, errno);
+    fd_ = -1;
+    return s;
+  }
+
+  const std::string& path() const override { return path_; }
+
+ private:
+  Status WriteRaw(std::string_view data) {
+    while (!data.empty()) {
+      ssize_t w = ::write(fd_, data.data(), data.size());
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        return Status::FromErrno("write " + path_, errno);
+      }
+      data.remove_prefix(static_cast<size_t>(w));
+    }
+    return Status::OK();
+  }
+
+  const std::string path_;
+  int fd_;
+  std::string buffer_;
+};
+
+class PosixEnv final : public Env {
+ public:
+  Result<std::unique_ptr<SequentialFile>> NewSequentialFile(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Err(OpenError(path, errno));
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    return std::make_unique<PosixSequentialFile>(path, fd);
+  }
+
+  Result<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& path) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Err(OpenError(path, errno));
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+      int err = errno;
+      ::close(fd);
+      return Err(Status::FromErrno("stat " + path, err));
+    }
+    return std::make_unique<PosixRandomAccessFile>(path, fd, static_cast<uint64_t>(st.st_size));
+  }
+
+  Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return Err(OpenError(path, errno));
+    return std::make_unique<PosixWritableFile>(path, fd);
+  }
+
+  Status CreateExclusive(const std::string& path, std::string_view contents) override {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      if (errno == EEXIST) return Status::Busy(path + " already exists");
+      return OpenError(path, errno);
+    }
+    PosixWritableFile file(path, fd);
+    NUTCHFS_RETURN_IF_ERROR(file.Append(contents));
+    NUTCHFS_RETURN_IF_ERROR(file.Sync());
+    return file.Close();
+  }
+
+  bool FileExists(const std::string& path) override { return ::access(path.c_str(), F_OK) == 0; }
+
+  Result<uint64_t> GetFileSize(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return Err(OpenError(path, errno));
+    return static_cast<uint64_t>(st.st_size);
+  }
+
+  Result<std::vector<std::string>> GetChildren(const std::string& dir) override {
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) return Err(OpenError(dir, errno));
+    std::vector<std::string> names;
+    while (struct dirent* e = ::readdir(d)) {
+      std::string_view name = e->d_name;
+      if (name != "." && name != "..") names.emplace_back(name);
+    }
+    ::closedir(d);
+    return names;
+  }
+
+  Status RenameFile(const std::string& from, const std::string& to) override {
+    if (::rename(from.c_str(), to.c_str()) != 0) {
+      return Status::FromErrno("rename " + from + " to " + to, errno);
+    }
+    return Status::OK();
+  }
+
+  Status RemoveFile(const std::string& path) override {
+    if (::unlink(path.c_str()) != 0) return OpenError(path, errno);
+    return Status::OK();
+  }
+
+  Status CreateDirs(const std::string& dir) override {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return Status::IOError("create directory " + dir + ": " + ec.message());
+    return Status::OK();
+  }
+
+  Status RemoveDirRecursively(const std::string& dir) override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    if (ec) return Status::IOError("remove " + dir + ": " + ec.message());
+    return Status::OK();
+  }
+
+  Status SyncDir(const std::string& dir) override {
+    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return OpenError(dir, errno);
+    int rc = ::fsync(fd);
+    int err = errno;
+    ::close(fd);
+    if (rc != 0) return Status::FromErrno("sync directory " + dir, err);
+    return Status::OK();
+  }
+
+ private:
+  static Status OpenError(const std::string& path, int err) {
+    if (err == ENOENT) return Status::NotFound(path + ": no such file or directory");
+    return Status::FromErrno(path, err);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Env> NewLocalEnv() { return std::make_unique<PosixEnv>(); }
+
+Result<std::string> ReadFileToString(Env& env, const std::string& path) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewSequentialFile(path));
+  std::string out;
+  std::string scratch(1 << 16, '\0');
+  while (true) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::string_view chunk, file->Read(scratch.size(), scratch.data()));
+    if (chunk.empty()) break;
+    out.append(chunk);
+  }
+  return out;
+}
+
+Status WriteFileAtomically(Env& env, const std::string& path, std::string_view contents) {
+  const std::string tmp = path + ".tmp";
+  {
+    NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewWritableFile(tmp));
+    NUTCHFS_RETURN_IF_ERROR(file->Append(contents));
+    NUTCHFS_RETURN_IF_ERROR(file->Sync());
+    NUTCHFS_RETURN_IF_ERROR(file->Close());
+  }
+  NUTCHFS_RETURN_IF_ERROR(env.RenameFile(tmp, path));
+  return env.SyncDir(DirOf(path));
+}
+
+}  // namespace nutchfs

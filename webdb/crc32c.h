@@ -1,0 +1,27 @@
+// CRC32C (Castagnoli), hardware-accelerated with SSE4.2 where the CPU has it.
+// Stored checksums are masked (as in LevelDB) so that a CRC over data that itself
+// contains CRCs stays strong. Pure functions, thread-safe.
+#ifndef WEBDB_CRC32C_H_
+#define WEBDB_CRC32C_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace webdb::crc32c {
+
+// The CRC32C of concat(A, data) where crc is the CRC32C of A.
+uint32_t Extend(uint32_t crc, const char* data, size_t n);
+inline uint32_t Value(const char* data, size_t n) { return Extend(0, data, n); }
+inline uint32_t Value(std::string_view data) { return Value(data.data(), data.size()); }
+
+constexpr uint32_t kMaskDelta = 0xa282ead8u;
+inline uint32_t Mask(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + kMaskDelta; }
+inline uint32_t Unmask(uint32_t masked) {
+  uint32_t rot = masked - kMaskDelta;
+  return (rot >> 17) | (rot << 15);
+}
+
+}  // namespace webdb::crc32c
+
+#endif  // WEBDB_CRC32C_H_

@@ -1,0 +1,35 @@
+#include "webdb/iterator.h"
+
+namespace webdb {
+namespace {
+
+class EmptyIterator final : public Iterator {
+ public:
+  bool Valid() const override { return false; }
+  void SeekToFirst() override {}
+  void Seek(std::string_view) override {}
+  void Next() override {}
+  std::string_view key() const override { return {}; }
+  std::string_view value() const override { return {}; }
+  Status status() const override { return Status::OK(); }
+};
+
+class EmptyEditIterator final : public EditIterator {
+ public:
+  bool Valid() const override { return false; }
+  void Next() override {}
+  const EditView& edit() const override { return edit_; }
+  Status status() const override { return Status::OK(); }
+
+ private:
+  EditView edit_;
+};
+
+}  // namespace
+
+std::unique_ptr<Iterator> NewEmptyIterator() { return std::make_unique<EmptyIterator>(); }
+std::unique_ptr<EditIterator> NewEmptyEditIterator() {
+  return std::make_unique<EmptyEditIterator>();
+}
+
+}  // namespace webdb

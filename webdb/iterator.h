@@ -1,0 +1,71 @@
+// Forward iterators over sorted streams: table rows (Iterator) and edits (EditIterator).
+//
+// An iterator is used by one thread. Views returned by key()/value()/edit() stay valid
+// until the next call that moves the iterator. When Valid() turns false, status() tells
+// whether the stream ended or failed: every loop must check it.
+#ifndef WEBDB_ITERATOR_H_
+#define WEBDB_ITERATOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "nutchfs/status.h"
+
+namespace webdb {
+
+using nutchfs::Status;
+
+// Rows of a table in bytewise key order.
+class Iterator {
+ public:
+  virtual ~Iterator() = default;
+  virtual bool Valid() const = 0;
+  virtual void SeekToFirst() = 0;
+  // Positions at the first key >= target.
+  virtual void Seek(std::string_view target) = 0;
+  virtual void Next() = 0;
+  virtual std::string_view key() const = 0;
+  virtual std::string_view value() const = 0;
+  virtual Status status() const = 0;
+};
+
+// An iterator over nothing (status OK).
+std::unique_ptr<Iterator> NewEmptyIterator();
+
+// One edit meant for one table: the row key it concerns, a 64-bit order that makes
+// ties deterministic, a kind (meaning fixed by the stage that consumes it) and a value.
+struct EditView {
+  std::string_view key;
+  uint64_t order = 0;
+  uint8_t kind = 0;
+  std::string_view value;
+};
+
+// Edit streams are sorted by (key bytewise, order ascending).
+inline bool EditLess(const EditView& a, const EditView& b) {
+  int c = a.key.compare(b.key);
+  return c < 0 || (c == 0 && a.order < b.order);
+}
+
+class EditIterator {
+ public:
+  virtual ~EditIterator() = default;
+  virtual bool Valid() const = 0;
+  virtual void Next() = 0;
+  virtual const EditView& edit() const = 0;
+  virtual Status status() const = 0;
+};
+
+// Where a stage (or the writer's log) hands the edits it emits.
+class EditSink {
+ public:
+  virtual ~EditSink() = default;
+  virtual Status Add(const EditView& edit) = 0;
+};
+
+std::unique_ptr<EditIterator> NewEmptyEditIterator();
+
+}  // namespace webdb
+
+#endif  // WEBDB_ITERATOR_H_

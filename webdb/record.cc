@@ -1,0 +1,248 @@
+#include "webdb/record.h"
+
+#include <openssl/evp.h>
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "webdb/coding.h"
+
+namespace webdb {
+namespace {
+
+constexpr size_t kPageFieldsSize = 8 + 1 + 1 + 4 + 4 + 4;
+
+void EncodePageFields(const Page& p, std::string* out) {
+  PutFixed64(out, static_cast<uint64_t>(p.next_fetch));
+  out->push_back(static_cast<char>(p.retries));
+  out->push_back(static_cast<char>(p.fetch_interval));
+  PutFixed32(out, static_cast<uint32_t>(p.num_outlinks));
+  uint32_t bits;
+  std::memcpy(&bits, &p.score, 4);
+  PutFixed32(out, bits);
+  std::memcpy(&bits, &p.next_score, 4);
+  PutFixed32(out, bits);
+}
+
+Status DecodePageFields(std::string_view v, Page* p) {
+  if (v.size() != kPageFieldsSize) {
+    return Status::Corruption("page value has " + std::to_string(v.size()) + " bytes, expected " +
+                              std::to_string(kPageFieldsSize));
+  }
+  const char* d = v.data();
+  p->next_fetch = static_cast<int64_t>(DecodeFixed64(d));
+  p->retries = static_cast<uint8_t>(d[8]);
+  p->fetch_interval = static_cast<uint8_t>(d[9]);
+  p->num_outlinks = static_cast<int32_t>(DecodeFixed32(d + 10));
+  uint32_t bits = DecodeFixed32(d + 14);
+  std::memcpy(&p->score, &bits, 4);
+  bits = DecodeFixed32(d + 18);
+  std::memcpy(&p->next_score, &bits, 4);
+  if (p->num_outlinks < 0) return Status::Corruption("page has negative numOutlinks");
+  return Status::OK();
+}
+
+Status DecodeLinkFields(std::string_view v, Link* l) {
+  uint64_t domain;
+  std::string_view anchor;
+  if (v.empty() || !GetVarint64(&v, &domain) || !GetLengthPrefixed(&v, &anchor) ||
+      v.size() != 1 || static_cast<uint8_t>(v[0]) > 1) {
+    return Status::Corruption("malformed link value");
+  }
+  l->domain_id = static_cast<int64_t>(domain);
+  l->anchor.assign(anchor);
+  l->target_has_outlink = v[0] == 1;
+  return Status::OK();
+}
+
+Status CheckKeyUrl(std::string_view url) {
+  Status s = ValidateUrl(url);
+  if (!s.ok()) return Status::Corruption("bad url in key: " + s.message());
+  return Status::OK();
+}
+
+}  // namespace
+
+Md5 Md5FromBytes(std::string_view bytes) {
+  Md5 m;
+  std::memcpy(m.data(), bytes.data(), 16);
+  return m;
+}
+
+Md5 Md5Of(std::string_view data) {
+  Md5 m;
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), m.data(), &len, EVP_md5(), nullptr);
+  return m;
+}
+
+std::string Md5Hex(const Md5& md5) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string s(32, '0');
+  for (int i = 0; i < 16; ++i) {
+    s[2 * i] = kHex[md5[i] >> 4];
+    s[2 * i + 1] = kHex[md5[i] & 15];
+  }
+  return s;
+}
+
+Result<Md5> ParseMd5Hex(std::string_view hex) {
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  if (hex.size() != 32) return Err(Status::InvalidArgument("md5 must be 32 lowercase hex digits"));
+  Md5 m;
+  for (int i = 0; i < 16; ++i) {
+    int hi = nibble(hex[2 * i]), lo = nibble(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) {
+      return Err(Status::InvalidArgument("md5 must be 32 lowercase hex digits"));
+    }
+    m[i] = static_cast<uint8_t>(hi << 4 | lo);
+  }
+  return m;
+}
+
+Page Page::WithDefaults(std::string url) {
+  Page p;
+  p.md5 = Md5Of(url);
+  p.url = std::move(url);
+  return p;
+}
+
+Status ValidateUrl(std::string_view url) {
+  if (url.empty()) return Status::InvalidArgument("url is empty");
+  if (url.size() > kMaxUrlLength) {
+    return Status::InvalidArgument("url is " + std::to_string(url.size()) +
+                                   " bytes, more than 65535");
+  }
+  for (size_t i = 0; i < url.size(); ++i) {
+    auto c = static_cast<uint8_t>(url[i]);
+    if (c < 0x20 || c == 0x7f) {
+      return Status::InvalidArgument(fmt::format("url has control byte 0x{:02x} at offset {}", c, i));
+    }
+  }
+  return Status::OK();
+}
+
+Status ValidatePage(const Page& page) {
+  NUTCHFS_RETURN_IF_ERROR(ValidateUrl(page.url));
+  if (page.num_outlinks < 0) return Status::InvalidArgument("numOutlinks is negative");
+  return Status::OK();
+}
+
+Status ValidateLink(const Link& link) {
+  NUTCHFS_RETURN_IF_ERROR(ValidateUrl(link.url));
+  if (link.anchor.size() > kMaxAnchorLength) {
+    return Status::InvalidArgument("anchor is more than 65535 bytes");
+  }
+  return Status::OK();
+}
+
+const char* TableName(TableId t) {
+  switch (t) {
+    case TableId::kPagesByUrl: return "pagesByURL";
+    case TableId::kPagesByMd5: return "pagesByMD5";
+    case TableId::kLinksByMd5: return "linksByMD5";
+    case TableId::kLinksByUrl: return "linksByURL";
+  }
+  return "?";
+}
+
+Result<TableId> ParseTableName(std::string_view name) {
+  for (int i = 0; i < kNumTables; ++i) {
+    auto t = static_cast<TableId>(i);
+    if (name == TableName(t)) return t;
+  }
+  return Err(Status::InvalidArgument(
+      "unknown table '" + std::string(name) +
+      "' (expected pagesByURL, pagesByMD5, linksByURL or linksByMD5)"));
+}
+
+std::string PageUrlKey(std::string_view url) { return std::string(url); }
+
+std::string PageMd5Key(const Md5& md5, std::string_view url) {
+  std::string k(Md5Bytes(md5));
+  k.append(url);
+  return k;
+}
+
+std::string LinkMd5Key(const Md5& from, std::string_view url) { return PageMd5Key(from, url); }
+
+std::string LinkUrlKey(std::string_view url, const Md5& from) {
+  std::string k(url);
+  k.push_back('\0');
+  k.append(Md5Bytes(from));
+  return k;
+}
+
+void EncodePageByUrlValue(const Page& page, std::string* out) {
+  out->append(Md5Bytes(page.md5));
+  EncodePageFields(page, out);
+}
+
+void EncodePageByMd5Value(const Page& page, std::string* out) { EncodePageFields(page, out); }
+
+void EncodeLinkValue(const Link& link, std::string* out) {
+  PutVarint64(out, static_cast<uint64_t>(link.domain_id));
+  PutLengthPrefixed(out, link.anchor);
+  out->push_back(link.target_has_outlink ? 1 : 0);
+}
+
+Result<Page> DecodePageByUrl(std::string_view key, std::string_view value) {
+  NUTCHFS_RETURN_IF_ERROR(CheckKeyUrl(key));
+  if (value.size() < 16) return Err(Status::Corruption("pagesByURL value too short"));
+  Page p;
+  p.url.assign(key);
+  p.md5 = Md5FromBytes(value.substr(0, 16));
+  NUTCHFS_RETURN_IF_ERROR(DecodePageFields(value.substr(16), &p));
+  return p;
+}
+
+Result<Page> DecodePageByMd5(std::string_view key, std::string_view value) {
+  if (key.size() < 17) return Err(Status::Corruption("pagesByMD5 key too short"));
+  NUTCHFS_RETURN_IF_ERROR(CheckKeyUrl(key.substr(16)));
+  Page p;
+  p.md5 = Md5FromBytes(key.substr(0, 16));
+  p.url.assign(key.substr(16));
+  NUTCHFS_RETURN_IF_ERROR(DecodePageFields(value, &p));
+  return p;
+}
+
+Result<Link> DecodeLinkByMd5(std::string_view key, std::string_view value) {
+  if (key.size() < 17) return Err(Status::Corruption("linksByMD5 key too short"));
+  NUTCHFS_RETURN_IF_ERROR(CheckKeyUrl(key.substr(16)));
+  Link l;
+  l.from = Md5FromBytes(key.substr(0, 16));
+  l.url.assign(key.substr(16));
+  NUTCHFS_RETURN_IF_ERROR(DecodeLinkFields(value, &l));
+  return l;
+}
+
+Result<Link> DecodeLinkByUrl(std::string_view key, std::string_view value) {
+  if (key.size() < 18 || key[key.size() - 17] != '\0') {
+    return Err(Status::Corruption("malformed linksByURL key"));
+  }
+  NUTCHFS_RETURN_IF_ERROR(CheckKeyUrl(key.substr(0, key.size() - 17)));
+  Link l;
+  l.url.assign(key.substr(0, key.size() - 17));
+  l.from = Md5FromBytes(key.substr(key.size() - 16));
+  NUTCHFS_RETURN_IF_ERROR(DecodeLinkFields(value, &l));
+  return l;
+}
+
+Result<Page> DecodePage(TableId t, std::string_view key, std::string_view value) {
+  return t == TableId::kPagesByUrl ? DecodePageByUrl(key, value) : DecodePageByMd5(key, value);
+}
+
+Result<Link> DecodeLink(TableId t, std::string_view key, std::string_view value) {
+  return t == TableId::kLinksByMd5 ? DecodeLinkByMd5(key, value) : DecodeLinkByUrl(key, value);
+}
+
+std::string_view UrlOfLinkUrlKey(std::string_view key) { return key.substr(0, key.size() - 17); }
+
+std::string_view Md5OfKey(std::string_view key) { return key.substr(0, 16); }
+
+}  // namespace webdb
