@@ -52,9 +52,23 @@ class WritableFile {
   virtual const std::string& path() const = 0;
 };
 
+// What a backend can do, so callers choose a strategy without asking which backend
+// it is.
+struct Capabilities {
+  // Paths name files of the OS this process runs on (another process or tool on this
+  // machine can open them directly).
+  bool local_paths = false;
+  // Arrivals in a directory can be watched with inotify (a fast path only: callers still
+  // poll, because changes made by other machines on NFS or sshfs produce no event).
+  bool inotify = false;
+};
+
 class Env {
  public:
   virtual ~Env() = default;
+
+  // The default describes a backend with neither capability.
+  virtual Capabilities capabilities() const { return Capabilities(); }
 
   virtual Result<std::unique_ptr<SequentialFile>> NewSequentialFile(const std::string& path) = 0;
   virtual Result<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(

@@ -153,6 +153,13 @@ class PosixWritableFile final : public WritableFile {
 
 class PosixEnv final : public Env {
  public:
+  Capabilities capabilities() const override {
+    Capabilities caps;
+    caps.local_paths = true;
+    caps.inotify = true;
+    return caps;
+  }
+
   Result<std::unique_ptr<SequentialFile>> NewSequentialFile(const std::string& path) override {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Err(OpenError(path, errno));

@@ -1,0 +1,104 @@
+#include "nutchfs/config_file.h"
+
+#include <boost/program_options.hpp>
+#include <fstream>
+#include <sstream>
+
+namespace nutchfs {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  const char *kSpace = " \t\r\n";
+  size_t b = s.find_first_not_of(kSpace);
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(kSpace);
+  return s.substr(b, e - b + 1);
+}
+
+// Pre-scan: the key and line of every entry and the line of every section, in
+// order.
+Status PreScan(const ConfigFile &file, std::string_view text, std::vector<ConfigEntry> *entries,
+               std::vector<ConfigSection> *sections) {
+  std::string section;
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    line = Trim(line.substr(0, line.find('#')));
+    if (line.empty()) continue;
+    if (line.front() == '[') {
+      if (line.back() != ']' || Trim(line.substr(1, line.size() - 2)).empty()) {
+        return file.ErrorAt(
+            line_no, "malformed section header '" + std::string(line) + "'; expected [NAME]");
+      }
+      section = std::string(Trim(line.substr(1, line.size() - 2)));
+      sections->push_back({section, line_no});
+      continue;
+    }
+    size_t eq = line.find('=');
+    if (eq == std::string_view::npos || Trim(line.substr(0, eq)).empty()) {
+      return file.ErrorAt(
+          line_no, "expected 'key = value' or '[section]', found '" + std::string(line) + "'");
+    }
+    std::string key(Trim(line.substr(0, eq)));
+    entries->push_back({section.empty() ? key : section + "." + key, section, "", line_no});
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<ConfigFile> ConfigFile::Read(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Err(Status::NotFound("config file " + path + ": cannot open"));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Err(Status::IOError("config file " + path + ": read failed"));
+  return Parse(text.str(), path);
+}
+
+Result<ConfigFile> ConfigFile::Parse(std::string_view text, std::string path) {
+  ConfigFile file;
+  file.path_ = std::move(path);
+  std::vector<ConfigEntry> scanned;
+  NUTCHFS_RETURN_IF_ERROR(PreScan(file, text, &scanned, &file.sections_));
+  namespace po = boost::program_options;
+  std::vector<po::option> parsed;
+  try {
+    std::istringstream in{std::string(text)};
+    parsed = po::parse_config_file(in, po::options_description(), true).options;
+  } catch (const std::exception &e) {
+    return Err(file.ErrorAt(0, e.what()));
+  }
+  if (parsed.size() != scanned.size()) {
+    return Err(file.ErrorAt(0, "found " + std::to_string(scanned.size()) +
+                                   " entries but Program_options parsed " +
+                                   std::to_string(parsed.size())));
+  }
+  for (size_t i = 0; i < parsed.size(); ++i) {
+    if (parsed[i].string_key != scanned[i].key) {
+      return Err(file.ErrorAt(scanned[i].line, "cannot parse key '" + scanned[i].key + "'"));
+    }
+    scanned[i].value = parsed[i].value.empty() ? std::string() : parsed[i].value.front();
+  }
+  file.entries_ = std::move(scanned);
+  return file;
+}
+
+const ConfigEntry *ConfigFile::Find(std::string_view key) const {
+  for (const ConfigEntry &e : entries_) {
+    if (e.key == key) return &e;
+  }
+  return nullptr;
+}
+
+Status ConfigFile::ErrorAt(int line, std::string_view reason) const {
+  std::string where = line > 0 ? path_ + ":" + std::to_string(line) : path_;
+  return Status::InvalidArgument(where + ": " + std::string(reason));
+}
+
+}  // namespace nutchfs

@@ -1,0 +1,67 @@
+// FaultEnv: an Env wrapper that injects failures into chosen operations of another Env,
+// for tests of what callers do when storage or the network misbehaves.
+//
+// Operations of each kind are counted from 1 from the moment Inject is called; a fault
+// fires on the nth one and on the `times - 1` that follow (times < 0: every one after).
+// Kinds of fault:
+//   kError     the operation returns IOError("injected fault: ...") and does nothing.
+//   kDrop      it returns OK and does nothing (a lost rename, remove or sync).
+//   kTruncate  (kNewWritable only) the file opens, every Append and Close report OK, but
+//              only the first `keep_bytes` bytes reach the file: a silently cut transfer.
+// An Append that fails with kError still writes its first half, like a write cut off in
+// the middle. The wrapped Env is not owned and must outlive the FaultEnv.
+// Thread-safe; the counters are shared by all threads.
+#ifndef NUTCHFS_FAULT_ENV_H_
+#define NUTCHFS_FAULT_ENV_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "nutchfs/env.h"
+
+namespace nutchfs {
+
+enum class FaultOp {
+  kNewSequential,
+  kNewRandomAccess,
+  kNewWritable,
+  kCreateExclusive,
+  kRead,  // SequentialFile::Read and RandomAccessFile::Read
+  kAppend,
+  kSync,  // WritableFile::Sync
+  kClose,
+  kGetFileSize,
+  kGetChildren,
+  kRename,
+  kRemove,
+  kCreateDirs,
+  kSyncDir,
+};
+
+enum class FaultKind { kError, kDrop, kTruncate };
+
+struct FaultSpec {
+  FaultOp op = FaultOp::kRename;
+  int nth = 1;  // 1: the next operation of that kind
+  FaultKind kind = FaultKind::kError;
+  int times = 1;            // how many consecutive operations fail; < 0: all from nth on
+  uint64_t keep_bytes = 0;  // kTruncate only
+};
+
+class FaultEnv : public Env {
+ public:
+  // Replaces any earlier fault for spec.op and restarts that op's counter. InvalidArgument
+  // for kDrop on an operation that returns data, or kTruncate on anything but kNewWritable.
+  virtual Status Inject(const FaultSpec& spec) = 0;
+  // Removes every fault; operations pass through again.
+  virtual void Clear() = 0;
+  // How many faults have fired since creation or the last Clear, over all operations.
+  virtual int fired() const = 0;
+};
+
+// REQUIRES: base outlives the result.
+std::unique_ptr<FaultEnv> NewFaultEnv(Env* base);
+
+}  // namespace nutchfs
+
+#endif  // NUTCHFS_FAULT_ENV_H_

@@ -1,0 +1,151 @@
+// Golden vectors and round trips for webdb/coding.h.
+#include "webdb/coding.h"
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace webdb {
+namespace {
+
+std::string Bytes(std::initializer_list<int> bytes) {
+  std::string s;
+  for (int b : bytes) s.push_back(static_cast<char>(b));
+  return s;
+}
+
+const std::vector<std::pair<uint64_t, std::string>>& VarintGoldens() {
+  static const auto* goldens = new std::vector<std::pair<uint64_t, std::string>>{
+      {0, Bytes({0x00})},
+      {1, Bytes({0x01})},
+      {127, Bytes({0x7f})},
+      {128, Bytes({0x80, 0x01})},
+      {300, Bytes({0xac, 0x02})},
+      {16383, Bytes({0xff, 0x7f})},
+      {16384, Bytes({0x80, 0x80, 0x01})},
+      {0xffffffffull, Bytes({0xff, 0xff, 0xff, 0xff, 0x0f})},
+      {0x100000000ull, Bytes({0x80, 0x80, 0x80, 0x80, 0x10})},
+      {1ull << 63, Bytes({0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01})},
+      {~0ull, Bytes({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})},
+  };
+  return *goldens;
+}
+
+TEST_CASE("varint64 golden vectors encode and decode", "[coding]") {
+  for (const auto& [value, bytes] : VarintGoldens()) {
+    INFO("value " << value);
+    std::string encoded;
+    PutVarint64(&encoded, value);
+    CHECK(encoded == bytes);
+    CHECK(VarintLength(value) == static_cast<int>(bytes.size()));
+    std::string input = bytes + "rest";
+    std::string_view in = input;
+    uint64_t decoded = 0;
+    REQUIRE(GetVarint64(&in, &decoded));
+    CHECK(decoded == value);
+    CHECK(in == "rest");
+  }
+}
+
+TEST_CASE("varint32 golden vectors and range", "[coding]") {
+  for (const auto& [value, bytes] : VarintGoldens()) {
+    INFO("value " << value);
+    std::string_view in = bytes;
+    uint32_t decoded = 0;
+    bool fits = value <= std::numeric_limits<uint32_t>::max();
+    CHECK(GetVarint32(&in, &decoded) == fits);
+    if (!fits) continue;
+    CHECK(decoded == value);
+    std::string encoded;
+    PutVarint32(&encoded, static_cast<uint32_t>(value));
+    CHECK(encoded == bytes);
+  }
+}
+
+TEST_CASE("malformed varints are rejected", "[coding]") {
+  uint64_t v = 0;
+  for (const auto& [value, bytes] : VarintGoldens()) {
+    for (size_t n = 0; n < bytes.size(); ++n) {  // every proper prefix is cut off
+      std::string_view in(bytes.data(), n);
+      INFO("value " << value << " cut to " << n << " bytes");
+      CHECK_FALSE(GetVarint64(&in, &v));
+    }
+  }
+  std::string eleven(10, '\x80');
+  eleven.push_back('\x01');
+  std::string_view in = eleven;
+  CHECK_FALSE(GetVarint64(&in, &v));
+  std::string overflow = Bytes({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02});
+  in = overflow;
+  CHECK_FALSE(GetVarint64(&in, &v));
+}
+
+TEST_CASE("varint round trip of random values", "[coding][random]") {
+  std::mt19937_64 rng(7);
+  std::string buf;
+  std::vector<uint64_t> values;
+  for (int i = 0; i < 2000; ++i) {
+    uint64_t x = rng() >> (rng() % 64);
+    values.push_back(x);
+    PutVarint64(&buf, x);
+  }
+  std::string_view in = buf;
+  for (uint64_t expected : values) {
+    uint64_t got = 0;
+    REQUIRE(GetVarint64(&in, &got));
+    REQUIRE(got == expected);
+  }
+  CHECK(in.empty());
+}
+
+TEST_CASE("fixed-width integers are little-endian", "[coding]") {
+  std::string s;
+  PutFixed32(&s, 0x04030201u);
+  PutFixed64(&s, 0x0c0b0a0908070605ull);
+  CHECK(s == Bytes({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+  CHECK(DecodeFixed32(s.data()) == 0x04030201u);
+  CHECK(DecodeFixed64(s.data() + 4) == 0x0c0b0a0908070605ull);
+  std::string_view in = s;
+  uint32_t a = 0;
+  uint64_t b = 0;
+  REQUIRE(GetFixed32(&in, &a));
+  REQUIRE(GetFixed64(&in, &b));
+  CHECK(a == 0x04030201u);
+  CHECK(b == 0x0c0b0a0908070605ull);
+  CHECK_FALSE(GetFixed32(&in, &a));
+  std::string_view seven = std::string_view(s).substr(0, 7);
+  CHECK_FALSE(GetFixed64(&seven, &b));
+}
+
+TEST_CASE("big-endian integers keep numeric order as byte order", "[coding]") {
+  std::string s;
+  PutBigEndian64(&s, 0x0102030405060708ull);
+  CHECK(s == Bytes({1, 2, 3, 4, 5, 6, 7, 8}));
+  CHECK(DecodeBigEndian64(s.data()) == 0x0102030405060708ull);
+  std::string lo, hi;
+  PutBigEndian64(&lo, 255);
+  PutBigEndian64(&hi, 256);
+  CHECK(lo < hi);
+}
+
+TEST_CASE("length-prefixed bytes", "[coding]") {
+  std::string s;
+  PutLengthPrefixed(&s, std::string("a\0\xff", 3));
+  PutLengthPrefixed(&s, "");
+  CHECK(s == Bytes({3, 'a', 0, 0xff, 0}));
+  std::string_view in = s, got;
+  REQUIRE(GetLengthPrefixed(&in, &got));
+  CHECK(got == std::string_view("a\0\xff", 3));
+  REQUIRE(GetLengthPrefixed(&in, &got));
+  CHECK(got.empty());
+  CHECK(in.empty());
+  std::string_view short_input = std::string_view(s).substr(0, 3);
+  CHECK_FALSE(GetLengthPrefixed(&short_input, &got));
+}
+
+}  // namespace
+}  // namespace webdb

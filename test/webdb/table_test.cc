@@ -1,0 +1,438 @@
+// TableBuilder and Table: round trips, seeks, concurrent readers, and damaged files
+// (flipped bytes, truncation, crafted blocks) reported as Corruption, never wrong data.
+#include "webdb/table.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "nutchfs/env.h"
+#include "test/util/corrupt.h"
+#include "test/util/temp_dir.h"
+#include "webdb/coding.h"
+#include "webdb/crc32c.h"
+#include "webdb/table_builder.h"
+#include "webdb/table_format.h"
+
+namespace webdb {
+namespace {
+
+using Rows = std::vector<std::pair<std::string, std::string>>;
+
+struct Built {
+  uint64_t file_size = 0;
+  uint32_t file_crc = 0;
+};
+
+Built WriteTable(nutchfs::Env& env, const std::string& path, const Rows& rows) {
+  auto builder = TableBuilder::Create(env, path);
+  REQUIRE(builder.has_value());
+  for (const auto& [k, v] : rows) REQUIRE((*builder)->Add(k, v).ok());
+  Status s = (*builder)->Finish();
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  CHECK((*builder)->num_records() == rows.size());
+  return Built{(*builder)->file_size(), (*builder)->file_crc()};
+}
+
+std::unique_ptr<Table> OpenOk(nutchfs::Env& env, const std::string& path) {
+  auto table = Table::Open(env, path);
+  INFO((table ? std::string("ok") : table.error().ToString()));
+  REQUIRE(table.has_value());
+  return std::move(*table);
+}
+
+// All rows from the first; the status the iterator ended with.
+std::pair<Rows, Status> Scan(const Table& table) {
+  Rows rows;
+  auto it = table.NewIterator();
+  for (it->SeekToFirst(); it->Valid(); it->Next()) rows.emplace_back(it->key(), it->value());
+  return {std::move(rows), it->status()};
+}
+
+// Url-like sorted keys with ~40-byte values; seeded, with hostile bytes mixed in.
+Rows MakeRows(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::set<std::string> keys;
+  while (keys.size() < n) {
+    std::string key = "http://host" + std::to_string(rng() % 97) + ".example/p/" +
+                      std::to_string(rng() % 1000000);
+    if (rng() % 10 == 0) key += std::string("\0\xff\x01", 3);
+    keys.insert(std::move(key));
+  }
+  Rows rows;
+  for (const std::string& k : keys) {
+    std::string value(20 + rng() % 40, '\0');
+    for (char& c : value) c = static_cast<char>(rng());
+    rows.emplace_back(k, std::move(value));
+  }
+  return rows;
+}
+
+Rows WithHugeRows(Rows rows) {
+  rows.emplace_back(std::string("\0", 1), std::string(100000, '\xff'));
+  rows.emplace_back(std::string(65536 + 7, 'h'), "after a 64 KiB+ key");
+  rows.emplace_back(std::string(70000, 'h') + "\xff", std::string(70000, '\0'));
+  rows.emplace_back(std::string(3, '\xff'), "");
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+std::string FileBytes(const std::string& path) {
+  auto env = nutchfs::NewLocalEnv();
+  auto bytes = nutchfs::ReadFileToString(*env, path);
+  REQUIRE(bytes.has_value());
+  return *bytes;
+}
+
+void CheckSeeks(const Table& table, const Rows& rows) {
+  auto it = table.NewIterator();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    INFO("row " << i);
+    it->Seek(rows[i].first);
+    REQUIRE(it->Valid());
+    REQUIRE(it->key() == rows[i].first);
+    REQUIRE(it->value() == rows[i].second);
+    it->Seek(rows[i].first + std::string("\0", 1));  // between row i and row i+1
+    if (i + 1 < rows.size()) {
+      REQUIRE(it->Valid());
+      REQUIRE(it->key() == rows[i + 1].first);
+      it->Next();
+      REQUIRE(it->Valid() == (i + 2 < rows.size()));
+      if (it->Valid()) REQUIRE(it->key() == rows[i + 2].first);
+    } else {
+      REQUIRE_FALSE(it->Valid());
+    }
+    REQUIRE(it->status().ok());
+  }
+}
+
+TEST_CASE("empty table", "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::string path = dir.File("empty.tbl");
+  Built built = WriteTable(*env, path, {});
+  CHECK(built.file_size == kBlockTrailerSize + kFooterSize);
+  CHECK(built.file_crc == crc32c::Value(FileBytes(path)));
+  auto table = OpenOk(*env, path);
+  CHECK(table->num_records() == 0);
+  CHECK(table->file_size() == built.file_size);
+  CHECK(table->path() == path);
+  auto [rows, status] = Scan(*table);
+  CHECK(rows.empty());
+  CHECK(status.ok());
+  auto it = table->NewIterator();
+  it->Seek("");
+  CHECK_FALSE(it->Valid());
+  CHECK(it->status().ok());
+}
+
+TEST_CASE("one record", "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::string path = dir.File("one.tbl");
+  Rows rows = {{std::string("k\0\xff", 3), std::string("\0v\xff", 3)}};
+  WriteTable(*env, path, rows);
+  auto table = OpenOk(*env, path);
+  CHECK(table->num_records() == 1);
+  CHECK(Scan(*table) == std::pair<Rows, Status>(rows, Status::OK()));
+  auto it = table->NewIterator();
+  it->Seek("");
+  REQUIRE(it->Valid());
+  CHECK(it->key() == rows[0].first);
+  it->Next();
+  CHECK_FALSE(it->Valid());
+  CHECK(it->status().ok());
+  CheckSeeks(*table, rows);
+}
+
+TEST_CASE("many records across many blocks with huge keys and values", "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::string path = dir.File("many.tbl");
+  Rows rows = WithHugeRows(MakeRows(6000, 1));
+  Built built = WriteTable(*env, path, rows);
+  CHECK(built.file_size == std::filesystem::file_size(path));
+  CHECK(built.file_crc == crc32c::Value(FileBytes(path)));
+  CHECK(built.file_size > 20 * kTargetBlockSize);
+  auto table = OpenOk(*env, path);
+  CHECK(table->num_records() == rows.size());
+  auto [got, status] = Scan(*table);
+  CHECK(status.ok());
+  CHECK(got == rows);
+  CheckSeeks(*table, rows);
+  auto it = table->NewIterator();
+  it->Seek("");  // before the first key
+  REQUIRE(it->Valid());
+  CHECK(it->key() == rows.front().first);
+  it->Seek(rows.back().first + "x");  // after the last key
+  CHECK_FALSE(it->Valid());
+  CHECK(it->status().ok());
+  it->SeekToFirst();  // usable again after running off the end
+  REQUIRE(it->Valid());
+  CHECK(it->key() == rows.front().first);
+}
+
+TEST_CASE("concurrent iterators over one table", "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::string path = dir.File("shared.tbl");
+  Rows rows = MakeRows(4000, 2);
+  WriteTable(*env, path, rows);
+  auto table = OpenOk(*env, path);
+  std::vector<int> ok(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      auto [got, status] = Scan(*table);
+      auto it = table->NewIterator();
+      bool seeks_ok = true;
+      for (size_t i = t; i < rows.size(); i += 37) {
+        it->Seek(rows[i].first);
+        seeks_ok = seeks_ok && it->Valid() && it->value() == rows[i].second;
+      }
+      ok[t] = status.ok() && got == rows && seeks_ok;
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(ok == std::vector<int>(4, 1));
+}
+
+TEST_CASE("keys must strictly increase", "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  auto builder = TableBuilder::Create(*env, dir.File("order.tbl"));
+  REQUIRE(builder.has_value());
+  REQUIRE((*builder)->Add("b", "1").ok());
+  CHECK((*builder)->Add("b", "2").IsInvalidArgument());
+  CHECK((*builder)->Add("a", "3").IsInvalidArgument());
+  CHECK((*builder)->Add(std::string("b\0", 2), "4").ok());
+  REQUIRE((*builder)->Finish().ok());
+  CHECK((*builder)->Add("c", "5").IsInvalidArgument());
+  CHECK((*builder)->Finish().IsInvalidArgument());
+  auto table = OpenOk(*env, dir.File("order.tbl"));
+  CHECK(table->num_records() == 2);
+}
+
+TEST_CASE("abandoned builder leaves no valid table", "[table][fault]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::string path = dir.File("abandoned.tbl");
+  {
+    auto builder = TableBuilder::Create(*env, path);
+    REQUIRE(builder.has_value());
+    for (const auto& [k, v] : MakeRows(3000, 3)) REQUIRE((*builder)->Add(k, v).ok());
+  }
+  auto table = Table::Open(*env, path);
+  REQUIRE_FALSE(table.has_value());
+  CHECK(table.error().IsCorruption());
+  CHECK_THAT(table.error().message(), Catch::Contains(path));
+}
+
+TEST_CASE("missing file is an error, not Corruption", "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  auto table = Table::Open(*env, dir.File("absent.tbl"));
+  REQUIRE_FALSE(table.has_value());
+  CHECK_FALSE(table.error().IsCorruption());
+  CHECK_THAT(table.error().message(), Catch::Contains("absent.tbl"));
+}
+
+void ExpectCorruptionMessage(const Status& s, const std::string& path) {
+  INFO(s.ToString());
+  REQUIRE(s.IsCorruption());
+  CHECK_THAT(s.message(), Catch::StartsWith(path + ": ") && Catch::Contains("at offset "));
+}
+
+// After a flip: the table either fails to open, or every full scan ends in Corruption;
+// whatever is returned before that, and whatever a seek returns, is the original data.
+void CheckFlipped(nutchfs::Env& env, const std::string& path, const Rows& rows) {
+  auto table = Table::Open(env, path);
+  if (!table) return ExpectCorruptionMessage(table.error(), path);
+  auto [got, status] = Scan(**table);
+  REQUIRE(got.size() <= rows.size());
+  REQUIRE(std::equal(got.begin(), got.end(), rows.begin()));
+  ExpectCorruptionMessage(status, path);
+  auto it = (*table)->NewIterator();
+  for (size_t i = 0; i < rows.size(); i += rows.size() / 8 + 1) {
+    it->Seek(rows[i].first);
+    if (it->Valid()) {
+      REQUIRE(it->key() == rows[i].first);
+      REQUIRE(it->value() == rows[i].second);
+    } else {
+      ExpectCorruptionMessage(it->status(), path);
+    }
+  }
+}
+
+TEST_CASE("a flipped byte anywhere is detected, never wrong data", "[table][fault]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::string path = dir.File("flip.tbl");
+  Rows rows = MakeRows(1500, 4);
+  Built built = WriteTable(*env, path, rows);
+  REQUIRE(built.file_size > 3 * kTargetBlockSize);
+  for (uint64_t offset = 0; offset < built.file_size; offset += 97) {
+    INFO("flipped byte at " << offset);
+    testutil::FlipByte(path, offset);
+    CheckFlipped(*env, path, rows);
+    testutil::FlipByte(path, offset);
+  }
+  for (uint64_t back = 1; back <= kFooterSize + kBlockTrailerSize; ++back) {
+    INFO("flipped byte at " << built.file_size - back);
+    testutil::FlipByte(path, built.file_size - back);
+    CheckFlipped(*env, path, rows);
+    testutil::FlipByte(path, built.file_size - back);
+  }
+  CHECK(Scan(*OpenOk(*env, path)) == std::pair<Rows, Status>(rows, Status::OK()));
+}
+
+TEST_CASE("a truncated table fails to open", "[table][fault]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::string path = dir.File("whole.tbl");
+  std::string cut = dir.File("cut.tbl");
+  Built built = WriteTable(*env, path, MakeRows(1000, 5));
+  std::vector<uint64_t> sizes;
+  for (uint64_t n = 0; n < built.file_size; n += 61) sizes.push_back(n);
+  for (uint64_t n = 1; n <= 2 * kFooterSize && n <= built.file_size; ++n) {
+    sizes.push_back(built.file_size - n);
+  }
+  for (uint64_t n : sizes) {
+    INFO("truncated to " << n << " of " << built.file_size);
+    std::filesystem::copy_file(path, cut, std::filesystem::copy_options::overwrite_existing);
+    testutil::TruncateFile(cut, n);
+    auto table = Table::Open(*env, cut);
+    REQUIRE_FALSE(table.has_value());
+    ExpectCorruptionMessage(table.error(), cut);
+  }
+}
+
+TEST_CASE("bytes appended to a table are detected", "[table][fault]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::string path = dir.File("long.tbl");
+  WriteTable(*env, path, MakeRows(100, 6));
+  std::string bytes = FileBytes(path);
+  REQUIRE(nutchfs::WriteFileAtomically(*env, path, bytes + bytes.substr(bytes.size() - 8)).ok());
+  auto table = Table::Open(*env, path);
+  REQUIRE_FALSE(table.has_value());
+  ExpectCorruptionMessage(table.error(), path);
+}
+
+// Rewrites the only data block of a one-block table with edit applied to its bytes and a
+// valid trailer, so that only the block decoder can notice.
+void RewriteOnlyBlock(const std::string& path, size_t pos, char byte) {
+  auto env = nutchfs::NewLocalEnv();
+  std::string file = FileBytes(path);
+  uint64_t index_offset = DecodeFixed64(file.data() + file.size() - kFooterSize);
+  std::string block = file.substr(0, index_offset - kBlockTrailerSize);
+  block[pos] = byte;
+  std::string rewritten = block;
+  AppendBlockTrailer(block, &rewritten);
+  rewritten += file.substr(index_offset);
+  REQUIRE(nutchfs::WriteFileAtomically(*env, path, rewritten).ok());
+}
+
+TEST_CASE("a malformed block with a valid checksum is Corruption", "[table][fault]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::string path = dir.File("crafted.tbl");
+  Rows rows;
+  for (int i = 0; i < 100; ++i) rows.emplace_back("k" + std::to_string(100 + i), "v");
+  std::string last = rows.back().first;  // "k199": the block ends "...9v"
+  auto block_size = [&] { return DecodeFixed64(FileBytes(path).data() +
+                                               FileBytes(path).size() - kFooterSize) -
+                                  kBlockTrailerSize; };
+  SECTION("record header out of bounds") {
+    WriteTable(*env, path, rows);
+    RewriteOnlyBlock(path, 6, '\x7f');  // second record's shared length: 127 > 4
+    auto table = OpenOk(*env, path);
+    auto [got, status] = Scan(*table);
+    CHECK(got == Rows(rows.begin(), rows.begin() + 1));
+    ExpectCorruptionMessage(status, path);
+    CHECK_THAT(status.message(), Catch::Contains("malformed record") &&
+                                     Catch::Contains("at offset 6 in block at offset 0"));
+  }
+  SECTION("last key differs from the index") {
+    WriteTable(*env, path, rows);
+    RewriteOnlyBlock(path, block_size() - 2, 'A');  // "k199" becomes "k19A"
+    auto table = OpenOk(*env, path);
+    auto [got, status] = Scan(*table);
+    CHECK(got.size() == rows.size());
+    ExpectCorruptionMessage(status, path);
+    auto it = table->NewIterator();
+    it->Seek(last);
+    CHECK_FALSE(it->Valid());
+    ExpectCorruptionMessage(it->status(), path);
+  }
+}
+
+TEST_CASE("scan and seek throughput", "[table][slow]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::string path = dir.File("bench.tbl");
+  constexpr size_t kRecords = 1200000;
+  auto start = std::chrono::steady_clock::now();
+  auto seconds = [&] {
+    auto now = std::chrono::steady_clock::now();
+    double s = std::chrono::duration<double>(now - start).count();
+    start = now;
+    return s;
+  };
+  {
+    auto builder = TableBuilder::Create(*env, path);
+    REQUIRE(builder.has_value());
+    char key[64];
+    std::string value(40, 'v');
+    for (size_t i = 0; i < kRecords; ++i) {
+      int n = std::snprintf(key, sizeof key, "http://www.host%05zu.example.com/page/%08zu",
+                            i / 1000, i);
+      REQUIRE((*builder)->Add(std::string_view(key, n), value).ok());
+    }
+    REQUIRE((*builder)->Finish().ok());
+  }
+  double build = seconds();
+  auto table = OpenOk(*env, path);
+  double mb = table->file_size() / 1e6;
+  for (int pass = 0; pass < 2; ++pass) {
+    seconds();
+    uint64_t n = 0, bytes = 0;
+    auto it = table->NewIterator();
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      ++n;
+      bytes += it->key().size() + it->value().size();
+    }
+    double scan = seconds();
+    REQUIRE(it->status().ok());
+    REQUIRE(n == kRecords);
+    std::printf("table scan pass %d: %.1f MB file, %.1f MB raw, %.3f s, %.0f MB/s file, "
+                "%.1f M records/s\n", pass, mb, bytes / 1e6, scan, mb / scan, n / scan / 1e6);
+  }
+  std::mt19937 rng(9);
+  auto it = table->NewIterator();
+  constexpr int kSeeks = 20000;
+  seconds();
+  for (int i = 0; i < kSeeks; ++i) {
+    char key[64];
+    size_t r = rng() % kRecords;
+    int n = std::snprintf(key, sizeof key, "http://www.host%05zu.example.com/page/%08zu",
+                          r / 1000, r);
+    it->Seek(std::string_view(key, n));
+    REQUIRE(it->Valid());
+  }
+  double seek = seconds();
+  std::printf("table build: %.1f MB in %.3f s (%.0f MB/s); %d seeks: %.1f us each\n", mb,
+              build, mb / build, kSeeks, seek / kSeeks * 1e6);
+}
+
+}  // namespace
+}  // namespace webdb

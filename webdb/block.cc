@@ -1,0 +1,85 @@
+#include "webdb/block.h"
+
+namespace webdb {
+namespace {
+
+// Decodes a varint32 from [p, limit); nullptr when malformed or cut off by limit.
+inline const char* ParseVarint32(const char* p, const char* limit, uint32_t* value) {
+  if (p < limit && (static_cast<uint8_t>(*p) & 0x80) == 0) {
+    *value = static_cast<uint8_t>(*p);
+    return p + 1;
+  }
+  uint32_t result = 0;
+  for (int shift = 0; shift <= 28 && p < limit; shift += 7) {
+    uint32_t byte = static_cast<uint8_t>(*p++);
+    if (shift == 28 && byte > 0x0f) return nullptr;
+    result |= (byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      *value = result;
+      return p;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void BlockReader::Reset(std::string_view contents, const std::string* path,
+                        uint64_t block_offset) {
+  data_ = contents.data();
+  size_ = contents.size();
+  pos_ = 0;
+  path_ = path;
+  block_offset_ = block_offset;
+  started_ = false;
+  key_.clear();
+  value_ = {};
+  status_ = Status::OK();
+}
+
+bool BlockReader::Next() {
+  if (!status_.ok() || pos_ >= size_) return false;
+  const char* p = data_ + pos_;
+  const char* limit = data_ + size_;
+  uint32_t shared, unshared, value_size;
+  if ((p = ParseVarint32(p, limit, &shared)) == nullptr ||
+      (p = ParseVarint32(p, limit, &unshared)) == nullptr ||
+      (p = ParseVarint32(p, limit, &value_size)) == nullptr) {
+    return Fail(pos_, "bad record header");
+  }
+  if (static_cast<uint64_t>(unshared) + value_size > static_cast<uint64_t>(limit - p)) {
+    return Fail(pos_, "record runs past the block end");
+  }
+  if (shared > key_.size() || (!started_ && shared != 0)) {
+    return Fail(pos_, "bad shared key prefix length");
+  }
+  if (started_ && (unshared == 0 || (shared < key_.size() && static_cast<uint8_t>(*p) <=
+                                                                 static_cast<uint8_t>(key_[shared])))) {
+    return Fail(pos_, "key not greater than the previous key");
+  }
+  key_.resize(shared);
+  key_.append(p, unshared);
+  value_ = std::string_view(p + unshared, value_size);
+  pos_ = static_cast<size_t>(p + unshared + value_size - data_);
+  started_ = true;
+  return true;
+}
+
+bool BlockReader::Seek(std::string_view target) {
+  pos_ = 0;
+  started_ = false;
+  key_.clear();
+  while (Next()) {
+    if (std::string_view(key_) >= target) return true;
+  }
+  return false;
+}
+
+bool BlockReader::Fail(size_t record_pos, std::string_view what) {
+  status_ = Status::Corruption(*path_ + ": malformed record (" + std::string(what) +
+                               ") at offset " + std::to_string(block_offset_ + record_pos) +
+                               " in block at offset " + std::to_string(block_offset_));
+  return false;
+}
+
+}  // namespace webdb

@@ -1,0 +1,61 @@
+// BlockReader: decodes the records of one data block of a table file (docs/FORMAT.md,
+// "Data blocks"), front to back, checking every length against the block's bounds and the
+// strictly increasing key order. Malformed bytes give Corruption naming the file, the
+// record's offset and the block's offset, and stop the reader.
+//
+// The reader does not own the block bytes or the path: both must outlive its use. Views
+// from key()/value() are valid until the next Next()/Seek()/Reset(). Not thread-safe.
+#ifndef WEBDB_BLOCK_H_
+#define WEBDB_BLOCK_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "nutchfs/status.h"
+
+namespace webdb {
+
+using nutchfs::Status;
+
+class BlockReader {
+ public:
+  BlockReader() = default;
+  BlockReader(const BlockReader&) = delete;
+  BlockReader& operator=(const BlockReader&) = delete;
+
+  // Starts reading contents (block bytes without trailer, whose crc was checked) of the
+  // block at file offset block_offset in file *path. No record is current until Next().
+  void Reset(std::string_view contents, const std::string* path, uint64_t block_offset);
+
+  // Decodes the next record. False at the end of the block (status() OK, key() still the
+  // last key decoded) or on malformed bytes (status() Corruption).
+  bool Next();
+
+  // Restarts at the block's first record and stops at the first key >= target. False if
+  // there is none (status() OK) or on malformed bytes (status() Corruption).
+  bool Seek(std::string_view target);
+
+  std::string_view key() const { return key_; }
+  std::string_view value() const { return value_; }
+  // Whether a record has been decoded since Reset().
+  bool started() const { return started_; }
+  const Status& status() const { return status_; }
+
+ private:
+  bool Fail(size_t record_pos, std::string_view what);
+
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+  size_t pos_ = 0;
+  const std::string* path_ = nullptr;
+  uint64_t block_offset_ = 0;
+  bool started_ = false;
+  std::string key_;
+  std::string_view value_;
+  Status status_;
+};
+
+}  // namespace webdb
+
+#endif  // WEBDB_BLOCK_H_

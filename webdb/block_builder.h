@@ -1,0 +1,46 @@
+// BlockBuilder: encodes one data block of a table file (docs/FORMAT.md, "Data blocks"):
+// records with prefix-compressed keys, followed by the block trailer.
+//
+// The builder owns its buffer; the view returned by Finish() is valid until the next
+// Reset() or Add(). Not thread-safe.
+#ifndef WEBDB_BLOCK_BUILDER_H_
+#define WEBDB_BLOCK_BUILDER_H_
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace webdb {
+
+class BlockBuilder {
+ public:
+  BlockBuilder() = default;
+  BlockBuilder(const BlockBuilder&) = delete;
+  BlockBuilder& operator=(const BlockBuilder&) = delete;
+
+  // REQUIRES: key is bytewise greater than every key added since Reset(); not finished.
+  void Add(std::string_view key, std::string_view value);
+
+  // Appends the trailer and returns block bytes + trailer. REQUIRES: !empty().
+  std::string_view Finish();
+
+  // Starts a new, empty block.
+  void Reset();
+
+  // Size of the block bytes so far (without trailer).
+  size_t size() const { return buffer_.size(); }
+  // Size the block would have with one more record of these lengths (an upper bound).
+  size_t SizeWith(size_t key_size, size_t value_size) const;
+  bool empty() const { return buffer_.empty(); }
+  // The last key added. REQUIRES: !empty().
+  std::string_view last_key() const { return last_key_; }
+
+ private:
+  std::string buffer_;
+  std::string last_key_;
+  bool finished_ = false;
+};
+
+}  // namespace webdb
+
+#endif  // WEBDB_BLOCK_BUILDER_H_

@@ -1,0 +1,76 @@
+// Call files: JSON Lines of writer calls (spec/interfaces.md section 1, docs/CLI.md).
+//
+// One JSON object per line: {"op":..., "page":{...}} / {"op":..., "link":{...}} /
+// {"op":"deletePage","url":...}. Blank lines are skipped. Parsing is strict, so typos
+// do not silently become defaults: unknown or duplicated fields (at the top level and
+// inside "page" and "link") are rejected, as are nulls, integers written as decimals,
+// numbers out of their field's range, md5s that are not 32 lowercase hex digits, urls
+// breaking ValidateUrl, anchors over 65535 bytes and trailing text after the object.
+// A "targetHasOutlink" given in a link must be a bool and is ignored (the db computes it).
+// Every error is InvalidArgument "FILE:LINE: reason" (FILE is "-" for standard input).
+//
+// A CallFileReader owns its file and buffers; it is not thread-safe. A Call is a plain
+// value.
+#ifndef WEBDB_CALL_FILE_H_
+#define WEBDB_CALL_FILE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "nutchfs/env.h"
+#include "webdb/record.h"
+#include "webdb/writer.h"
+
+namespace webdb {
+
+struct Call {
+  enum class Op { kAddPage, kAddPageWithScore, kAddPageIfNotPresent, kDeletePage, kAddLink };
+
+  Op op = Op::kAddPage;
+  Page page;                 // the page of the three add-page ops
+  std::optional<Link> link;  // addLink's link; addPageIfNotPresent's optional link
+  std::string url;           // deletePage's url
+
+  bool operator==(const Call&) const = default;
+};
+
+// "addPage", "addPageWithScore", ... as spelled in call files.
+const char* CallOpName(Call::Op op);
+
+// Streams the calls of one call file, front to back, in bounded memory (the longest
+// line plus a few MiB).
+class CallFileReader {
+ public:
+  // Opens path; "-" reads standard input. IOError/NotFound if it cannot be opened.
+  static Result<std::unique_ptr<CallFileReader>> Open(nutchfs::Env& env, const std::string& path);
+
+  ~CallFileReader();
+  CallFileReader(const CallFileReader&) = delete;
+  CallFileReader& operator=(const CallFileReader&) = delete;
+
+  // The next call, or nullopt at the end of the file. After an error the reader is
+  // finished: every later Next() returns the same error.
+  Result<std::optional<Call>> Next();
+
+  // The name used in error messages: the path, or "-" for standard input.
+  const std::string& name() const;
+  // The number of the line most recently read (1-based; 0 before the first).
+  uint64_t line() const;
+  // Bytes consumed so far, for progress reports.
+  uint64_t bytes_consumed() const;
+
+ private:
+  struct Rep;
+  explicit CallFileReader(std::unique_ptr<Rep> rep);
+
+  std::unique_ptr<Rep> rep_;
+};
+
+// Logs call into writer. Errors are the writer's, unchanged.
+Status ApplyCall(Writer& writer, const Call& call);
+
+}  // namespace webdb
+
+#endif  // WEBDB_CALL_FILE_H_

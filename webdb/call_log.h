@@ -1,0 +1,46 @@
+// CallLog turns writer calls into the edits the stages consume: page calls become
+// stage 1 (pagesByURL) edits keyed by url, addLink calls become stage 3 (linksByMD5)
+// edits keyed by (from, url). Each call is validated first and numbered
+// CallOrder(writer, index), which fixes every tie (see webdb/stage_edits.h).
+// Both the single-machine writer and each distributed writer log through this class;
+// they differ only in the sinks. Not thread-safe.
+#ifndef WEBDB_CALL_LOG_H_
+#define WEBDB_CALL_LOG_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "webdb/iterator.h"
+#include "webdb/record.h"
+#include "webdb/stage_edits.h"
+
+namespace webdb {
+
+class CallLog {
+ public:
+  CallLog(EditSink& page_edits, EditSink& link_edits, uint64_t writer)
+      : page_edits_(page_edits), link_edits_(link_edits), writer_(writer) {}
+  CallLog(const CallLog&) = delete;
+  CallLog& operator=(const CallLog&) = delete;
+
+  // op is kAddPage, kAddPageWithScore or kAddPageIfNotPresent; link only with the last.
+  Status AddPage(PageOp op, const Page& page, const Link* link = nullptr);
+  Status DeletePage(std::string_view url);
+  Status AddLink(const Link& link);
+
+  uint64_t num_calls() const { return calls_; }
+
+ private:
+  Result<uint64_t> NextOrder();
+
+  EditSink& page_edits_;
+  EditSink& link_edits_;
+  const uint64_t writer_;
+  uint64_t calls_ = 0;
+  std::string value_;
+};
+
+}  // namespace webdb
+
+#endif  // WEBDB_CALL_LOG_H_

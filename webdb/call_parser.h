@@ -1,0 +1,41 @@
+// CallParser: one line of a call file -> one Call, with the strict grammar described
+// in webdb/call_file.h. Used by CallFileReader; exposed for tests and other readers of
+// call streams.
+//
+// A CallParser owns a simdjson parser whose buffers are reused from line to line, so
+// one parser should live as long as the stream. Not thread-safe.
+#ifndef WEBDB_CALL_PARSER_H_
+#define WEBDB_CALL_PARSER_H_
+
+#include <cstddef>
+#include <memory>
+#include <string_view>
+
+#include "webdb/call_file.h"
+
+namespace webdb {
+
+class CallParser {
+ public:
+  // Bytes that must be readable (any content) after the end of every line given to
+  // Parse; simdjson reads ahead in blocks.
+  static constexpr size_t kPadding = 64;
+
+  CallParser();
+  ~CallParser();
+  CallParser(const CallParser&) = delete;
+  CallParser& operator=(const CallParser&) = delete;
+
+  // Parses one line without its newline. Errors are InvalidArgument carrying the
+  // reason only; the caller adds FILE:LINE.
+  // REQUIRES: the kPadding bytes after line.data() + line.size() are readable.
+  Result<Call> Parse(std::string_view line);
+
+ private:
+  struct Rep;
+  std::unique_ptr<Rep> rep_;
+};
+
+}  // namespace webdb
+
+#endif  // WEBDB_CALL_PARSER_H_

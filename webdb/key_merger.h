@@ -1,0 +1,56 @@
+// KeyMerger walks a sorted table and a sorted edit stream together, one key at a time:
+// for each key present in either input it offers the old row (if any) and all edits
+// for that key, in order. It is the loop every merge stage is built on.
+// Views stay valid until the next call to Next(). Not thread-safe.
+#ifndef WEBDB_KEY_MERGER_H_
+#define WEBDB_KEY_MERGER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "webdb/iterator.h"
+
+namespace webdb {
+
+struct OwnedEdit {
+  uint64_t order = 0;
+  uint8_t kind = 0;
+  std::string value;
+};
+
+class KeyMerger {
+ public:
+  // Rewinds rows to its first key.
+  KeyMerger(Iterator& rows, EditIterator& edits);
+  KeyMerger(const KeyMerger&) = delete;
+  KeyMerger& operator=(const KeyMerger&) = delete;
+
+  // Moves to the next key; false at the end or on error (then check status()).
+  bool Next();
+
+  std::string_view key() const { return key_; }
+  bool has_row() const { return has_row_; }
+  std::string_view row_value() const { return rows_.value(); }  // REQUIRES: has_row()
+  // Edits for key(), sorted by order. Only the first num_edits() entries are live.
+  const OwnedEdit& edit(size_t i) const { return edits_buf_[i]; }
+  size_t num_edits() const { return num_edits_; }
+  uint64_t total_edits() const { return total_edits_; }
+  Status status() const;
+
+ private:
+  Iterator& rows_;
+  EditIterator& edits_;
+  std::string key_;
+  bool has_row_ = false;
+  bool row_pending_ = false;  // rows_ is positioned on the row of the current key
+  std::vector<OwnedEdit> edits_buf_;
+  size_t num_edits_ = 0;
+  uint64_t total_edits_ = 0;
+  Status status_;
+};
+
+}  // namespace webdb
+
+#endif  // WEBDB_KEY_MERGER_H_

@@ -1,0 +1,162 @@
+// Stages 3, 4 and 5: the link tables.
+#include <optional>
+
+#include "webdb/coding.h"
+#include "webdb/key_merger.h"
+#include "webdb/stage_edits.h"
+#include "webdb/stages.h"
+
+namespace webdb {
+namespace {
+
+constexpr size_t kMd5Size = 16;
+
+// A link value with its targetHasOutlink byte (always the last byte) replaced.
+void SetFlag(std::string* value, bool flag) { value->back() = flag ? 1 : 0; }
+bool FlagOf(std::string_view value) { return !value.empty() && value.back() == 1; }
+
+// Answers "does the new table hold this key prefix?" for prefixes asked in increasing
+// order, reading the table forward once.
+class ForwardProbe {
+ public:
+  explicit ForwardProbe(Iterator& rows) : rows_(rows) { rows_.SeekToFirst(); }
+
+  // True if some row's key starts with prefix (whole_key: equals it).
+  bool HasPrefix(std::string_view prefix, bool whole_key) {
+    auto before = [&](std::string_view k) {
+      return (whole_key ? k : k.substr(0, prefix.size())) < prefix;
+    };
+    while (rows_.Valid() && before(rows_.key())) rows_.Next();
+    if (!rows_.Valid()) return false;
+    std::string_view k = rows_.key();
+    return whole_key ? k == prefix : k.substr(0, prefix.size()) == prefix;
+  }
+  std::string_view value() const { return rows_.value(); }
+  Status status() const { return rows_.status(); }
+
+ private:
+  Iterator& rows_;
+};
+
+Status EmitTo(EditSink& sink, std::string_view key, uint8_t kind, std::string_view value,
+              StageStats& stats) {
+  ++stats.emitted;
+  return sink.Add(EditView{key, 0, kind, value});
+}
+
+}  // namespace
+
+Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
+                                   Iterator& new_pages_by_md5, RowSink& table,
+                                   EditSink& links_by_url) {
+  KeyMerger m(old_rows, edits);
+  ForwardProbe sources(new_pages_by_md5);
+  StageStats stats;
+  std::string value, url_key;
+  while (m.Next()) {
+    if (m.key().size() <= kMd5Size) return Err(Status::Corruption("short linksByMD5 key"));
+    const bool had_row = m.has_row();
+    if (m.num_edits() > 0) {
+      const OwnedEdit& last = m.edit(m.num_edits() - 1);  // the last addition wins
+      if (last.kind != kPut || last.value.empty()) {
+        return Err(Status::Corruption("bad linksByMD5 edit"));
+      }
+      value = last.value;
+      // The target check of stage 4 fixes the flag; start from the old row's flag so
+      // that a replaced link whose target did not change needs no fix.
+      SetFlag(&value, had_row && FlagOf(m.row_value()));
+    } else {
+      value.assign(m.row_value());
+    }
+    const bool keep = sources.HasPrefix(Md5OfKey(m.key()), /*whole_key=*/false);
+    url_key = LinkUrlKey(m.key().substr(kMd5Size), Md5FromBytes(Md5OfKey(m.key())));
+    if (!keep) {
+      if (had_row) NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_url, url_key, kRemove, {}, stats));
+      continue;
+    }
+    if (!had_row || value != m.row_value()) {
+      NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_url, url_key, kPut, value, stats));
+    }
+    ++stats.rows_out;
+    NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), value));
+  }
+  NUTCHFS_RETURN_IF_ERROR(m.status());
+  NUTCHFS_RETURN_IF_ERROR(sources.status());
+  stats.edits_in = m.total_edits();
+  return stats;
+}
+
+Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
+                                   Iterator& new_pages_by_url, RowSink& table,
+                                   EditSink& links_by_md5) {
+  KeyMerger m(old_rows, edits);
+  ForwardProbe targets(new_pages_by_url);
+  StageStats stats;
+  std::string value, md5_key;
+  const std::string flag_true(1, '\1'), flag_false(1, '\0');
+  while (m.Next()) {
+    if (m.key().size() <= kMd5Size + 1) return Err(Status::Corruption("short linksByURL key"));
+    std::optional<std::string> link;
+    if (m.has_row()) link.emplace(m.row_value());
+    for (size_t i = 0; i < m.num_edits(); ++i) {
+      const OwnedEdit& e = m.edit(i);
+      if (e.kind == kPut && !e.value.empty()) {
+        link = e.value;
+      } else if (e.kind == kRemove) {
+        link.reset();
+      } else {
+        return Err(Status::Corruption("bad linksByURL edit"));
+      }
+    }
+    if (!link) continue;
+    // linksByMD5 now holds exactly `link` under this key: emit what it must change.
+    const std::string_view url = UrlOfLinkUrlKey(m.key());
+    md5_key = LinkMd5Key(Md5FromBytes(m.key().substr(m.key().size() - kMd5Size)), url);
+    if (!targets.HasPrefix(url, /*whole_key=*/true)) {
+      NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_md5, md5_key, kRemove, {}, stats));
+      continue;
+    }
+    NUTCHFS_ASSIGN_OR_RETURN(bool flag, HasOutlinks(targets.value()));
+    if (FlagOf(*link) != flag) {
+      SetFlag(&*link, flag);
+      NUTCHFS_RETURN_IF_ERROR(
+          EmitTo(links_by_md5, md5_key, kSetFlag, flag ? flag_true : flag_false, stats));
+    }
+    ++stats.rows_out;
+    NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), *link));
+  }
+  NUTCHFS_RETURN_IF_ERROR(m.status());
+  NUTCHFS_RETURN_IF_ERROR(targets.status());
+  stats.edits_in = m.total_edits();
+  return stats;
+}
+
+Result<StageStats> ApplyLinkFixes(Iterator& rows, EditIterator& edits, RowSink& table) {
+  KeyMerger m(rows, edits);
+  StageStats stats;
+  std::string value;
+  while (m.Next()) {
+    if (m.num_edits() > 0 && !m.has_row()) {
+      return Err(Status::Corruption("link fix for a link that linksByMD5 does not hold"));
+    }
+    if (m.num_edits() == 0) {
+      ++stats.rows_out;
+      NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), m.row_value()));
+      continue;
+    }
+    const OwnedEdit& fix = m.edit(m.num_edits() - 1);
+    if (fix.kind == kRemove) continue;
+    if (fix.kind != kSetFlag || fix.value.size() != 1) {
+      return Err(Status::Corruption("bad linksByMD5 fix"));
+    }
+    value.assign(m.row_value());
+    SetFlag(&value, fix.value[0] == 1);
+    ++stats.rows_out;
+    NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), value));
+  }
+  NUTCHFS_RETURN_IF_ERROR(m.status());
+  stats.edits_in = m.total_edits();
+  return stats;
+}
+
+}  // namespace webdb

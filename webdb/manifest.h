@@ -1,0 +1,62 @@
+// A db version: the manifest naming its four table files, and the directory-level
+// operations that read, install and garbage-collect versions.
+//
+// A db directory holds immutable table files, MANIFEST-<version> files and CURRENT,
+// which names the live manifest. A new version is installed by writing its manifest,
+// then replacing CURRENT by write-temp + sync + rename + directory sync: readers see
+// the old version or the new one, never a mix, and a crash at any moment leaves the
+// previous version current. Unchanged tables are shared between versions by name.
+// Pure values and free functions; safe to use from several threads on distinct dirs.
+#ifndef WEBDB_MANIFEST_H_
+#define WEBDB_MANIFEST_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "nutchfs/env.h"
+#include "webdb/record.h"
+
+namespace webdb {
+
+struct TableFile {
+  std::string name;  // file name inside the db directory
+  uint64_t records = 0;
+  uint64_t size = 0;
+  uint32_t crc = 0;  // CRC32C of the whole file
+  bool operator==(const TableFile&) const = default;
+};
+
+struct Manifest {
+  uint64_t version = 0;
+  std::array<TableFile, kNumTables> tables;
+
+  const TableFile& table(TableId t) const { return tables[static_cast<int>(t)]; }
+  TableFile& table(TableId t) { return tables[static_cast<int>(t)]; }
+  uint64_t num_pages() const { return table(TableId::kPagesByUrl).records; }
+  uint64_t num_links() const { return table(TableId::kLinksByUrl).records; }
+
+  // The text form documented in docs/FORMAT.md, ending in a checksum line.
+  std::string Encode() const;
+  // path is only used in error messages.
+  static Result<Manifest> Decode(std::string_view text, const std::string& path);
+  bool operator==(const Manifest&) const = default;
+};
+
+std::string ManifestFileName(uint64_t version);
+// "<table>-<version>.tbl", with an optional suffix before ".tbl".
+std::string TableFileName(TableId t, uint64_t version, std::string_view suffix = "");
+
+// The manifest CURRENT names in dir. NotFound if dir holds no db.
+Result<Manifest> ReadCurrentManifest(nutchfs::Env& env, const std::string& dir);
+// Writes MANIFEST-<version> and switches CURRENT to it atomically and durably.
+// REQUIRES: every table file it names is complete and synced.
+Status InstallManifest(nutchfs::Env& env, const std::string& dir, const Manifest& m);
+// Deletes table and manifest files of dir that `live` does not use. Readers that
+// opened an older version keep reading it through their open files.
+Status RemoveObsoleteFiles(nutchfs::Env& env, const std::string& dir, const Manifest& live);
+
+}  // namespace webdb
+
+#endif  // WEBDB_MANIFEST_H_

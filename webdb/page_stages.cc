@@ -1,0 +1,155 @@
+// Stages 1 and 2: the page tables.
+#include <optional>
+
+#include "webdb/key_merger.h"
+#include "webdb/stage_edits.h"
+#include "webdb/stages.h"
+
+namespace webdb {
+namespace {
+
+// The winning call for one url: lowest kind, then earliest order (edits come sorted
+// by order, so the first edit of the lowest kind).
+const OwnedEdit& Winner(const KeyMerger& m) {
+  size_t best = 0;
+  for (size_t i = 1; i < m.num_edits(); ++i) {
+    if (m.edit(i).kind < m.edit(best).kind) best = i;
+  }
+  return m.edit(best);
+}
+
+// The page at url after the winning call; *inserted is set when an
+// addPageIfNotPresent call inserted it.
+Result<std::optional<Page>> ResolvePage(const std::optional<Page>& old, std::string_view url,
+                                        const OwnedEdit& winner, std::optional<Link>* inserted_link) {
+  if (winner.kind == kDeletePage) return std::optional<Page>();
+  if (winner.kind > kDeletePage) return Err(Status::Corruption("unknown page edit kind"));
+  NUTCHFS_ASSIGN_OR_RETURN(PageCall call, DecodePageCall(url, winner.value));
+  switch (winner.kind) {
+    case kAddPage:
+      if (old) {
+        call.page.score = old->score;
+        call.page.next_score = old->next_score;
+      }
+      return std::optional<Page>(std::move(call.page));
+    case kAddPageWithScore:
+      return std::optional<Page>(std::move(call.page));
+    default:  // kAddPageIfNotPresent
+      if (old) return old;
+      *inserted_link = std::move(call.link);
+      return std::optional<Page>(std::move(call.page));
+  }
+}
+
+class PagesByUrlStage {
+ public:
+  PagesByUrlStage(uint64_t url_section, const PagesByUrlOutputs& out)
+      : url_section_(url_section), out_(out) {}
+
+  Status Apply(const KeyMerger& m) {
+    std::optional<Page> old;
+    if (m.has_row()) {
+      NUTCHFS_ASSIGN_OR_RETURN(old, DecodePageByUrl(m.key(), m.row_value()));
+    }
+    if (m.num_edits() == 0) return Write(*old);
+    std::optional<Link> link;
+    NUTCHFS_ASSIGN_OR_RETURN(std::optional<Page> page, ResolvePage(old, m.key(), Winner(m), &link));
+    NUTCHFS_RETURN_IF_ERROR(EmitPageChange(old, page));
+    if (link) NUTCHFS_RETURN_IF_ERROR(EmitInsertedLink(*link));
+    if (!page) return Status::OK();
+    return Write(*page);
+  }
+
+  StageStats stats;
+
+ private:
+  Status Write(const Page& page) {
+    value_.clear();
+    EncodePageByUrlValue(page, &value_);
+    ++stats.rows_out;
+    return out_.table->Add(page.url, value_);
+  }
+
+  Status EmitPageChange(const std::optional<Page>& old, const std::optional<Page>& page) {
+    const bool old_out = old && old->num_outlinks > 0;
+    const bool new_out = page && page->num_outlinks > 0;
+    if (old.has_value() != page.has_value() || old_out != new_out) ++stats.notices;
+    if (old && (!page || page->md5 != old->md5)) {
+      NUTCHFS_RETURN_IF_ERROR(Emit(*out_.pages_by_md5, PageMd5Key(old->md5, old->url), kRemove, {}));
+    }
+    if (page && (!old || *page != *old)) {
+      value_.clear();
+      EncodePageByMd5Value(*page, &value_);
+      NUTCHFS_RETURN_IF_ERROR(Emit(*out_.pages_by_md5, PageMd5Key(page->md5, page->url), kPut, value_));
+    }
+    return Status::OK();
+  }
+
+  Status EmitInsertedLink(const Link& link) {
+    value_.clear();
+    EncodeLinkValue(link, &value_);
+    return Emit(*out_.links_by_md5, LinkMd5Key(link.from, link.url), kPut, value_,
+                InsertedLinkOrder(url_section_, inserted_links_++));
+  }
+
+  Status Emit(EditSink& sink, std::string_view key, uint8_t kind, std::string_view value,
+              uint64_t order = 0) {
+    ++stats.emitted;
+    return sink.Add(EditView{key, order, kind, value});
+  }
+
+  const uint64_t url_section_;
+  const PagesByUrlOutputs out_;
+  uint64_t inserted_links_ = 0;
+  std::string value_;
+};
+
+}  // namespace
+
+Result<StageStats> ApplyPagesByUrl(Iterator& old_rows, EditIterator& edits,
+                                   uint64_t url_section, const PagesByUrlOutputs& out) {
+  KeyMerger m(old_rows, edits);
+  PagesByUrlStage stage(url_section, out);
+  while (m.Next()) NUTCHFS_RETURN_IF_ERROR(stage.Apply(m));
+  NUTCHFS_RETURN_IF_ERROR(m.status());
+  stage.stats.edits_in = m.total_edits();
+  return stage.stats;
+}
+
+Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowSink& table) {
+  KeyMerger m(old_rows, edits);
+  StageStats stats;
+  // Tracks whether the md5 of the previous key kept a row, to count md5s that are gone.
+  std::string md5;
+  bool md5_kept = true;
+  while (m.Next()) {
+    if (m.key().size() < 16) return Err(Status::Corruption("short pagesByMD5 key"));
+    if (Md5OfKey(m.key()) != md5) {
+      if (!md5_kept) ++stats.notices;
+      md5.assign(Md5OfKey(m.key()));
+      md5_kept = false;
+    }
+    std::optional<std::string_view> value;
+    if (m.has_row()) value = m.row_value();
+    for (size_t i = 0; i < m.num_edits(); ++i) {
+      const OwnedEdit& e = m.edit(i);
+      if (e.kind == kPut) {
+        value = e.value;
+      } else if (e.kind == kRemove) {
+        value.reset();
+      } else {
+        return Err(Status::Corruption("unknown pagesByMD5 edit kind"));
+      }
+    }
+    if (!value) continue;
+    md5_kept = true;
+    ++stats.rows_out;
+    NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), *value));
+  }
+  NUTCHFS_RETURN_IF_ERROR(m.status());
+  if (!md5_kept) ++stats.notices;
+  stats.edits_in = m.total_edits();
+  return stats;
+}
+
+}  // namespace webdb

@@ -1,0 +1,167 @@
+#include "webdb/reader.h"
+
+#include <array>
+
+#include "webdb/manifest.h"
+#include "webdb/table.h"
+
+namespace webdb {
+namespace {
+
+// The tables of one version of a local db. The files stay open, so the version stays
+// readable even after a newer one is installed and the old files are deleted.
+class LocalTableSource final : public TableSource {
+ public:
+  static Result<std::unique_ptr<TableSource>> Open(nutchfs::Env& env, const std::string& dir) {
+    // The writer deletes an old version's files right after installing a new one; if
+    // that happens between reading CURRENT and opening the files, read CURRENT again.
+    constexpr int kAttempts = 5;
+    Status last;
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+      NUTCHFS_ASSIGN_OR_RETURN(Manifest m, ReadCurrentManifest(env, dir));
+      auto source = std::make_unique<LocalTableSource>(m);
+      last = source->OpenTables(env, dir);
+      if (last.ok()) return std::unique_ptr<TableSource>(std::move(source));
+      if (!last.IsNotFound()) break;
+    }
+    return Err(last);
+  }
+
+  explicit LocalTableSource(Manifest m) : manifest_(std::move(m)) {}
+
+  std::unique_ptr<Iterator> NewIterator(TableId t) const override {
+    return tables_[static_cast<int>(t)]->NewIterator();
+  }
+  uint64_t NumPages() const override { return manifest_.num_pages(); }
+  uint64_t NumLinks() const override { return manifest_.num_links(); }
+
+ private:
+  Status OpenTables(nutchfs::Env& env, const std::string& dir) {
+    for (int i = 0; i < kNumTables; ++i) {
+      const TableFile& f = manifest_.tables[i];
+      NUTCHFS_ASSIGN_OR_RETURN(tables_[i], Table::Open(env, dir + "/" + f.name));
+      if (tables_[i]->num_records() != f.records || tables_[i]->file_size() != f.size) {
+        return Status::Corruption(dir + "/" + f.name + ": size or record count differs from " +
+                                  ManifestFileName(manifest_.version));
+      }
+    }
+    return Status::OK();
+  }
+
+  const Manifest manifest_;
+  std::array<std::unique_ptr<Table>, kNumTables> tables_;
+};
+
+// Collects the decoded rows whose key starts with prefix.
+template <typename Record, typename Decode>
+Result<std::vector<Record>> ScanPrefix(Iterator& it, std::string_view prefix, Decode decode) {
+  std::vector<Record> out;
+  for (it.Seek(prefix); it.Valid() && it.key().starts_with(prefix); it.Next()) {
+    NUTCHFS_ASSIGN_OR_RETURN(Record r, decode(it.key(), it.value()));
+    out.push_back(std::move(r));
+  }
+  NUTCHFS_RETURN_IF_ERROR(it.status());
+  return out;
+}
+
+}  // namespace
+
+PageCursor::PageCursor(std::unique_ptr<Iterator> it, TableId table)
+    : it_(std::move(it)), table_(table) {}
+
+Result<std::optional<Page>> PageCursor::Next() {
+  if (!started_) {
+    it_->SeekToFirst();
+    started_ = true;
+  } else if (it_->Valid()) {
+    it_->Next();
+  }
+  if (!it_->Valid()) {
+    NUTCHFS_RETURN_IF_ERROR(it_->status());
+    return std::optional<Page>();
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(Page p, DecodePage(table_, it_->key(), it_->value()));
+  return std::optional<Page>(std::move(p));
+}
+
+LinkCursor::LinkCursor(std::unique_ptr<Iterator> it, TableId table)
+    : it_(std::move(it)), table_(table) {}
+
+Result<std::optional<Link>> LinkCursor::Next() {
+  if (!started_) {
+    it_->SeekToFirst();
+    started_ = true;
+  } else if (it_->Valid()) {
+    it_->Next();
+  }
+  if (!it_->Valid()) {
+    NUTCHFS_RETURN_IF_ERROR(it_->status());
+    return std::optional<Link>();
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(Link l, DecodeLink(table_, it_->key(), it_->value()));
+  return std::optional<Link>(std::move(l));
+}
+
+Reader::Reader(std::unique_ptr<TableSource> source) : source_(std::move(source)) {}
+
+Result<std::unique_ptr<Reader>> Reader::Open(nutchfs::Env& env, const std::string& dir) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto source, LocalTableSource::Open(env, dir));
+  return std::make_unique<Reader>(std::move(source));
+}
+
+Result<std::optional<Page>> Reader::GetPage(std::string_view url) const {
+  auto it = source_->NewIterator(TableId::kPagesByUrl);
+  it->Seek(url);
+  if (!it->Valid() || it->key() != url) {
+    NUTCHFS_RETURN_IF_ERROR(it->status());
+    return std::optional<Page>();
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(Page p, DecodePageByUrl(it->key(), it->value()));
+  return std::optional<Page>(std::move(p));
+}
+
+Result<std::vector<Page>> Reader::GetPages(const Md5& md5) const {
+  auto it = source_->NewIterator(TableId::kPagesByMd5);
+  return ScanPrefix<Page>(*it, Md5Bytes(md5), DecodePageByMd5);
+}
+
+Result<bool> Reader::PageExists(const Md5& md5) const {
+  auto it = source_->NewIterator(TableId::kPagesByMd5);
+  it->Seek(Md5Bytes(md5));
+  NUTCHFS_RETURN_IF_ERROR(it->status());
+  return it->Valid() && it->key().starts_with(Md5Bytes(md5));
+}
+
+Result<std::vector<Link>> Reader::GetLinks(std::string_view url) const {
+  auto it = source_->NewIterator(TableId::kLinksByUrl);
+  std::string prefix(url);
+  prefix.push_back('\0');
+  return ScanPrefix<Link>(*it, prefix, DecodeLinkByUrl);
+}
+
+Result<std::vector<Link>> Reader::GetLinks(const Md5& md5) const {
+  auto it = source_->NewIterator(TableId::kLinksByMd5);
+  return ScanPrefix<Link>(*it, Md5Bytes(md5), DecodeLinkByMd5);
+}
+
+PageCursor Reader::Pages() const {
+  return PageCursor(source_->NewIterator(TableId::kPagesByUrl), TableId::kPagesByUrl);
+}
+PageCursor Reader::PagesByMd5() const {
+  return PageCursor(source_->NewIterator(TableId::kPagesByMd5), TableId::kPagesByMd5);
+}
+LinkCursor Reader::Links() const {
+  return LinkCursor(source_->NewIterator(TableId::kLinksByUrl), TableId::kLinksByUrl);
+}
+LinkCursor Reader::LinksByMd5() const {
+  return LinkCursor(source_->NewIterator(TableId::kLinksByMd5), TableId::kLinksByMd5);
+}
+
+std::unique_ptr<Iterator> Reader::NewTableIterator(TableId t) const {
+  return source_->NewIterator(t);
+}
+
+uint64_t Reader::NumPages() const { return source_->NumPages(); }
+uint64_t Reader::NumLinks() const { return source_->NumLinks(); }
+
+}  // namespace webdb

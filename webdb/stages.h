@@ -1,0 +1,76 @@
+// The five merge stages: the heart of the WebDB.
+//
+// Each stage is a pure function of (old table rows, sorted edits[, a new table of an
+// earlier stage]) -> (new table rows, emitted edits). It reads every input front to
+// back exactly once, writes its table front to back, and knows nothing of files,
+// machines or rounds: the single-machine writer and the distributed writer plug in
+// different sinks and run this same code over a whole table or over one key range.
+// Emitted edits go to EditSinks in whatever order the stage produces them; the driver
+// sorts (or routes, then sorts) them for the stage that consumes them.
+// Inputs must be sorted (rows by key, edits by (key, order)); iterators are rewound by
+// the stage. Not thread-safe; one call at a time per set of arguments.
+#ifndef WEBDB_STAGES_H_
+#define WEBDB_STAGES_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "webdb/iterator.h"
+#include "webdb/record.h"
+
+namespace webdb {
+
+// Where a stage writes its new table.
+class RowSink {
+ public:
+  virtual ~RowSink() = default;
+  // REQUIRES: keys strictly increasing.
+  virtual Status Add(std::string_view key, std::string_view value) = 0;
+};
+
+struct StageStats {
+  uint64_t rows_out = 0;  // rows of the new table
+  uint64_t edits_in = 0;
+  uint64_t emitted = 0;   // edits handed to the sinks
+  // Stage 1: urls that gained or lost their page or whose numOutlinks > 0 status
+  // flipped ("target changed"). Stage 2: md5s left with no page ("md5 gone").
+  // Zero tells the driver that the dependent link stage has nothing to recheck.
+  uint64_t notices = 0;
+};
+
+// Stage 1, pagesByURL. Resolves the calls for each url (lowest kind, then earliest
+// order, wins), writes the new pages, and emits whole-page puts/removes for
+// pagesByMD5 and the links of inserted addPageIfNotPresent calls for linksByMD5,
+// numbered InsertedLinkOrder(url_section, i) in url order.
+struct PagesByUrlOutputs {
+  RowSink* table;
+  EditSink* pages_by_md5;
+  EditSink* links_by_md5;
+};
+Result<StageStats> ApplyPagesByUrl(Iterator& old_rows, EditIterator& edits,
+                                   uint64_t url_section, const PagesByUrlOutputs& out);
+
+// Stage 2, pagesByMD5: applies the puts and removes of stage 1.
+Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowSink& table);
+
+// Stage 3, linksByMD5. The last put per key wins over the old row; then the source
+// rule keeps a link only if its `from` is the md5 of a row of new_pages_by_md5 (the
+// table stage 2 wrote, over the same md5 range). Emits puts/removes for linksByURL.
+Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
+                                   Iterator& new_pages_by_md5, RowSink& table,
+                                   EditSink& links_by_url);
+
+// Stage 4, linksByURL. Applies stage 3's puts/removes, then the target rule against
+// new_pages_by_url (the table stage 1 wrote, over the same url range): a link whose url
+// has no page is dropped, every other link gets targetHasOutlink from its page. Emits
+// a remove or a flag change for linksByMD5 wherever that table now differs.
+Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
+                                   Iterator& new_pages_by_url, RowSink& table,
+                                   EditSink& links_by_md5);
+
+// Stage 5, the second linksByMD5 pass: applies stage 4's removes and flag changes.
+Result<StageStats> ApplyLinkFixes(Iterator& rows, EditIterator& edits, RowSink& table);
+
+}  // namespace webdb
+
+#endif  // WEBDB_STAGES_H_

@@ -1,0 +1,266 @@
+#include "webdb/table.h"
+
+#include <algorithm>
+#include <memory>
+#include <string_view>
+
+#include "webdb/block.h"
+
+namespace webdb {
+namespace {
+
+// Sequential scans read this much (whole blocks) per read call.
+constexpr uint64_t kReadaheadSize = 1 << 20;
+
+Status Corruption(const std::string& path, std::string_view what, uint64_t offset) {
+  return Status::Corruption(path + ": " + std::string(what) + " at offset " +
+                            std::to_string(offset));
+}
+
+// Reads exactly n bytes at offset; Corruption when the file ends first.
+Result<std::string_view> ReadExact(const nutchfs::RandomAccessFile& file, uint64_t offset,
+                                   size_t n, char* scratch) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, file.Read(offset, n, scratch));
+  if (got.size() != n) {
+    return nutchfs::Err(Corruption(file.path(),
+                                   "file truncated: read " + std::to_string(got.size()) +
+                                       " of " + std::to_string(n) + " bytes",
+                                   offset));
+  }
+  return got;
+}
+
+}  // namespace
+
+// Iterates a table's data blocks in order; see Table::NewIterator().
+class Table::Iter final : public Iterator {
+ public:
+  explicit Iter(const Table* table) : table_(table) {}
+
+  bool Valid() const override { return valid_; }
+  void SeekToFirst() override;
+  void Seek(std::string_view target) override;
+  void Next() override;
+  std::string_view key() const override { return reader_.key(); }
+  std::string_view value() const override { return reader_.value(); }
+  Status status() const override { return status_; }
+
+ private:
+  void Restart(bool counting);
+  void EnterBlock(size_t index, bool readahead);
+  bool FinishBlock();
+  bool LoadBlock(size_t index, bool readahead);
+  bool ReadRange(uint64_t offset, uint64_t n);
+  void Fail(Status s);
+
+  const Table* const table_;
+  std::unique_ptr<char[]> scratch_;
+  size_t scratch_size_ = 0;
+  std::string_view buf_;  // bytes read from the file, starting at buf_offset_
+  uint64_t buf_offset_ = 0;
+  size_t block_ = 0;      // index of the block reader_ decodes
+  BlockReader reader_;
+  bool valid_ = false;
+  bool counting_ = false;  // scanning from the first record: check the record count
+  uint64_t seen_ = 0;
+  Status status_;
+};
+
+void Table::Iter::Restart(bool counting) {
+  valid_ = false;
+  status_ = Status::OK();
+  counting_ = counting;
+  seen_ = 0;
+}
+
+void Table::Iter::SeekToFirst() {
+  Restart(true);
+  EnterBlock(0, true);
+}
+
+void Table::Iter::Seek(std::string_view target) {
+  Restart(false);
+  const auto& keys = table_->last_keys_;
+  auto it = std::lower_bound(keys.begin(), keys.end(), target,
+                             [](const std::string& a, std::string_view b) { return a < b; });
+  if (it == keys.end()) return;
+  size_t index = static_cast<size_t>(it - keys.begin());
+  if (!LoadBlock(index, false)) return;
+  valid_ = reader_.Seek(target) && reader_.key() <= std::string_view(*it);
+  if (valid_) return;
+  if (!reader_.status().ok()) return Fail(reader_.status());
+  Fail(Corruption(table_->path(), "keys of the block disagree with its index key: block",
+                  table_->handles_[index].offset));
+}
+
+void Table::Iter::Next() {
+  if (!valid_) return;
+  valid_ = reader_.Next();
+  if (valid_) {
+    ++seen_;
+    return;
+  }
+  if (FinishBlock()) EnterBlock(block_ + 1, true);
+}
+
+// Positions at the first record of block index, or past the end when there is none.
+void Table::Iter::EnterBlock(size_t index, bool readahead) {
+  valid_ = false;
+  if (index == table_->handles_.size()) {
+    if (counting_ && seen_ != table_->num_records()) {
+      Fail(Corruption(table_->path(),
+                      "scan found " + std::to_string(seen_) + " records, footer says " +
+                          std::to_string(table_->num_records()) + ": footer",
+                      table_->footer_offset()));
+    }
+    return;
+  }
+  if (!LoadBlock(index, readahead)) return;
+  uint64_t offset = table_->handles_[index].offset;
+  if (!reader_.Next()) {
+    if (!reader_.status().ok()) return Fail(reader_.status());
+    return Fail(Corruption(table_->path(), "empty data block", offset));
+  }
+  if (index > 0 && reader_.key() <= std::string_view(table_->last_keys_[index - 1])) {
+    return Fail(Corruption(table_->path(),
+                           "first key not greater than the previous block's last key: block",
+                           offset));
+  }
+  ++seen_;
+  valid_ = true;
+}
+
+// Called when reader_ has no more records: checks how the block ended.
+bool Table::Iter::FinishBlock() {
+  if (!reader_.status().ok()) {
+    Fail(reader_.status());
+    return false;
+  }
+  if (reader_.key() != std::string_view(table_->last_keys_[block_])) {
+    Fail(Corruption(table_->path(), "last key differs from the index: block",
+                    table_->handles_[block_].offset));
+    return false;
+  }
+  return true;
+}
+
+// Makes reader_ decode block index, reading it (and with readahead, the blocks that follow
+// it, up to kReadaheadSize) unless it is already in buf_.
+bool Table::Iter::LoadBlock(size_t index, bool readahead) {
+  const auto& handles = table_->handles_;
+  const BlockHandle& h = handles[index];
+  if (h.offset < buf_offset_ || h.end() > buf_offset_ + buf_.size()) {
+    uint64_t end = h.end();
+    for (size_t j = index + 1; readahead && j < handles.size(); ++j) {
+      if (handles[j].end() - h.offset > kReadaheadSize) break;
+      end = handles[j].end();
+    }
+    if (!ReadRange(h.offset, end - h.offset)) return false;
+  }
+  std::string_view raw = buf_.substr(h.offset - buf_offset_, h.end() - h.offset);
+  Result<std::string_view> contents = CheckBlockTrailer(raw, table_->path(), h.offset);
+  if (!contents) {
+    Fail(contents.error());
+    return false;
+  }
+  reader_.Reset(*contents, &table_->path(), h.offset);
+  block_ = index;
+  return true;
+}
+
+bool Table::Iter::ReadRange(uint64_t offset, uint64_t n) {
+  buf_ = {};
+  if (scratch_size_ < n) {
+    scratch_.reset(new char[n]);
+    scratch_size_ = n;
+  }
+  Result<std::string_view> got = ReadExact(*table_->file_, offset, n, scratch_.get());
+  if (!got) {
+    Fail(got.error());
+    return false;
+  }
+  buf_ = *got;
+  buf_offset_ = offset;
+  return true;
+}
+
+void Table::Iter::Fail(Status s) {
+  valid_ = false;
+  status_ = std::move(s);
+}
+
+Table::Table(std::unique_ptr<nutchfs::RandomAccessFile> file) : file_(std::move(file)) {}
+
+Result<std::unique_ptr<Table>> Table::Open(nutchfs::Env& env, const std::string& path) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewRandomAccessFile(path));
+  std::unique_ptr<Table> table(new Table(std::move(file)));
+  NUTCHFS_RETURN_IF_ERROR(table->ReadFooter());
+  NUTCHFS_RETURN_IF_ERROR(table->ReadIndex());
+  return table;
+}
+
+std::unique_ptr<Iterator> Table::NewIterator() const { return std::make_unique<Iter>(this); }
+
+Status Table::CorruptionAt(std::string_view what, uint64_t offset) const {
+  return Corruption(path(), what, offset);
+}
+
+Status Table::ReadFooter() {
+  uint64_t size = file_->size();
+  if (size < kFooterSize) {
+    return CorruptionAt("file too short for a table (" + std::to_string(size) + " bytes)", 0);
+  }
+  char scratch[kFooterSize];
+  NUTCHFS_ASSIGN_OR_RETURN(std::string_view bytes,
+                           ReadExact(*file_, footer_offset(), kFooterSize, scratch));
+  NUTCHFS_ASSIGN_OR_RETURN(footer_, DecodeFooter(bytes, path(), footer_offset()));
+  const BlockHandle& index = footer_.index;
+  uint64_t room = footer_offset();
+  if (index.offset > room || index.size > room - index.offset ||
+      room - index.offset - index.size != kBlockTrailerSize) {
+    return CorruptionAt("index block does not end at the footer: footer", footer_offset());
+  }
+  bool counts_ok = footer_.num_records >= footer_.num_blocks &&
+                   (footer_.num_blocks > 0 || footer_.num_records == 0) &&
+                   footer_.num_blocks <= index.offset / (kBlockTrailerSize + 3);
+  if (!counts_ok) return CorruptionAt("impossible record or block count in footer", room);
+  return Status::OK();
+}
+
+Status Table::ReadIndex() {
+  const BlockHandle& h = footer_.index;
+  std::string scratch(h.size + kBlockTrailerSize, '\0');
+  NUTCHFS_ASSIGN_OR_RETURN(std::string_view raw,
+                           ReadExact(*file_, h.offset, scratch.size(), scratch.data()));
+  NUTCHFS_ASSIGN_OR_RETURN(std::string_view index, CheckBlockTrailer(raw, path(), h.offset));
+  return ParseIndex(index);
+}
+
+Status Table::ParseIndex(std::string_view index) {
+  const uint64_t index_offset = footer_.index.offset;
+  last_keys_.reserve(footer_.num_blocks);
+  handles_.reserve(footer_.num_blocks);
+  uint64_t expected = 0;  // where the next data block must start
+  while (!index.empty()) {
+    uint64_t entry_offset = index_offset + footer_.index.size - index.size();
+    std::string_view key;
+    BlockHandle h;
+    if (!GetIndexEntry(&index, &key, &h)) return CorruptionAt("malformed index entry", entry_offset);
+    if (h.offset != expected || h.size == 0 || h.size > index_offset - h.offset ||
+        index_offset - h.offset - h.size < kBlockTrailerSize) {
+      return CorruptionAt("index entry with a bad block handle", entry_offset);
+    }
+    if (!last_keys_.empty() && key <= std::string_view(last_keys_.back())) {
+      return CorruptionAt("index keys out of order", entry_offset);
+    }
+    last_keys_.emplace_back(key);
+    handles_.push_back(h);
+    expected = h.end();
+  }
+  if (expected != index_offset || handles_.size() != footer_.num_blocks) {
+    return CorruptionAt("index does not cover the data blocks: index", index_offset);
+  }
+  return Status::OK();
+}
+
+}  // namespace webdb

@@ -1,0 +1,61 @@
+// Table: an open, immutable table file (docs/FORMAT.md, "Table files"). Open() checks the
+// footer and loads the sparse index (each data block's last key and handle) into memory;
+// data blocks are read on demand by iterators: Seek reads one block, sequential scans read
+// ahead in large chunks covering many blocks.
+//
+// The Table owns its RandomAccessFile. Iterators hold a pointer to their Table, which must
+// outlive them. A Table is immutable after Open(), so any number of threads may create
+// and use their own iterators concurrently; each iterator is used by one thread.
+#ifndef WEBDB_TABLE_H_
+#define WEBDB_TABLE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nutchfs/env.h"
+#include "nutchfs/status.h"
+#include "webdb/iterator.h"
+#include "webdb/table_format.h"
+
+namespace webdb {
+
+using nutchfs::Result;
+using nutchfs::Status;
+
+class Table {
+ public:
+  // Corruption naming path (and an offset) when the file is not a well-formed table:
+  // too short, truncated, bad magic, version or checksum, inconsistent index.
+  static Result<std::unique_ptr<Table>> Open(nutchfs::Env& env, const std::string& path);
+  Table(const Table&) = delete;
+  Table& operator=(const Table&) = delete;
+
+  // An iterator over all rows in key order. Its status() is Corruption
+  // ("<path>: ... at offset N") on a bad block, and it then stops (Valid() false).
+  std::unique_ptr<Iterator> NewIterator() const;
+
+  uint64_t num_records() const { return footer_.num_records; }
+  uint64_t file_size() const { return file_->size(); }
+  const std::string& path() const { return file_->path(); }
+
+ private:
+  class Iter;
+
+  explicit Table(std::unique_ptr<nutchfs::RandomAccessFile> file);
+  Status ReadFooter();
+  Status ReadIndex();
+  Status ParseIndex(std::string_view index);
+  Status CorruptionAt(std::string_view what, uint64_t offset) const;
+  uint64_t footer_offset() const { return file_->size() - kFooterSize; }
+
+  std::unique_ptr<nutchfs::RandomAccessFile> file_;
+  Footer footer_;
+  std::vector<std::string> last_keys_;  // one per data block
+  std::vector<BlockHandle> handles_;    // one per data block
+};
+
+}  // namespace webdb
+
+#endif  // WEBDB_TABLE_H_

@@ -1,0 +1,78 @@
+#include "webdb/table_builder.h"
+
+#include <limits>
+
+#include "webdb/crc32c.h"
+#include "webdb/table_format.h"
+
+namespace webdb {
+
+Result<std::unique_ptr<TableBuilder>> TableBuilder::Create(nutchfs::Env& env,
+                                                           const std::string& path) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewWritableFile(path));
+  return std::unique_ptr<TableBuilder>(new TableBuilder(std::move(file)));
+}
+
+TableBuilder::TableBuilder(std::unique_ptr<nutchfs::WritableFile> file)
+    : file_(std::move(file)) {}
+
+Status TableBuilder::Add(std::string_view key, std::string_view value) {
+  if (!status_.ok()) return status_;
+  if (finished_) return Status::InvalidArgument(path() + ": Add after Finish");
+  if (num_records_ > 0 && key <= std::string_view(last_key_)) {
+    return Status::InvalidArgument(path() + ": keys out of order: record " +
+                                   std::to_string(num_records_) +
+                                   " is not greater than the previous key");
+  }
+  constexpr size_t kMax = std::numeric_limits<uint32_t>::max();
+  if (key.size() > kMax || value.size() > kMax) {
+    return Status::InvalidArgument(path() + ": record too large");
+  }
+  if (!block_.empty() && block_.SizeWith(key.size(), value.size()) > kTargetBlockSize) {
+    NUTCHFS_RETURN_IF_ERROR(FlushBlock());
+  }
+  block_.Add(key, value);
+  last_key_.assign(key);
+  ++num_records_;
+  if (block_.size() >= kTargetBlockSize) return FlushBlock();
+  return Status::OK();
+}
+
+Status TableBuilder::FlushBlock() {
+  BlockHandle handle{offset_, block_.size()};
+  std::string_view bytes = block_.Finish();
+  NUTCHFS_RETURN_IF_ERROR(Write(bytes));
+  AppendIndexEntry(block_.last_key(), handle, &index_);
+  ++num_blocks_;
+  block_.Reset();
+  return Status::OK();
+}
+
+Status TableBuilder::Write(std::string_view data) {
+  status_ = file_->Append(data);
+  if (!status_.ok()) return status_;
+  file_crc_ = crc32c::Extend(file_crc_, data.data(), data.size());
+  offset_ += data.size();
+  return Status::OK();
+}
+
+Status TableBuilder::Finish() {
+  if (!status_.ok()) return status_;
+  if (finished_) return Status::InvalidArgument(path() + ": Finish called twice");
+  finished_ = true;
+  if (!block_.empty()) NUTCHFS_RETURN_IF_ERROR(FlushBlock());
+  Footer footer;
+  footer.index = BlockHandle{offset_, index_.size()};
+  footer.num_records = num_records_;
+  footer.num_blocks = num_blocks_;
+  std::string tail;
+  AppendBlockTrailer(index_, &tail);
+  EncodeFooter(footer, &tail);
+  NUTCHFS_RETURN_IF_ERROR(Write(index_));
+  NUTCHFS_RETURN_IF_ERROR(Write(tail));
+  status_ = file_->Sync();
+  if (status_.ok()) status_ = file_->Close();
+  return status_;
+}
+
+}  // namespace webdb

@@ -1,0 +1,68 @@
+// TableBuilder: writes one table file (docs/FORMAT.md, "Table files") front to back from
+// records added in strictly increasing bytewise key order.
+//
+// The builder owns its WritableFile. Finish() writes the index and footer, syncs and closes
+// the file; destroying a builder without Finish() abandons the file (closes it unsynced,
+// leaving a partial file for the caller to delete). The Env must outlive Create(); the
+// builder does not use it afterwards. Not thread-safe.
+#ifndef WEBDB_TABLE_BUILDER_H_
+#define WEBDB_TABLE_BUILDER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "nutchfs/env.h"
+#include "nutchfs/status.h"
+#include "webdb/block_builder.h"
+
+namespace webdb {
+
+using nutchfs::Result;
+using nutchfs::Status;
+
+class TableBuilder {
+ public:
+  // Creates (or truncates) path.
+  static Result<std::unique_ptr<TableBuilder>> Create(nutchfs::Env& env,
+                                                      const std::string& path);
+  ~TableBuilder() = default;
+  TableBuilder(const TableBuilder&) = delete;
+  TableBuilder& operator=(const TableBuilder&) = delete;
+
+  // REQUIRES: key is bytewise greater than every key added before; Finish() not called.
+  // InvalidArgument when this is violated. After a failed write every call fails the same.
+  Status Add(std::string_view key, std::string_view value);
+
+  // Writes the last block, the index and the footer, then syncs and closes the file.
+  Status Finish();
+
+  uint64_t num_records() const { return num_records_; }
+  // Bytes written so far; the whole file size after Finish().
+  uint64_t file_size() const { return offset_; }
+  // Unmasked CRC32C of the bytes written so far; of the whole file after Finish().
+  uint32_t file_crc() const { return file_crc_; }
+  const std::string& path() const { return file_->path(); }
+
+ private:
+  explicit TableBuilder(std::unique_ptr<nutchfs::WritableFile> file);
+
+  Status FlushBlock();
+  Status Write(std::string_view data);
+
+  std::unique_ptr<nutchfs::WritableFile> file_;
+  BlockBuilder block_;
+  std::string index_;  // encoded index entries
+  std::string last_key_;
+  uint64_t offset_ = 0;
+  uint64_t num_records_ = 0;
+  uint64_t num_blocks_ = 0;
+  uint32_t file_crc_ = 0;
+  bool finished_ = false;
+  Status status_;  // first write failure; sticky
+};
+
+}  // namespace webdb
+
+#endif  // WEBDB_TABLE_BUILDER_H_

@@ -1,0 +1,91 @@
+#include "webdb/table_format.h"
+
+#include "webdb/coding.h"
+#include "webdb/crc32c.h"
+
+namespace webdb {
+namespace {
+
+constexpr size_t kFooterCrcOffset = 36;
+
+std::string At(uint64_t offset) {
+  return " at offset " + std::to_string(offset);
+}
+
+}  // namespace
+
+void AppendBlockTrailer(std::string_view block, std::string* dst) {
+  const char type = static_cast<char>(kBlockTypeNone);
+  uint32_t crc = crc32c::Extend(crc32c::Value(block), &type, 1);
+  dst->push_back(type);
+  PutFixed32(dst, crc32c::Mask(crc));
+}
+
+Result<std::string_view> CheckBlockTrailer(std::string_view block_with_trailer,
+                                           const std::string& path, uint64_t offset) {
+  if (block_with_trailer.size() < kBlockTrailerSize) {
+    return nutchfs::Err(Status::Corruption(path + ": block too short" + At(offset)));
+  }
+  size_t n = block_with_trailer.size() - kBlockTrailerSize;
+  const char* trailer = block_with_trailer.data() + n;
+  if (static_cast<uint8_t>(trailer[0]) != kBlockTypeNone) {
+    return nutchfs::Err(Status::Corruption(
+        path + ": unknown block type " + std::to_string(static_cast<uint8_t>(trailer[0])) +
+        " in block" + At(offset)));
+  }
+  uint32_t actual = crc32c::Value(block_with_trailer.data(), n + 1);
+  if (crc32c::Unmask(DecodeFixed32(trailer + 1)) != actual) {
+    return nutchfs::Err(
+        Status::Corruption(path + ": block checksum mismatch" + At(offset)));
+  }
+  return block_with_trailer.substr(0, n);
+}
+
+void EncodeFooter(const Footer& footer, std::string* dst) {
+  std::string buf;
+  PutFixed64(&buf, footer.index.offset);
+  PutFixed64(&buf, footer.index.size);
+  PutFixed64(&buf, footer.num_records);
+  PutFixed64(&buf, footer.num_blocks);
+  PutFixed32(&buf, kTableFormatVersion);
+  PutFixed32(&buf, crc32c::Mask(crc32c::Value(buf)));
+  PutFixed64(&buf, kTableMagic);
+  dst->append(buf);
+}
+
+Result<Footer> DecodeFooter(std::string_view input, const std::string& path, uint64_t offset) {
+  if (DecodeFixed64(input.data() + kFooterCrcOffset + 4) != kTableMagic) {
+    return nutchfs::Err(Status::Corruption(path + ": bad table magic in footer" +
+                                           At(offset + kFooterCrcOffset + 4)));
+  }
+  uint32_t stored = crc32c::Unmask(DecodeFixed32(input.data() + kFooterCrcOffset));
+  if (stored != crc32c::Value(input.data(), kFooterCrcOffset)) {
+    return nutchfs::Err(
+        Status::Corruption(path + ": footer checksum mismatch" + At(offset)));
+  }
+  uint32_t version = DecodeFixed32(input.data() + 32);
+  if (version != kTableFormatVersion) {
+    return nutchfs::Err(Status::Corruption(path + ": unsupported table format version " +
+                                           std::to_string(version) + At(offset + 32)));
+  }
+  Footer f;
+  f.index.offset = DecodeFixed64(input.data());
+  f.index.size = DecodeFixed64(input.data() + 8);
+  f.num_records = DecodeFixed64(input.data() + 16);
+  f.num_blocks = DecodeFixed64(input.data() + 24);
+  return f;
+}
+
+void AppendIndexEntry(std::string_view last_key, const BlockHandle& handle, std::string* dst) {
+  PutVarint32(dst, static_cast<uint32_t>(last_key.size()));
+  dst->append(last_key);
+  PutVarint64(dst, handle.offset);
+  PutVarint64(dst, handle.size);
+}
+
+bool GetIndexEntry(std::string_view* input, std::string_view* last_key, BlockHandle* handle) {
+  return GetLengthPrefixed(input, last_key) && GetVarint64(input, &handle->offset) &&
+         GetVarint64(input, &handle->size);
+}
+
+}  // namespace webdb

@@ -1,0 +1,37 @@
+#include "webdb/table_writer.h"
+
+namespace webdb {
+
+constexpr uint64_t kProgressEvery = 1 << 16;
+
+Result<std::unique_ptr<TableWriter>> TableWriter::Create(nutchfs::Env& env,
+                                                         const std::string& dir,
+                                                         const std::string& name,
+                                                         std::string step,
+                                                         uint64_t expected_rows,
+                                                         const ProgressFn& progress) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto builder, TableBuilder::Create(env, dir + "/" + name));
+  return std::unique_ptr<TableWriter>(
+      new TableWriter(std::move(builder), name, std::move(step), expected_rows, progress));
+}
+
+TableWriter::TableWriter(std::unique_ptr<TableBuilder> builder, std::string name,
+                         std::string step, uint64_t expected_rows, const ProgressFn& progress)
+    : builder_(std::move(builder)),
+      name_(std::move(name)),
+      step_(std::move(step)),
+      expected_rows_(expected_rows),
+      progress_(progress) {}
+
+Status TableWriter::Add(std::string_view key, std::string_view value) {
+  if (++rows_ % kProgressEvery == 0 && progress_) progress_({step_, rows_, expected_rows_});
+  return builder_->Add(key, value);
+}
+
+Result<TableFile> TableWriter::Finish() {
+  NUTCHFS_RETURN_IF_ERROR(builder_->Finish());
+  if (progress_) progress_({step_, rows_, rows_});
+  return TableFile{name_, builder_->num_records(), builder_->file_size(), builder_->file_crc()};
+}
+
+}  // namespace webdb

@@ -1,0 +1,43 @@
+// TableWriter: a RowSink that builds one table file and describes it for a manifest,
+// reporting progress as rows go out. Used by every driver of the merge stages.
+// Not thread-safe.
+#ifndef WEBDB_TABLE_WRITER_H_
+#define WEBDB_TABLE_WRITER_H_
+
+#include <memory>
+#include <string>
+
+#include "webdb/manifest.h"
+#include "webdb/stages.h"
+#include "webdb/table_builder.h"
+#include "webdb/writer.h"
+
+namespace webdb {
+
+class TableWriter final : public RowSink {
+ public:
+  // Creates dir/name. expected_rows (0 if unknown) is the progress total.
+  static Result<std::unique_ptr<TableWriter>> Create(nutchfs::Env& env, const std::string& dir,
+                                                     const std::string& name, std::string step,
+                                                     uint64_t expected_rows,
+                                                     const ProgressFn& progress);
+
+  Status Add(std::string_view key, std::string_view value) override;
+  // Finishes and syncs the file; returns its manifest entry.
+  Result<TableFile> Finish();
+
+ private:
+  TableWriter(std::unique_ptr<TableBuilder> builder, std::string name, std::string step,
+              uint64_t expected_rows, const ProgressFn& progress);
+
+  std::unique_ptr<TableBuilder> builder_;
+  const std::string name_;
+  const std::string step_;
+  const uint64_t expected_rows_;
+  const ProgressFn& progress_;
+  uint64_t rows_ = 0;
+};
+
+}  // namespace webdb
+
+#endif  // WEBDB_TABLE_WRITER_H_

@@ -1,0 +1,102 @@
+#include "webdb/update.h"
+
+#include "webdb/stages.h"
+#include "webdb/table.h"
+#include "webdb/table_writer.h"
+
+namespace webdb {
+
+const char* StageName(int stage) {
+  static const char* const kNames[] = {"stage 1 pagesByURL", "stage 2 pagesByMD5",
+                                       "stage 3 linksByMD5", "stage 4 linksByURL",
+                                       "stage 5 linksByMD5 fixes"};
+  return stage >= 1 && stage <= kNumStages ? kNames[stage - 1] : "stage ?";
+}
+
+namespace {
+
+constexpr TableId kStageTable[kNumStages] = {TableId::kPagesByUrl, TableId::kPagesByMd5,
+                                             TableId::kLinksByMd5, TableId::kLinksByUrl,
+                                             TableId::kLinksByMd5};
+
+// One run of the pipeline: the tables as they stand after each stage.
+class Update {
+ public:
+  Update(nutchfs::Env& env, const Manifest& old, const UpdateParams& params,
+         StagePlumbing& plumbing)
+      : env_(env), params_(params), plumbing_(plumbing), next_(old) {
+    next_.version = params.new_version;
+  }
+
+  Result<Manifest> Run() {
+    for (int stage = 1; stage <= kNumStages; ++stage) {
+      if (params_.options->before_step) params_.options->before_step(StageName(stage));
+      NUTCHFS_ASSIGN_OR_RETURN(auto edits, plumbing_.Incoming(stage));
+      if (!edits->Valid()) NUTCHFS_RETURN_IF_ERROR(edits->status());
+      // A stage with no edits changes its table only through the table it joins
+      // against, and only when the stage before reported notices.
+      const bool joins_changed = (stage == 3 && md5_gone_ > 0) || (stage == 4 && target_changes_ > 0);
+      if (!edits->Valid() && !joins_changed) continue;
+      NUTCHFS_RETURN_IF_ERROR(RunStage(stage, *edits));
+    }
+    return next_;
+  }
+
+ private:
+  Result<std::unique_ptr<Table>> OpenTable(TableId t) {
+    return Table::Open(env_, params_.dir + "/" + next_.table(t).name);
+  }
+
+  Status RunStage(int stage, EditIterator& edits) {
+    const TableId t = kStageTable[stage - 1];
+    NUTCHFS_ASSIGN_OR_RETURN(auto old_table, OpenTable(t));
+    auto old_rows = old_table->NewIterator();
+    const std::string name = TableFileName(t, params_.new_version, stage == 3 ? ".pass1" : "");
+    NUTCHFS_ASSIGN_OR_RETURN(auto out, TableWriter::Create(env_, params_.dir, name, StageName(stage),
+                                                           old_table->num_records(),
+                                                           params_.options->progress));
+    NUTCHFS_ASSIGN_OR_RETURN(StageStats stats, Apply(stage, *old_rows, edits, *out));
+    NUTCHFS_ASSIGN_OR_RETURN(next_.table(t), out->Finish());
+    if (stage == 1) target_changes_ = stats.notices;
+    if (stage == 2) md5_gone_ = stats.notices;
+    return Status::OK();
+  }
+
+  Result<StageStats> Apply(int stage, Iterator& old_rows, EditIterator& edits, RowSink& out) {
+    switch (stage) {
+      case 1:
+        return ApplyPagesByUrl(old_rows, edits, params_.url_section,
+                               {&out, &plumbing_.Sink(2), &plumbing_.Sink(3)});
+      case 2:
+        return ApplyPagesByMd5(old_rows, edits, out);
+      case 3: {
+        NUTCHFS_ASSIGN_OR_RETURN(auto pages, OpenTable(TableId::kPagesByMd5));
+        auto rows = pages->NewIterator();
+        return ApplyLinksByMd5(old_rows, edits, *rows, out, plumbing_.Sink(4));
+      }
+      case 4: {
+        NUTCHFS_ASSIGN_OR_RETURN(auto pages, OpenTable(TableId::kPagesByUrl));
+        auto rows = pages->NewIterator();
+        return ApplyLinksByUrl(old_rows, edits, *rows, out, plumbing_.Sink(5));
+      }
+      default:
+        return ApplyLinkFixes(old_rows, edits, out);
+    }
+  }
+
+  nutchfs::Env& env_;
+  const UpdateParams& params_;
+  StagePlumbing& plumbing_;
+  Manifest next_;
+  uint64_t target_changes_ = 0;
+  uint64_t md5_gone_ = 0;
+};
+
+}  // namespace
+
+Result<Manifest> RunUpdate(nutchfs::Env& env, const Manifest& old, const UpdateParams& params,
+                           StagePlumbing& plumbing) {
+  return Update(env, old, params, plumbing).Run();
+}
+
+}  // namespace webdb

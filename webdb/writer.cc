@@ -1,0 +1,133 @@
+// The single-machine driver: edits for every stage go into local external sorters in
+// the db's work area; the update engine runs the stages; the new manifest is installed.
+#include "webdb/writer.h"
+
+#include <array>
+#include <optional>
+
+#include "nutchfs/lock_file.h"
+#include "webdb/call_log.h"
+#include "webdb/manifest.h"
+#include "webdb/sorter.h"
+#include "webdb/table_builder.h"
+#include "webdb/update.h"
+
+namespace webdb {
+namespace {
+
+// At most three sorters hold memory at once (one being read, two being filled).
+constexpr size_t kLiveSorters = 3;
+
+class LocalPlumbing final : public StagePlumbing {
+ public:
+  LocalPlumbing(nutchfs::Env& env, const std::string& work_dir, size_t memory_budget) {
+    for (int s = 1; s <= kNumStages; ++s) {
+      sorters_[s - 1] = Sorter::Create(env, work_dir, memory_budget / kLiveSorters,
+                                       "stage" + std::to_string(s));
+    }
+  }
+
+  EditSink& Sink(int stage) override { return *sorters_[stage - 1]; }
+
+  Result<std::unique_ptr<EditIterator>> Incoming(int stage) override {
+    // Earlier stages are done and their sorted streams consumed: free their memory.
+    for (int s = 1; s < stage; ++s) sorters_[s - 1].reset();
+    return sorters_[stage - 1]->Finish();
+  }
+
+  // REQUIRES: before the first Incoming().
+  uint64_t logged() const { return sorters_[0]->count() + sorters_[2]->count(); }
+
+ private:
+  std::array<std::unique_ptr<Sorter>, kNumStages> sorters_;
+};
+
+class SingleWriter final : public Writer {
+ public:
+  SingleWriter(nutchfs::Env& env, std::string dir, WriterOptions options, Manifest current,
+               nutchfs::LockFile lock)
+      : env_(env),
+        dir_(std::move(dir)),
+        options_(std::move(options)),
+        current_(std::move(current)),
+        lock_(std::move(lock)),
+        plumbing_(env, dir_ + "/work", options_.memory_budget),
+        log_(plumbing_.Sink(1), plumbing_.Sink(3), /*writer=*/0) {}
+
+  Status AddPage(const Page& p) override { return log_.AddPage(kAddPage, p); }
+  Status AddPageWithScore(const Page& p) override { return log_.AddPage(kAddPageWithScore, p); }
+  Status AddPageIfNotPresent(const Page& p) override {
+    return log_.AddPage(kAddPageIfNotPresent, p);
+  }
+  Status AddPageIfNotPresent(const Page& p, const Link& l) override {
+    return log_.AddPage(kAddPageIfNotPresent, p, &l);
+  }
+  Status DeletePage(std::string_view url) override { return log_.DeletePage(url); }
+  Status AddLink(const Link& l) override { return log_.AddLink(l); }
+
+  Status Close() override {
+    Status s = Apply();
+    Status cleaned = env_.RemoveDirRecursively(dir_ + "/work");
+    Status released = lock_.Release();
+    if (!s.ok()) return s;
+    return cleaned.ok() ? released : cleaned;
+  }
+
+ private:
+  Status Apply() {
+    // An empty session changes nothing: the db stays at its version.
+    if (plumbing_.logged() == 0) return Status::OK();
+    UpdateParams params{dir_, current_.version + 1, 0, &options_};
+    NUTCHFS_ASSIGN_OR_RETURN(Manifest next, RunUpdate(env_, current_, params, plumbing_));
+    if (options_.before_step) options_.before_step("publish");
+    NUTCHFS_RETURN_IF_ERROR(InstallManifest(env_, dir_, next));
+    return RemoveObsoleteFiles(env_, dir_, next);
+  }
+
+  nutchfs::Env& env_;
+  const std::string dir_;
+  const WriterOptions options_;
+  const Manifest current_;
+  nutchfs::LockFile lock_;
+  LocalPlumbing plumbing_;
+  CallLog log_;
+};
+
+Status CreateEmptyTable(nutchfs::Env& env, const std::string& dir, TableFile* file) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto builder, TableBuilder::Create(env, dir + "/" + file->name));
+  NUTCHFS_RETURN_IF_ERROR(builder->Finish());
+  file->size = builder->file_size();
+  file->crc = builder->file_crc();
+  return Status::OK();
+}
+
+}  // namespace
+
+Status Writer::Create(nutchfs::Env& env, const std::string& dir) {
+  if (env.FileExists(dir + "/CURRENT")) {
+    return Status::InvalidArgument("a webdb already exists at " + dir);
+  }
+  NUTCHFS_RETURN_IF_ERROR(env.CreateDirs(dir));
+  Manifest m;
+  m.version = 1;
+  for (int i = 0; i < kNumTables; ++i) {
+    m.tables[i].name = TableFileName(static_cast<TableId>(i), m.version);
+    NUTCHFS_RETURN_IF_ERROR(CreateEmptyTable(env, dir, &m.tables[i]));
+  }
+  return InstallManifest(env, dir, m);
+}
+
+Result<std::unique_ptr<Writer>> Writer::Open(nutchfs::Env& env, const std::string& dir,
+                                             WriterOptions options) {
+  NUTCHFS_ASSIGN_OR_RETURN(Manifest current, ReadCurrentManifest(env, dir));
+  NUTCHFS_ASSIGN_OR_RETURN(nutchfs::LockFile lock,
+                           nutchfs::LockFile::Acquire(env, dir + "/LOCK", "webdb writer"));
+  // Whatever an interrupted session left behind is not part of any version.
+  NUTCHFS_RETURN_IF_ERROR(env.RemoveDirRecursively(dir + "/work"));
+  NUTCHFS_RETURN_IF_ERROR(env.CreateDirs(dir + "/work"));
+  NUTCHFS_RETURN_IF_ERROR(RemoveObsoleteFiles(env, dir, current));
+  return std::unique_ptr<Writer>(
+      new SingleWriter(env, dir, std::move(options), std::move(current), std::move(lock)));
+}
+
+}  // namespace webdb
