@@ -84,7 +84,8 @@ class Env {
   // Names (not paths) of the entries of dir, without "." and "..".
   virtual Result<std::vector<std::string>> GetChildren(const std::string& dir) = 0;
   // Atomically replaces to by from. REQUIRES: both in the same directory or at least
-  // on the same mount; across mounts this fails (EXDEV), as on NFS.
+  // on the same mount; across mounts this fails (EXDEV), as on NFS. NotFound when from
+  // (or to's directory) does not exist.
   virtual Status RenameFile(const std::string& from, const std::string& to) = 0;
   virtual Status RemoveFile(const std::string& path) = 0;
   // Creates dir and missing parents; OK if it exists.

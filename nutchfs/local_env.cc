@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <filesystem>
 #include <string>
@@ -220,6 +221,7 @@ class PosixEnv final : public Env {
 
   Status RenameFile(const std::string& from, const std::string& to) override {
     if (::rename(from.c_str(), to.c_str()) != 0) {
+      if (errno == ENOENT) return OpenError("rename " + from + " to " + to, errno);
       return Status::FromErrno("rename " + from + " to " + to, errno);
     }
     return Status::OK();
@@ -278,7 +280,11 @@ Result<std::string> ReadFileToString(Env& env, const std::string& path) {
 }
 
 Status WriteFileAtomically(Env& env, const std::string& path, std::string_view contents) {
-  const std::string tmp = path + ".tmp";
+  // Unique per process and call: several processes may publish the same path at once
+  // (writers sharing one NFS directory), each rename then installs identical content.
+  static std::atomic<uint64_t> counter{0};
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
+                          std::to_string(counter.fetch_add(1));
   {
     NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewWritableFile(tmp));
     NUTCHFS_RETURN_IF_ERROR(file->Append(contents));

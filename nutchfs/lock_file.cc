@@ -1,103 +1,84 @@
 #include "nutchfs/lock_file.h"
 
-#include <fmt/format.h>
-#include <signal.h>
-#include <unistd.h>
+#include <chrono>
 
-#include <cerrno>
-#include <ctime>
-#include <sstream>
+#include "nutchfs/publish.h"
 
 namespace nutchfs {
+namespace {
 
-std::string LocalHostName() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof(buf) - 1) != 0) return "localhost";
-  return buf;
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
-std::string LockInfo::Encode() const {
-  return fmt::format("host {}\npid {}\nstart {}\nowner {}\n", host, pid, start, owner);
-}
-
-Result<LockInfo> LockInfo::Decode(std::string_view text, const std::string& path) {
-  LockInfo info;
-  std::istringstream in{std::string(text)};
-  std::string key;
-  int fields = 0;
-  while (in >> key) {
-    if (key == "host" && in >> info.host) ++fields;
-    else if (key == "pid" && in >> info.pid) ++fields;
-    else if (key == "start" && in >> info.start) ++fields;
-    else if (key == "owner") std::getline(in >> std::ws, info.owner);
-    else return Err(Status::Corruption(path + ": malformed lock file"));
+// Removes the lock at path if its contents are still `expected`. NotFound if the lock is
+// gone; Busy (after putting it back) if it changed.
+Status RemoveIfUnchanged(Env& env, const std::string& path, const std::string& expected) {
+  const std::string aside = TempPathFor(path);
+  Status moved = env.RenameFile(path, aside);
+  if (moved.IsNotFound() || (!moved.ok() && !env.FileExists(path))) {
+    return Status::NotFound("lock " + path + " is gone");
   }
-  if (fields != 3) return Err(Status::Corruption(path + ": incomplete lock file"));
-  return info;
+  NUTCHFS_RETURN_IF_ERROR(moved);
+  NUTCHFS_ASSIGN_OR_RETURN(std::string found, ReadFileToString(env, aside));
+  if (found != expected) {
+    Status back = env.CreateExclusive(path, found);
+    if (!back.ok()) {
+      return Status::IOError("lock " + path + " changed while being removed and could not be " +
+                             "restored (" + back.ToString() + "); its copy is " + aside);
+    }
+    Status ignored = env.RemoveFile(aside);
+    (void)ignored;  // the copy is invisible to listings
+    return Status::Busy("lock " + path + " changed hands while being removed");
+  }
+  return env.RemoveFile(aside);
 }
 
-bool LockInfo::IsStale() const {
-  if (host != LocalHostName() || pid <= 0) return false;
-  return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
-}
+}  // namespace
 
-LockInfo CurrentProcessLock(std::string owner) {
-  return LockInfo{LocalHostName(), ::getpid(), static_cast<int64_t>(std::time(nullptr)),
-                  std::move(owner)};
-}
-
-Result<LockInfo> LockFile::Read(Env& env, const std::string& path) {
+Result<LockOwner> ReadLockFile(Env& env, const std::string& path) {
   NUTCHFS_ASSIGN_OR_RETURN(std::string text, ReadFileToString(env, path));
-  return LockInfo::Decode(text, path);
+  return DecodeLockOwner(text, path);
 }
 
-Result<LockFile> LockFile::Acquire(Env& env, const std::string& path, std::string owner) {
-  const std::string contents = CurrentProcessLock(std::move(owner)).Encode();
-  // Two attempts: the second follows the removal of a stale lock.
-  for (int attempt = 0; attempt < 2; ++attempt) {
+Status AcquireLockFile(Env& env, const std::string& path, const LockOwner& me) {
+  NUTCHFS_RETURN_IF_ERROR(env.CreateDirs(DirOf(path)));
+  const std::string contents = EncodeLockOwner(me);
+  for (int attempt = 0; attempt < 3; ++attempt) {
     Status s = env.CreateExclusive(path, contents);
-    if (s.ok()) return LockFile(&env, path);
-    if (!s.IsBusy()) return Err(s);
-    auto holder = Read(env, path);
-    if (!holder) {
-      if (holder.error().IsNotFound()) continue;  // released meanwhile
-      return Err(Status::Busy(path + " is locked (unreadable lock file: " +
-                              holder.error().message() + ")"));
-    }
-    if (!holder->IsStale()) {
-      return Err(Status::Busy(fmt::format("{} is locked by {} on host {} (pid {}, since {})", path,
-                                          holder->owner, holder->host, holder->pid,
-                                          holder->start)));
-    }
-    Status removed = env.RemoveFile(path);
-    if (!removed.ok() && !removed.IsNotFound()) return Err(removed);
+    if (!s.IsBusy()) return s;
+    auto text = ReadFileToString(env, path);
+    if (!text && text.error().IsNotFound()) continue;  // released meanwhile
+    if (!text) return text.error();
+    LockVerdict verdict = JudgeLock(DecodeLockOwner(*text, path), me, NowMs(), 0, false);
+    if (!verdict.breakable) return Status::Busy("lock " + path + " is " + verdict.reason);
+    Status removed = RemoveIfUnchanged(env, path, *text);
+    if (!removed.ok() && !removed.IsNotFound() && !removed.IsBusy()) return removed;
   }
-  return Err(Status::Busy(path + " is contended"));
+  return Status::Busy("lock " + path + " is contended; gave up after 3 attempts");
 }
 
-LockFile::LockFile(LockFile&& other) noexcept
-    : env_(std::exchange(other.env_, nullptr)), path_(std::move(other.path_)) {}
-
-LockFile& LockFile::operator=(LockFile&& other) noexcept {
-  if (this != &other) {
-    if (env_ != nullptr) Release().ok();
-    env_ = std::exchange(other.env_, nullptr);
-    path_ = std::move(other.path_);
+Status ReleaseLockFile(Env& env, const std::string& path, const LockOwner& me) {
+  auto text = ReadFileToString(env, path);
+  if (!text) return text.error().IsNotFound() ? Status::NotFound("no lock " + path) : text.error();
+  auto owner = DecodeLockOwner(*text, path);
+  if (!owner || owner->token != me.token) {
+    return Status::Busy("lock " + path + " is not held by this process any more");
   }
-  return *this;
+  return RemoveIfUnchanged(env, path, *text);
 }
 
-LockFile::~LockFile() {
-  if (env_ != nullptr) {
-    Status ignored = Release();
-    (void)ignored;  // a destructor cannot report; callers wanting the error call Release()
-  }
-}
-
-Status LockFile::Release() {
-  if (env_ == nullptr) return Status::OK();
-  Env* env = std::exchange(env_, nullptr);
-  return env->RemoveFile(path_);
+Result<std::string> BreakLockFile(Env& env, const std::string& path, const LockOwner& me,
+                                  int64_t now_ms, int64_t lease_ms, bool force) {
+  auto text = ReadFileToString(env, path);
+  if (!text && text.error().IsNotFound()) return Err(Status::NotFound("no lock " + path));
+  if (!text) return Err(text.error());
+  LockVerdict verdict = JudgeLock(DecodeLockOwner(*text, path), me, now_ms, lease_ms, force);
+  if (!verdict.breakable) return Err(Status::Busy("lock " + path + " is " + verdict.reason));
+  NUTCHFS_RETURN_IF_ERROR(RemoveIfUnchanged(env, path, *text));
+  return verdict.reason;
 }
 
 }  // namespace nutchfs

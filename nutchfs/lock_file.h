@@ -1,13 +1,12 @@
-// Exclusive lock files: the one locking mechanism of the project, valid on local
-// disks, NFS and SFTP alike because it rests only on exclusive creation (O_EXCL /
-// SFTP's exclusive open), never on flock/fcntl.
+// Lock files: exclusive locks built on files created with O_EXCL (Env::CreateExclusive)
+// in one directory of one Env, holding a LockOwner (lock_owner.h). No flock or fcntl:
+// those are not reliable on NFS and do not exist over SFTP.
 //
-// A lock file holds "host <name>\npid <pid>\nstart <unix seconds>\nowner <text>\n".
-// Stale-lock rule: a lock whose host is this host and whose pid is no longer alive is
-// stale and is broken automatically by the next Acquire. A lock held by another host
-// is never broken automatically (that host may be alive behind a partition); an
-// operator breaks it with `nutchfs locks --break` after checking that host.
-// LockFile is a move-only RAII handle; not thread-safe.
+// Removing a lock (release or break) first renames it to a private name beside it
+// (a hidden temporary name, see publish.h), reads it back, and deletes it only if it is
+// the lock that was meant; a lock replaced in between is put back with CreateExclusive.
+// So a release never removes a lock someone else has taken since.
+// Stateless functions; thread-safe as the Env is.
 #ifndef NUTCHFS_LOCK_FILE_H_
 #define NUTCHFS_LOCK_FILE_H_
 
@@ -15,46 +14,26 @@
 #include <string>
 
 #include "nutchfs/env.h"
+#include "nutchfs/lock_owner.h"
 
 namespace nutchfs {
 
-struct LockInfo {
-  std::string host;
-  int64_t pid = 0;
-  int64_t start = 0;  // unix seconds
-  std::string owner;
+// Creates the lock file at path for `me`, creating its directory. If a lock is there and
+// the stale-lock rule lets it be broken without force (its process on this host is
+// gone), breaks it and tries once more. Busy, naming the holder, otherwise.
+Status AcquireLockFile(Env& env, const std::string& path, const LockOwner& me);
 
-  std::string Encode() const;
-  static Result<LockInfo> Decode(std::string_view text, const std::string& path);
-  // Held by a process of this host that no longer exists.
-  bool IsStale() const;
-};
+// Removes the lock at path if `me` holds it (same token). NotFound if there is no lock,
+// Busy if another owner holds it.
+Status ReleaseLockFile(Env& env, const std::string& path, const LockOwner& me);
 
-// This process, as a lock owner.
-LockInfo CurrentProcessLock(std::string owner);
-std::string LocalHostName();
+// Breaks the lock at path if the stale-lock rule allows (see lock_owner.h) and returns
+// why it was breakable; Busy with the reason if not; NotFound if there is no lock.
+Result<std::string> BreakLockFile(Env& env, const std::string& path, const LockOwner& me,
+                                  int64_t now_ms, int64_t lease_ms, bool force);
 
-class LockFile {
- public:
-  // Creates path exclusively. Busy (naming the holder) if a live lock exists.
-  static Result<LockFile> Acquire(Env& env, const std::string& path, std::string owner);
-  // The holder recorded in path.
-  static Result<LockInfo> Read(Env& env, const std::string& path);
-
-  LockFile(LockFile&& other) noexcept;
-  LockFile& operator=(LockFile&& other) noexcept;
-  LockFile(const LockFile&) = delete;
-  LockFile& operator=(const LockFile&) = delete;
-  ~LockFile();  // releases, ignoring errors (Release() reports them)
-
-  Status Release();
-
- private:
-  LockFile(Env* env, std::string path) : env_(env), path_(std::move(path)) {}
-
-  Env* env_ = nullptr;
-  std::string path_;
-};
+// The owner recorded in the lock file at path (Corruption if unreadable).
+Result<LockOwner> ReadLockFile(Env& env, const std::string& path);
 
 }  // namespace nutchfs
 

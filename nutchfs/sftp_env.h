@@ -24,6 +24,8 @@ struct SftpOptions {
   // Accept a host key that known_hosts does not list (never a changed one).
   bool accept_unknown_host_key = false;
   int connect_timeout_ms = 10000;
+  // A reply slower than this drops the connection (then retried like any network error).
+  int io_timeout_ms = 30000;
   int max_retries = 5;  // per operation, with exponential backoff
 };
 

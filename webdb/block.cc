@@ -22,10 +22,18 @@ inline const char* ParseVarint32(const char* p, const char* limit, uint32_t* val
   return nullptr;
 }
 
+// Whether previous[0, shared) + delta[0, unshared) is greater than previous. Writers store
+// the longest shared prefix, so that is decided by the first delta byte alone.
+inline bool FollowsPrevious(const std::string& previous, uint32_t shared, const char* delta,
+                            uint32_t unshared) {
+  if (unshared == 0) return false;
+  return shared == previous.size() ||
+         static_cast<uint8_t>(delta[0]) > static_cast<uint8_t>(previous[shared]);
+}
+
 }  // namespace
 
-void BlockReader::Reset(std::string_view contents, const std::string* path,
-                        uint64_t block_offset) {
+void BlockReader::Reset(std::string_view contents, const std::string* path, uint64_t block_offset) {
   data_ = contents.data();
   size_ = contents.size();
   pos_ = 0;
@@ -53,8 +61,7 @@ bool BlockReader::Next() {
   if (shared > key_.size() || (!started_ && shared != 0)) {
     return Fail(pos_, "bad shared key prefix length");
   }
-  if (started_ && (unshared == 0 || (shared < key_.size() && static_cast<uint8_t>(*p) <=
-                                                                 static_cast<uint8_t>(key_[shared])))) {
+  if (started_ && !FollowsPrevious(key_, shared, p, unshared)) {
     return Fail(pos_, "key not greater than the previous key");
   }
   key_.resize(shared);

@@ -125,7 +125,7 @@ Result<std::optional<Call>> CallFileReader::Next() {
   return Err(r.error);
 }
 
-Status ApplyCall(Writer& writer, const Call& call) {
+Status ApplyCall(CallSink& writer, const Call& call) {
   switch (call.op) {
     case Call::Op::kAddPage: return writer.AddPage(call.page);
     case Call::Op::kAddPageWithScore: return writer.AddPageWithScore(call.page);

@@ -69,7 +69,7 @@ class CallFileReader {
 };
 
 // Logs call into writer. Errors are the writer's, unchanged.
-Status ApplyCall(Writer& writer, const Call& call);
+Status ApplyCall(CallSink& writer, const Call& call);
 
 }  // namespace webdb
 

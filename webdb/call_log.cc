@@ -9,10 +9,7 @@ Result<uint64_t> CallLog::NextOrder() {
   return CallOrder(writer_, calls_++);
 }
 
-Status CallLog::AddPage(PageOp op, const Page& page, const Link* link) {
-  if (op == kDeletePage || (link != nullptr && op != kAddPageIfNotPresent)) {
-    return Status::InvalidArgument("bad page call");
-  }
+Status CallLog::LogPage(PageOp op, const Page& page, const Link* link) {
   NUTCHFS_RETURN_IF_ERROR(ValidatePage(page));
   if (link != nullptr) NUTCHFS_RETURN_IF_ERROR(ValidateLink(*link));
   NUTCHFS_ASSIGN_OR_RETURN(uint64_t order, NextOrder());

@@ -14,24 +14,32 @@
 #include "webdb/iterator.h"
 #include "webdb/record.h"
 #include "webdb/stage_edits.h"
+#include "webdb/writer.h"
 
 namespace webdb {
 
-class CallLog {
+class CallLog final : public CallSink {
  public:
   CallLog(EditSink& page_edits, EditSink& link_edits, uint64_t writer)
       : page_edits_(page_edits), link_edits_(link_edits), writer_(writer) {}
   CallLog(const CallLog&) = delete;
   CallLog& operator=(const CallLog&) = delete;
 
-  // op is kAddPage, kAddPageWithScore or kAddPageIfNotPresent; link only with the last.
-  Status AddPage(PageOp op, const Page& page, const Link* link = nullptr);
-  Status DeletePage(std::string_view url);
-  Status AddLink(const Link& link);
+  Status AddPage(const Page& p) override { return LogPage(kAddPage, p, nullptr); }
+  Status AddPageWithScore(const Page& p) override { return LogPage(kAddPageWithScore, p, nullptr); }
+  Status AddPageIfNotPresent(const Page& p) override {
+    return LogPage(kAddPageIfNotPresent, p, nullptr);
+  }
+  Status AddPageIfNotPresent(const Page& p, const Link& l) override {
+    return LogPage(kAddPageIfNotPresent, p, &l);
+  }
+  Status DeletePage(std::string_view url) override;
+  Status AddLink(const Link& link) override;
 
   uint64_t num_calls() const { return calls_; }
 
  private:
+  Status LogPage(PageOp op, const Page& page, const Link* link);
   Result<uint64_t> NextOrder();
 
   EditSink& page_edits_;

@@ -75,19 +75,20 @@ Result<int64_t> GetInt(sj::value& v, const FieldName& f, int64_t lo, int64_t hi)
   std::string_view raw = NumberToken(v);
   int64_t x = 0;
   simdjson::error_code e = v.get_int64().get(x);
-  std::string range = std::to_string(lo) + ".." + std::to_string(hi);
+  auto out_of_range = [&] {
+    return Bad(f.str() + ": " + std::string(raw) + " is out of range " + std::to_string(lo) +
+               ".." + std::to_string(hi));
+  };
   if (e == simdjson::INCORRECT_TYPE) {
     double d;
     if (auto e2 = v.get_double().get(d)) return Err(JsonError(f.str(), e2));
     if (raw.find_first_of(".eE") != std::string_view::npos) {
       return Err(Bad(f.str() + ": expected an integer, got " + std::string(raw)));
     }
-    return Err(Bad(f.str() + ": " + std::string(raw) + " is out of range " + range));
+    return Err(out_of_range());
   }
   if (e) return Err(JsonError(f.str(), e));
-  if (x < lo || x > hi) {
-    return Err(Bad(f.str() + ": " + std::string(raw) + " is out of range " + range));
-  }
+  if (x < lo || x > hi) return Err(out_of_range());
   return x;
 }
 
@@ -183,9 +184,10 @@ Result<uint32_t> ForEachField(sj::value& v, const FieldTable<N>& table, Fn&& fn)
     if (auto e = field.unescaped_key().get(key)) return Err(JsonError(table.object, e));
     size_t i = 0;
     while (i < N && table.names[i] != key) ++i;
-    std::string where = table.object.empty() ? "" : std::string(table.object) + ": ";
-    if (i == N) return Err(Bad(where + "unknown field " + Quote(key)));
-    if (seen & (1u << i)) return Err(Bad(where + "duplicate field " + Quote(key)));
+    if (i == N || (seen & (1u << i))) {
+      std::string where = table.object.empty() ? "" : std::string(table.object) + ": ";
+      return Err(Bad(where + (i == N ? "unknown field " : "duplicate field ") + Quote(key)));
+    }
     seen |= 1u << i;
     sj::value fv;
     if (auto e = field.value().get(fv)) return Err(JsonError(table.object, e));
@@ -285,12 +287,13 @@ Status CheckShape(Call::Op op, uint32_t seen) {
     case Call::Op::kAddLink: required = allowed = 1u << kCallLink; break;
   }
   for (CallField f : {kCallPage, kCallLink, kCallUrl}) {
-    std::string field = Quote(kCallFields.names[f]);
     if ((required & (1u << f)) && !(seen & (1u << f))) {
-      return Bad("missing field " + field + " (required by " + CallOpName(op) + ")");
+      return Bad("missing field " + Quote(kCallFields.names[f]) + " (required by " +
+                 CallOpName(op) + ")");
     }
     if (!(allowed & (1u << f)) && (seen & (1u << f))) {
-      return Bad("field " + field + " is not allowed with " + CallOpName(op));
+      return Bad("field " + Quote(kCallFields.names[f]) + " is not allowed with " +
+                 CallOpName(op));
     }
   }
   return Status::OK();

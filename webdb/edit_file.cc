@@ -130,7 +130,7 @@ Status EditFileWriter::FlushFrame() {
   return Status::OK();
 }
 
-Status EditFileWriter::Finish() {
+Status EditFileWriter::Finish(bool sync) {
   if (finished_) return Status::InvalidArgument(path() + ": Finish called twice");
   finished_ = true;
   NUTCHFS_RETURN_IF_ERROR(FlushFrame());
@@ -143,7 +143,7 @@ Status EditFileWriter::Finish() {
   trailer.append(kMagic, kMagicSize);
   NUTCHFS_RETURN_IF_ERROR(file_->Append(trailer));
   file_bytes_ += trailer.size();
-  NUTCHFS_RETURN_IF_ERROR(file_->Sync());
+  if (sync) NUTCHFS_RETURN_IF_ERROR(file_->Sync());
   return file_->Close();
 }
 
@@ -251,7 +251,7 @@ Status EditFileIterator::Open() {
 }
 
 void EditFileIterator::Advance() {
-  if (!status_.ok()) return;
+  if (!valid_) return;
   if (payload_.empty()) {
     // The next frame may move the buffer: keep the previous key for the order check.
     if (sorted_ && records_ > 0) last_key_.assign(edit_.key);

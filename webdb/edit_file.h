@@ -37,9 +37,10 @@ class EditFileWriter final : public EditSink {
 
   // InvalidArgument if sorted and edit sorts before the previous one, or after Finish().
   Status Add(const EditView& edit) override;
-  // Writes the last frame and the footer, syncs and closes. Once only. A file whose
-  // writer is destroyed without Finish() has no footer and reads as Corruption.
-  Status Finish();
+  // Writes the last frame and the footer, syncs (unless !sync: temporary files such as
+  // sort runs need no durability) and closes. Once only. A file whose writer is
+  // destroyed without Finish() has no footer and reads as Corruption.
+  Status Finish(bool sync = true);
 
   uint64_t count() const { return count_; }
   // Bytes written to the file so far; after Finish(), the file size.

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "webdb/crc32c.h"
+#include "webdb/table_builder.h"
 
 namespace webdb {
 namespace {
@@ -74,6 +75,21 @@ Result<Manifest> Manifest::Decode(std::string_view text, const std::string& path
   return m;
 }
 
+Result<Manifest> CreateEmptyTables(nutchfs::Env& env, const std::string& dir) {
+  NUTCHFS_RETURN_IF_ERROR(env.CreateDirs(dir));
+  Manifest m;
+  m.version = 1;
+  for (int i = 0; i < kNumTables; ++i) {
+    TableFile& f = m.tables[i];
+    f.name = TableFileName(static_cast<TableId>(i), m.version);
+    NUTCHFS_ASSIGN_OR_RETURN(auto builder, TableBuilder::Create(env, dir + "/" + f.name));
+    NUTCHFS_RETURN_IF_ERROR(builder->Finish());
+    f.size = builder->file_size();
+    f.crc = builder->file_crc();
+  }
+  return m;
+}
+
 Result<Manifest> ReadCurrentManifest(nutchfs::Env& env, const std::string& dir) {
   auto current = nutchfs::ReadFileToString(env, dir + "/CURRENT");
   if (!current) {
@@ -96,12 +112,16 @@ Status InstallManifest(nutchfs::Env& env, const std::string& dir, const Manifest
   return nutchfs::WriteFileAtomically(env, dir + "/CURRENT", name + "\n");
 }
 
-Status RemoveObsoleteFiles(nutchfs::Env& env, const std::string& dir, const Manifest& live) {
+Status RemoveObsoleteFiles(nutchfs::Env& env, const std::string& dir,
+                           const std::vector<const Manifest*>& live) {
   NUTCHFS_ASSIGN_OR_RETURN(auto names, env.GetChildren(dir));
   for (const std::string& name : names) {
-    if (!IsDbFile(name) || name == ManifestFileName(live.version)) continue;
+    if (!IsDbFile(name)) continue;
     bool used = false;
-    for (const TableFile& f : live.tables) used = used || f.name == name;
+    for (const Manifest* m : live) {
+      used = used || name == ManifestFileName(m->version);
+      for (const TableFile& f : m->tables) used = used || f.name == name;
+    }
     if (used) continue;
     Status s = env.RemoveFile(dir + "/" + name);
     if (!s.ok() && !s.IsNotFound()) return s;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "nutchfs/env.h"
 #include "webdb/record.h"
@@ -48,14 +49,19 @@ std::string ManifestFileName(uint64_t version);
 // "<table>-<version>.tbl", with an optional suffix before ".tbl".
 std::string TableFileName(TableId t, uint64_t version, std::string_view suffix = "");
 
+// Creates dir (if needed) and four empty table files of version 1 in it; returns their
+// manifest, not installed.
+Result<Manifest> CreateEmptyTables(nutchfs::Env& env, const std::string& dir);
+
 // The manifest CURRENT names in dir. NotFound if dir holds no db.
 Result<Manifest> ReadCurrentManifest(nutchfs::Env& env, const std::string& dir);
 // Writes MANIFEST-<version> and switches CURRENT to it atomically and durably.
 // REQUIRES: every table file it names is complete and synced.
 Status InstallManifest(nutchfs::Env& env, const std::string& dir, const Manifest& m);
-// Deletes table and manifest files of dir that `live` does not use. Readers that
+// Deletes table and manifest files of dir that no manifest in `live` uses. Readers that
 // opened an older version keep reading it through their open files.
-Status RemoveObsoleteFiles(nutchfs::Env& env, const std::string& dir, const Manifest& live);
+Status RemoveObsoleteFiles(nutchfs::Env& env, const std::string& dir,
+                           const std::vector<const Manifest*>& live);
 
 }  // namespace webdb
 

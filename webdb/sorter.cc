@@ -232,7 +232,7 @@ Status Sorter::Spill() {
   for (size_t i = 0; i < buffer_->size(); ++i) {
     NUTCHFS_RETURN_IF_ERROR(writer->Add(buffer_->Get(i)));
   }
-  NUTCHFS_RETURN_IF_ERROR(writer->Finish());
+  NUTCHFS_RETURN_IF_ERROR(writer->Finish(/*sync=*/false));
   runs_.push_back(std::move(path));
   ++runs_spilled_;
   buffer_->Clear();
@@ -258,7 +258,7 @@ Status Sorter::MergeRuns(const std::vector<std::string>& inputs, const std::stri
     NUTCHFS_RETURN_IF_ERROR(writer->Add(merged->edit()));
   }
   NUTCHFS_RETURN_IF_ERROR(merged->status());
-  NUTCHFS_RETURN_IF_ERROR(writer->Finish());
+  NUTCHFS_RETURN_IF_ERROR(writer->Finish(/*sync=*/false));
   // Best effort: the destructor tries again.
   for (const std::string& path : inputs) static_cast<void>(env_.RemoveFile(path));
   return Status::OK();

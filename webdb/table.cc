@@ -18,13 +18,13 @@ Status Corruption(const std::string& path, std::string_view what, uint64_t offse
 }
 
 // Reads exactly n bytes at offset; Corruption when the file ends first.
-Result<std::string_view> ReadExact(const nutchfs::RandomAccessFile& file, uint64_t offset,
-                                   size_t n, char* scratch) {
+Result<std::string_view> ReadExact(const nutchfs::RandomAccessFile& file, uint64_t offset, size_t n,
+                                   char* scratch) {
   NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, file.Read(offset, n, scratch));
   if (got.size() != n) {
     return nutchfs::Err(Corruption(file.path(),
-                                   "file truncated: read " + std::to_string(got.size()) +
-                                       " of " + std::to_string(n) + " bytes",
+                                   "file truncated: read " + std::to_string(got.size()) + " of " +
+                                       std::to_string(n) + " bytes",
                                    offset));
   }
   return got;
@@ -58,7 +58,7 @@ class Table::Iter final : public Iterator {
   size_t scratch_size_ = 0;
   std::string_view buf_;  // bytes read from the file, starting at buf_offset_
   uint64_t buf_offset_ = 0;
-  size_t block_ = 0;      // index of the block reader_ decodes
+  size_t block_ = 0;  // index of the block reader_ decodes
   BlockReader reader_;
   bool valid_ = false;
   bool counting_ = false;  // scanning from the first record: check the record count
@@ -122,9 +122,8 @@ void Table::Iter::EnterBlock(size_t index, bool readahead) {
     return Fail(Corruption(table_->path(), "empty data block", offset));
   }
   if (index > 0 && reader_.key() <= std::string_view(table_->last_keys_[index - 1])) {
-    return Fail(Corruption(table_->path(),
-                           "first key not greater than the previous block's last key: block",
-                           offset));
+    return Fail(Corruption(
+        table_->path(), "first key not greater than the previous block's last key: block", offset));
   }
   ++seen_;
   valid_ = true;
@@ -245,7 +244,8 @@ Status Table::ParseIndex(std::string_view index) {
     uint64_t entry_offset = index_offset + footer_.index.size - index.size();
     std::string_view key;
     BlockHandle h;
-    if (!GetIndexEntry(&index, &key, &h)) return CorruptionAt("malformed index entry", entry_offset);
+    if (!GetIndexEntry(&index, &key, &h))
+      return CorruptionAt("malformed index entry", entry_offset);
     if (h.offset != expected || h.size == 0 || h.size > index_offset - h.offset ||
         index_offset - h.offset - h.size < kBlockTrailerSize) {
       return CorruptionAt("index entry with a bad block handle", entry_offset);

@@ -13,8 +13,7 @@ Result<std::unique_ptr<TableBuilder>> TableBuilder::Create(nutchfs::Env& env,
   return std::unique_ptr<TableBuilder>(new TableBuilder(std::move(file)));
 }
 
-TableBuilder::TableBuilder(std::unique_ptr<nutchfs::WritableFile> file)
-    : file_(std::move(file)) {}
+TableBuilder::TableBuilder(std::unique_ptr<nutchfs::WritableFile> file) : file_(std::move(file)) {}
 
 Status TableBuilder::Add(std::string_view key, std::string_view value) {
   if (!status_.ok()) return status_;

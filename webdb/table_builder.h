@@ -25,8 +25,7 @@ using nutchfs::Status;
 class TableBuilder {
  public:
   // Creates (or truncates) path.
-  static Result<std::unique_ptr<TableBuilder>> Create(nutchfs::Env& env,
-                                                      const std::string& path);
+  static Result<std::unique_ptr<TableBuilder>> Create(nutchfs::Env& env, const std::string& path);
   ~TableBuilder() = default;
   TableBuilder(const TableBuilder&) = delete;
   TableBuilder& operator=(const TableBuilder&) = delete;

@@ -8,9 +8,7 @@ namespace {
 
 constexpr size_t kFooterCrcOffset = 36;
 
-std::string At(uint64_t offset) {
-  return " at offset " + std::to_string(offset);
-}
+std::string At(uint64_t offset) { return " at offset " + std::to_string(offset); }
 
 }  // namespace
 
@@ -29,14 +27,13 @@ Result<std::string_view> CheckBlockTrailer(std::string_view block_with_trailer,
   size_t n = block_with_trailer.size() - kBlockTrailerSize;
   const char* trailer = block_with_trailer.data() + n;
   if (static_cast<uint8_t>(trailer[0]) != kBlockTypeNone) {
-    return nutchfs::Err(Status::Corruption(
-        path + ": unknown block type " + std::to_string(static_cast<uint8_t>(trailer[0])) +
-        " in block" + At(offset)));
+    return nutchfs::Err(Status::Corruption(path + ": unknown block type " +
+                                           std::to_string(static_cast<uint8_t>(trailer[0])) +
+                                           " in block" + At(offset)));
   }
   uint32_t actual = crc32c::Value(block_with_trailer.data(), n + 1);
   if (crc32c::Unmask(DecodeFixed32(trailer + 1)) != actual) {
-    return nutchfs::Err(
-        Status::Corruption(path + ": block checksum mismatch" + At(offset)));
+    return nutchfs::Err(Status::Corruption(path + ": block checksum mismatch" + At(offset)));
   }
   return block_with_trailer.substr(0, n);
 }
@@ -60,8 +57,7 @@ Result<Footer> DecodeFooter(std::string_view input, const std::string& path, uin
   }
   uint32_t stored = crc32c::Unmask(DecodeFixed32(input.data() + kFooterCrcOffset));
   if (stored != crc32c::Value(input.data(), kFooterCrcOffset)) {
-    return nutchfs::Err(
-        Status::Corruption(path + ": footer checksum mismatch" + At(offset)));
+    return nutchfs::Err(Status::Corruption(path + ": footer checksum mismatch" + At(offset)));
   }
   uint32_t version = DecodeFixed32(input.data() + 32);
   if (version != kTableFormatVersion) {

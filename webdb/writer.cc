@@ -5,11 +5,10 @@
 #include <array>
 #include <optional>
 
-#include "nutchfs/lock_file.h"
+#include "nutchfs/scoped_lock.h"
 #include "webdb/call_log.h"
 #include "webdb/manifest.h"
 #include "webdb/sorter.h"
-#include "webdb/table_builder.h"
 #include "webdb/update.h"
 
 namespace webdb {
@@ -45,7 +44,7 @@ class LocalPlumbing final : public StagePlumbing {
 class SingleWriter final : public Writer {
  public:
   SingleWriter(nutchfs::Env& env, std::string dir, WriterOptions options, Manifest current,
-               nutchfs::LockFile lock)
+               std::unique_ptr<nutchfs::ScopedLock> lock)
       : env_(env),
         dir_(std::move(dir)),
         options_(std::move(options)),
@@ -54,13 +53,11 @@ class SingleWriter final : public Writer {
         plumbing_(env, dir_ + "/work", options_.memory_budget),
         log_(plumbing_.Sink(1), plumbing_.Sink(3), /*writer=*/0) {}
 
-  Status AddPage(const Page& p) override { return log_.AddPage(kAddPage, p); }
-  Status AddPageWithScore(const Page& p) override { return log_.AddPage(kAddPageWithScore, p); }
-  Status AddPageIfNotPresent(const Page& p) override {
-    return log_.AddPage(kAddPageIfNotPresent, p);
-  }
+  Status AddPage(const Page& p) override { return log_.AddPage(p); }
+  Status AddPageWithScore(const Page& p) override { return log_.AddPageWithScore(p); }
+  Status AddPageIfNotPresent(const Page& p) override { return log_.AddPageIfNotPresent(p); }
   Status AddPageIfNotPresent(const Page& p, const Link& l) override {
-    return log_.AddPage(kAddPageIfNotPresent, p, &l);
+    return log_.AddPageIfNotPresent(p, l);
   }
   Status DeletePage(std::string_view url) override { return log_.DeletePage(url); }
   Status AddLink(const Link& l) override { return log_.AddLink(l); }
@@ -68,7 +65,7 @@ class SingleWriter final : public Writer {
   Status Close() override {
     Status s = Apply();
     Status cleaned = env_.RemoveDirRecursively(dir_ + "/work");
-    Status released = lock_.Release();
+    Status released = lock_->Release();
     if (!s.ok()) return s;
     return cleaned.ok() ? released : cleaned;
   }
@@ -81,25 +78,17 @@ class SingleWriter final : public Writer {
     NUTCHFS_ASSIGN_OR_RETURN(Manifest next, RunUpdate(env_, current_, params, plumbing_));
     if (options_.before_step) options_.before_step("publish");
     NUTCHFS_RETURN_IF_ERROR(InstallManifest(env_, dir_, next));
-    return RemoveObsoleteFiles(env_, dir_, next);
+    return RemoveObsoleteFiles(env_, dir_, {&next});
   }
 
   nutchfs::Env& env_;
   const std::string dir_;
   const WriterOptions options_;
   const Manifest current_;
-  nutchfs::LockFile lock_;
+  std::unique_ptr<nutchfs::ScopedLock> lock_;
   LocalPlumbing plumbing_;
   CallLog log_;
 };
-
-Status CreateEmptyTable(nutchfs::Env& env, const std::string& dir, TableFile* file) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto builder, TableBuilder::Create(env, dir + "/" + file->name));
-  NUTCHFS_RETURN_IF_ERROR(builder->Finish());
-  file->size = builder->file_size();
-  file->crc = builder->file_crc();
-  return Status::OK();
-}
 
 }  // namespace
 
@@ -107,25 +96,18 @@ Status Writer::Create(nutchfs::Env& env, const std::string& dir) {
   if (env.FileExists(dir + "/CURRENT")) {
     return Status::InvalidArgument("a webdb already exists at " + dir);
   }
-  NUTCHFS_RETURN_IF_ERROR(env.CreateDirs(dir));
-  Manifest m;
-  m.version = 1;
-  for (int i = 0; i < kNumTables; ++i) {
-    m.tables[i].name = TableFileName(static_cast<TableId>(i), m.version);
-    NUTCHFS_RETURN_IF_ERROR(CreateEmptyTable(env, dir, &m.tables[i]));
-  }
+  NUTCHFS_ASSIGN_OR_RETURN(Manifest m, CreateEmptyTables(env, dir));
   return InstallManifest(env, dir, m);
 }
 
 Result<std::unique_ptr<Writer>> Writer::Open(nutchfs::Env& env, const std::string& dir,
                                              WriterOptions options) {
   NUTCHFS_ASSIGN_OR_RETURN(Manifest current, ReadCurrentManifest(env, dir));
-  NUTCHFS_ASSIGN_OR_RETURN(nutchfs::LockFile lock,
-                           nutchfs::LockFile::Acquire(env, dir + "/LOCK", "webdb writer"));
+  NUTCHFS_ASSIGN_OR_RETURN(auto lock, nutchfs::ScopedLock::Acquire(env, dir + "/LOCK", "webdb writer"));
   // Whatever an interrupted session left behind is not part of any version.
   NUTCHFS_RETURN_IF_ERROR(env.RemoveDirRecursively(dir + "/work"));
   NUTCHFS_RETURN_IF_ERROR(env.CreateDirs(dir + "/work"));
-  NUTCHFS_RETURN_IF_ERROR(RemoveObsoleteFiles(env, dir, current));
+  NUTCHFS_RETURN_IF_ERROR(RemoveObsoleteFiles(env, dir, {&current}));
   return std::unique_ptr<Writer>(
       new SingleWriter(env, dir, std::move(options), std::move(current), std::move(lock)));
 }

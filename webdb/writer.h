@@ -39,22 +39,26 @@ struct WriterOptions {
   std::function<void(std::string_view)> before_step;
 };
 
-class Writer {
+// The six calls of a writer session. Implemented by Writer (single machine) and by
+// CallLog, through which every writer, single or distributed, logs its calls.
+class CallSink {
  public:
-  // Opens the db at dir for one session. NotFound if there is no db there.
-  static Result<std::unique_ptr<Writer>> Open(nutchfs::Env& env, const std::string& dir,
-                                              WriterOptions options);
-  // Creates an empty db at dir; InvalidArgument if one already exists.
-  static Status Create(nutchfs::Env& env, const std::string& dir);
-
-  virtual ~Writer() = default;
-
+  virtual ~CallSink() = default;
   virtual Status AddPage(const Page& page) = 0;
   virtual Status AddPageWithScore(const Page& page) = 0;
   virtual Status AddPageIfNotPresent(const Page& page) = 0;
   virtual Status AddPageIfNotPresent(const Page& page, const Link& link) = 0;
   virtual Status DeletePage(std::string_view url) = 0;
   virtual Status AddLink(const Link& link) = 0;
+};
+
+class Writer : public CallSink {
+ public:
+  // Opens the db at dir for one session. NotFound if there is no db there.
+  static Result<std::unique_ptr<Writer>> Open(nutchfs::Env& env, const std::string& dir,
+                                              WriterOptions options);
+  // Creates an empty db at dir; InvalidArgument if one already exists.
+  static Status Create(nutchfs::Env& env, const std::string& dir);
 
   // Applies the session and publishes the new version. The writer is finished after
   // this, whatever it returns.

@@ -90,7 +90,8 @@ TEST_CASE("block seek finds the first key at or after the target", "[block]") {
 
 TEST_CASE("block prefix compression shares key prefixes", "[block]") {
   Rows rows;
-  for (int i = 0; i < 100; ++i) rows.emplace_back("http://same.example/page/" + std::to_string(1000 + i), "");
+  for (int i = 0; i < 100; ++i)
+    rows.emplace_back("http://same.example/page/" + std::to_string(1000 + i), "");
   std::string block = Build(rows);
   CHECK(block.size() < 100 * 10);
 }
@@ -162,14 +163,16 @@ TEST_CASE("block trailer detects every flipped byte and bad types", "[block][fau
   Result<std::string_view> ok = CheckBlockTrailer(with_trailer, kPath, kBlockOffset);
   REQUIRE(ok.has_value());
   CHECK(ok->size() == with_trailer.size() - kBlockTrailerSize);
-  for (size_t i = 0; i < with_trailer.size(); i += (i < 100 || i + 100 > with_trailer.size() ? 1 : 89)) {
+  for (size_t i = 0; i < with_trailer.size();
+       i += (i < 100 || i + 100 > with_trailer.size() ? 1 : 89)) {
     std::string bad = with_trailer;
     bad[i] = static_cast<char>(bad[i] ^ 0x10);
     Result<std::string_view> r = CheckBlockTrailer(bad, kPath, kBlockOffset);
     INFO("flipped byte " << i);
     REQUIRE_FALSE(r.has_value());
     CHECK(r.error().IsCorruption());
-    CHECK_THAT(r.error().message(), Catch::Contains(kPath + ": ") && Catch::Contains("at offset 4096"));
+    CHECK_THAT(r.error().message(),
+               Catch::Contains(kPath + ": ") && Catch::Contains("at offset 4096"));
   }
   CHECK_FALSE(CheckBlockTrailer("abc", kPath, 0).has_value());
 }

@@ -1,0 +1,66 @@
+#include "distwriter/create.h"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <sstream>
+
+#include "distwriter/round_manifest.h"
+#include "nutchfs/nutchfs.h"
+
+namespace distwriter {
+namespace {
+
+Result<std::vector<std::string>> ReadSample(nutchfs::Env& env, const std::string& path, int k) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::string text, nutchfs::ReadFileToString(env, path));
+  std::vector<std::string> urls;
+  std::istringstream in(text);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.empty()) continue;
+    Status s = webdb::ValidateUrl(line);
+    if (!s.ok()) return Err(Status::InvalidArgument(fmt::format("{}:{}: {}", path, n, s.message())));
+    urls.push_back(std::move(line));
+  }
+  if (urls.empty()) return Err(Status::InvalidArgument(path + ": the url sample is empty"));
+  return Partition::ChooseBreakpoints(std::move(urls), k);
+}
+
+}  // namespace
+
+Status CreateDistDb(const DistConfig& config, const std::string& sample_path) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
+  RoundManifest round;
+  round.version = 1;
+  round.k = config.k;
+  round.digests.assign(config.k, "");
+  round.sections.assign(config.k, webdb::Manifest{});
+  if (!sample_path.empty() && config.k > 1) {
+    NUTCHFS_ASSIGN_OR_RETURN(round.breakpoints, ReadSample(fs->local_env(), sample_path, config.k));
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(auto current, fs->Locate(config.MetaFile("CURRENT")));
+  if (current.env->FileExists(current.path)) {
+    return Status::InvalidArgument("a distributed webdb '" + config.db() + "' already exists (" +
+                                   current.path + ")");
+  }
+  for (int i = 0; i < config.k; ++i) {
+    NUTCHFS_ASSIGN_OR_RETURN(auto at, fs->Locate(config.WriterFile(i, "section/CURRENT")));
+    const std::string dir = at.path.substr(0, at.path.rfind('/'));
+    NUTCHFS_ASSIGN_OR_RETURN(round.sections[i],
+                             webdb::CreateEmptyTables(*at.env, dir).map_error([&](Status s) {
+                               return s.WithContext(config.Describe(i));
+                             }));
+  }
+  const std::string tmp = "/tmp/webdb-create-" + std::to_string(::getpid());
+  const std::string name = RoundFileName(round.version);
+  NUTCHFS_RETURN_IF_ERROR(nutchfs::WriteFileAtomically(fs->local_env(), tmp, round.Encode()));
+  auto put = fs->Put(tmp, config.MetaFile(name));
+  NUTCHFS_RETURN_IF_ERROR(nutchfs::WriteFileAtomically(fs->local_env(), tmp, name + "\n"));
+  if (put) put = fs->Put(tmp, config.MetaFile("CURRENT"));
+  Status removed = fs->local_env().RemoveFile(tmp);
+  if (!put) return put.error();
+  return removed;
+}
+
+}  // namespace distwriter

@@ -1,0 +1,105 @@
+#include "distwriter/dist_config.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace distwriter {
+namespace {
+
+Result<int> ParseInt(const nutchfs::ConfigFile& file, const nutchfs::ConfigEntry& e, int min,
+                     int max) {
+  int v = 0;
+  auto [end, ec] = std::from_chars(e.value.data(), e.value.data() + e.value.size(), v);
+  if (ec != std::errc() || end != e.value.data() + e.value.size() || v < min || v > max) {
+    return Err(file.ErrorAt(e.line, "'" + e.key + "' must be an integer in " +
+                                        std::to_string(min) + ".." + std::to_string(max)));
+  }
+  return v;
+}
+
+// Reads "writers" and every [writer.I] section into d.
+Status ReadWriters(DistConfig& d) {
+  const nutchfs::ConfigFile& file = d.cluster.file;
+  const nutchfs::ConfigEntry* writers = file.Find("writers");
+  if (writers == nullptr) return file.ErrorAt(0, "missing 'writers = K'");
+  NUTCHFS_ASSIGN_OR_RETURN(d.k, ParseInt(file, *writers, 1, kMaxWriters));
+  d.writer_machines.assign(d.k, "");
+  for (const nutchfs::ConfigEntry* e : d.cluster.UnclaimedEntries()) {
+    if (e->key == "writers") continue;
+    if (!e->section.starts_with("writer.") || e->key != e->section + ".machine") {
+      return file.ErrorAt(e->line, "unknown key '" + e->key + "'");
+    }
+    nutchfs::ConfigEntry index = *e;
+    index.value = e->section.substr(7);
+    NUTCHFS_ASSIGN_OR_RETURN(int i, ParseInt(file, index, 0, d.k - 1));
+    if (!d.writer_machines[i].empty()) {
+      return file.ErrorAt(e->line, "writer " + std::to_string(i) + " is given twice");
+    }
+    if (d.cluster.FindMachine(e->value) == nullptr) {
+      return file.ErrorAt(e->line, "unknown machine '" + e->value + "'");
+    }
+    d.writer_machines[i] = e->value;
+  }
+  for (int i = 0; i < d.k; ++i) {
+    if (d.writer_machines[i].empty()) {
+      return file.ErrorAt(writers->line, "no [writer." + std::to_string(i) + "] machine");
+    }
+  }
+  return Status::OK();
+}
+
+// Adds the groups w<i> and meta, refusing groups of those names in the file.
+Status AddGroups(DistConfig& d) {
+  nutchfs::GroupConfig meta{kMetaGroup, {}, 0};
+  for (int i = 0; i < d.k; ++i) {
+    const nutchfs::GroupConfig* g = d.cluster.FindGroup(WriterGroup(i));
+    if (g != nullptr) {
+      return d.cluster.file.ErrorAt(g->line, "group " + g->name + " is reserved for writer " +
+                                                 std::to_string(i));
+    }
+    d.cluster.groups.push_back({WriterGroup(i), {d.writer_machines[i]}, 0});
+    if (std::find(meta.machines.begin(), meta.machines.end(), d.writer_machines[i]) ==
+        meta.machines.end()) {
+      meta.machines.push_back(d.writer_machines[i]);
+    }
+  }
+  if (const nutchfs::GroupConfig* g = d.cluster.FindGroup(kMetaGroup)) {
+    return d.cluster.file.ErrorAt(g->line, "group meta is reserved");
+  }
+  d.cluster.groups.push_back(std::move(meta));
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string WriterGroup(int writer) { return "w" + std::to_string(writer); }
+
+Result<DistConfig> DistConfig::Load(const std::string& path) {
+  DistConfig d;
+  NUTCHFS_ASSIGN_OR_RETURN(d.cluster, nutchfs::ClusterConfig::Load(path));
+  NUTCHFS_RETURN_IF_ERROR(ReadWriters(d));
+  NUTCHFS_RETURN_IF_ERROR(AddGroups(d));
+  return d;
+}
+
+Result<DistConfig> DistConfig::Parse(std::string_view text, const std::string& path) {
+  DistConfig d;
+  NUTCHFS_ASSIGN_OR_RETURN(d.cluster, nutchfs::ClusterConfig::Parse(text, path));
+  NUTCHFS_RETURN_IF_ERROR(ReadWriters(d));
+  NUTCHFS_RETURN_IF_ERROR(AddGroups(d));
+  return d;
+}
+
+nutchfs::NutchFile DistConfig::WriterFile(int writer, std::string name) const {
+  return nutchfs::NutchFile{cluster.db, WriterGroup(writer), std::move(name)};
+}
+
+nutchfs::NutchFile DistConfig::MetaFile(std::string name) const {
+  return nutchfs::NutchFile{cluster.db, kMetaGroup, std::move(name)};
+}
+
+std::string DistConfig::Describe(int writer) const {
+  return "writer " + std::to_string(writer) + " (machine " + writer_machines[writer] + ")";
+}
+
+}  // namespace distwriter

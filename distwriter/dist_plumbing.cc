@@ -1,0 +1,74 @@
+#include "distwriter/dist_plumbing.h"
+
+#include <algorithm>
+
+#include "webdb/edit_file.h"
+#include "webdb/merging_iterator.h"
+
+namespace distwriter {
+namespace {
+
+constexpr size_t kLiveSorters = 3;  // as in the single-machine writer
+constexpr webdb::TableId kStageTable[webdb::kNumStages] = {
+    webdb::TableId::kPagesByUrl, webdb::TableId::kPagesByMd5, webdb::TableId::kLinksByMd5,
+    webdb::TableId::kLinksByUrl, webdb::TableId::kLinksByMd5};
+
+}  // namespace
+
+DistPlumbing::DistPlumbing(nutchfs::Env& local, std::string work_dir, size_t memory_budget,
+                           Exchange& exchange, int self, int k)
+    : local_(local),
+      work_dir_(std::move(work_dir)),
+      exchange_(exchange),
+      self_(self),
+      k_(k),
+      read_buffer_(std::clamp<size_t>(memory_budget / kLiveSorters / static_cast<size_t>(k),
+                                      64 << 10, webdb::kEditReadBufferSize)) {
+  for (int s = 1; s <= webdb::kNumStages; ++s) {
+    sorters_[s - 1] = webdb::Sorter::Create(local, work_dir_, memory_budget / kLiveSorters,
+                                            "stage" + std::to_string(s));
+  }
+}
+
+Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::Incoming(int stage) {
+  for (int s = 1; s < stage; ++s) sorters_[s - 1].reset();
+  {
+    NUTCHFS_ASSIGN_OR_RETURN(auto sorted, sorters_[stage - 1]->Finish());
+    NUTCHFS_RETURN_IF_ERROR(SendSections(stage, *sorted));
+  }
+  return ReceiveAll(stage);
+}
+
+// Writes the sorted stream as k consecutive section files and sends each one.
+Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted) {
+  const webdb::TableId table = kStageTable[stage - 1];
+  for (int to = 0; to < k_; ++to) {
+    const std::string path =
+        work_dir_ + "/out-s" + std::to_string(stage) + "-to" + std::to_string(to) + ".edits";
+    NUTCHFS_ASSIGN_OR_RETURN(auto out, webdb::EditFileWriter::Create(local_, path, true));
+    for (; sorted.Valid(); sorted.Next()) {
+      const int section = partition_->SectionOf(table, sorted.edit().key);
+      if (section < to) return Status::Corruption("edit stream out of section order");
+      if (section > to) break;
+      NUTCHFS_RETURN_IF_ERROR(out->Add(sorted.edit()));
+    }
+    NUTCHFS_RETURN_IF_ERROR(sorted.status());
+    NUTCHFS_RETURN_IF_ERROR(out->Finish());
+    NUTCHFS_RETURN_IF_ERROR(exchange_.Send(stage, to, path));
+    NUTCHFS_RETURN_IF_ERROR(local_.RemoveFile(path));
+  }
+  return Status::OK();
+}
+
+Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::ReceiveAll(int stage) {
+  std::vector<std::unique_ptr<webdb::EditIterator>> inputs;
+  for (int from = 0; from < k_; ++from) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::string path, exchange_.Receive(stage, from));
+    auto file = webdb::OpenEditFile(local_, path, read_buffer_);
+    if (!file) return Err(file.error().WithContext("writer " + std::to_string(self_)));
+    inputs.push_back(std::move(*file));
+  }
+  return webdb::NewMergingEditIterator(std::move(inputs));
+}
+
+}  // namespace distwriter

@@ -1,0 +1,48 @@
+// DistPlumbing: the distributed writer's StagePlumbing (webdb/update.h). Edits meant for
+// a stage are sorted locally; when the stage begins, the sorted stream is cut by
+// section into exactly k edit files (empty ones too), each sent to the writer owning
+// that section; then the k files addressed to this writer are awaited and merged
+// (ties by order, then by sender). Not thread-safe.
+#ifndef DISTWRITER_DIST_PLUMBING_H_
+#define DISTWRITER_DIST_PLUMBING_H_
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "distwriter/exchange.h"
+#include "distwriter/partition.h"
+#include "webdb/sorter.h"
+#include "webdb/update.h"
+
+namespace distwriter {
+
+class DistPlumbing final : public webdb::StagePlumbing {
+ public:
+  DistPlumbing(nutchfs::Env& local, std::string work_dir, size_t memory_budget,
+               Exchange& exchange, int self, int k);
+
+  // REQUIRES: set before the first Incoming() (the url split may be chosen late).
+  void set_partition(Partition p) { partition_.emplace(std::move(p)); }
+
+  webdb::EditSink& Sink(int stage) override { return *sorters_[stage - 1]; }
+  Result<std::unique_ptr<webdb::EditIterator>> Incoming(int stage) override;
+
+ private:
+  Status SendSections(int stage, webdb::EditIterator& sorted);
+  Result<std::unique_ptr<webdb::EditIterator>> ReceiveAll(int stage);
+
+  nutchfs::Env& local_;
+  const std::string work_dir_;
+  Exchange& exchange_;
+  const int self_;
+  const int k_;
+  const size_t read_buffer_;
+  std::optional<Partition> partition_;
+  std::array<std::unique_ptr<webdb::Sorter>, webdb::kNumStages> sorters_;
+};
+
+}  // namespace distwriter
+
+#endif  // DISTWRITER_DIST_PLUMBING_H_

@@ -1,0 +1,62 @@
+// Exchange: the file traffic of one writer in one round. Every file is named by round,
+// token, stage and sender (docs/DISTRIBUTED.md, "Files") and travels through NutchFS:
+// Send publishes a finished local file into the receiver's share group (temp name,
+// sync, rename), Receive waits for a peer's file to appear in this writer's group and
+// returns its local path. Stage 0 files carry no token (the token is made from them).
+// Keeps per-stage byte and wait-time totals for the launch report. Not thread-safe.
+#ifndef DISTWRITER_EXCHANGE_H_
+#define DISTWRITER_EXCHANGE_H_
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "distwriter/dist_config.h"
+#include "nutchfs/nutchfs.h"
+
+namespace distwriter {
+
+constexpr int kCommitStage = 6;  // section manifests; stages 1..5 carry edits
+
+struct StageTraffic {
+  uint64_t bytes_sent = 0;
+  uint64_t files_sent = 0;
+  double wait_seconds = 0;
+};
+
+class Exchange {
+ public:
+  Exchange(nutchfs::NutchFs& fs, const DistConfig& config, int self, uint64_t round,
+           std::chrono::milliseconds timeout);
+
+  void set_token(std::string token) { token_ = std::move(token); }
+  const std::string& token() const { return token_; }
+
+  // Publishes local_path as the stage file from this writer to writer `to`.
+  Status Send(int stage, int to, const std::string& local_path);
+  // Waits for the stage file from writer `from`; returns its path on this machine.
+  Result<std::string> Receive(int stage, int from);
+  // Removes this writer's incoming files of this round (and of older rounds).
+  Status RemoveIncoming();
+  // Removes the stage 0 files this writer sent (after a failed round, so that a retry
+  // with other inputs cannot meet them).
+  Status RetractStageZero();
+
+  const StageTraffic& traffic(int stage) const { return traffic_[stage]; }
+
+ private:
+  std::string StageDir(int stage) const;
+  nutchfs::NutchFile FileFor(int stage, int from, int to) const;
+
+  nutchfs::NutchFs& fs_;
+  const DistConfig& config_;
+  const int self_;
+  const uint64_t round_;
+  const std::chrono::milliseconds timeout_;
+  std::string token_;
+  StageTraffic traffic_[kCommitStage + 1];
+};
+
+}  // namespace distwriter
+
+#endif  // DISTWRITER_EXCHANGE_H_

@@ -1,0 +1,30 @@
+// Launch: starts all k writers of a round — a local child process for a writer whose
+// machine is a local directory, `ssh [-p port] [user@]host distwriter run ...` for one
+// reached over ssh — waits for all, and reports per-writer and per-stage times and
+// bytes exchanged. The call stream (the concatenation of the call files) is cut into
+// k contiguous slices of about equal line counts; slice i is published into writer i's
+// share group, so it is on writer i's machine however that is reached.
+#ifndef DISTWRITER_LAUNCH_H_
+#define DISTWRITER_LAUNCH_H_
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "distwriter/dist_config.h"
+
+namespace distwriter {
+
+struct LaunchOptions {
+  std::string config_path;  // absolute: writers on other machines read the same path
+  std::vector<std::string> call_files;
+  std::string distwriter_binary;  // path of this binary on every machine
+  std::vector<std::string> run_flags;  // passed on to every `run` (--memory, --quiet, ...)
+};
+
+// Fails (naming the writers) if any writer fails; prints the report to out.
+Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE* out);
+
+}  // namespace distwriter
+
+#endif  // DISTWRITER_LAUNCH_H_

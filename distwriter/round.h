@@ -1,0 +1,41 @@
+// One distributed writer's part of a round: log its calls, agree on the round with its
+// peers (stage 0), run the five stages over its section exchanging edit files, commit
+// the round manifest on its machine, clean up. See docs/DISTRIBUTED.md.
+#ifndef DISTWRITER_ROUND_H_
+#define DISTWRITER_ROUND_H_
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "distwriter/dist_config.h"
+#include "distwriter/exchange.h"
+#include "webdb/writer.h"
+
+namespace distwriter {
+
+struct RunOptions {
+  int writer = 0;
+  std::vector<std::string> call_files;  // "-" is standard input
+  size_t memory_budget = size_t{256} << 20;
+  webdb::ProgressFn progress;
+  // Test hook, called with "stage 0".."stage 5 ...", "commit" before each step.
+  std::function<void(std::string_view)> before_step;
+};
+
+struct RoundReport {
+  uint64_t version = 0;       // the version committed (or found committed)
+  bool already_applied = false;
+  uint64_t calls = 0;
+  std::array<double, kCommitStage + 1> stage_seconds{};
+  std::array<StageTraffic, kCommitStage + 1> traffic{};
+  uint64_t pages = 0, links = 0;  // of the whole db after the round
+};
+
+Result<RoundReport> RunRound(const DistConfig& config, const RunOptions& options);
+
+}  // namespace distwriter
+
+#endif  // DISTWRITER_ROUND_H_

@@ -1,0 +1,136 @@
+#include "distwriter/round_manifest.h"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "webdb/crc32c.h"
+
+namespace distwriter {
+namespace {
+
+constexpr std::string_view kMagicLine = "webdb-round 1\n";
+constexpr int kMaxWriters = 4096;
+
+std::string Hex(std::string_view bytes) {
+  std::string out;
+  for (unsigned char c : bytes) out += fmt::format("{:02x}", c);
+  return out;
+}
+
+bool Unhex(std::string_view hex, std::string* out) {
+  if (hex.size() % 2 != 0) return false;
+  out->clear();
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    unsigned v = 0;
+    if (std::sscanf(std::string(hex.substr(i, 2)).c_str(), "%2x", &v) != 1) return false;
+    out->push_back(static_cast<char>(v));
+  }
+  return true;
+}
+
+Status Bad(const std::string& path, int line, std::string_view why) {
+  return Status::Corruption(fmt::format("{}:{}: {}", path, line, why));
+}
+
+// Applies one "key ..." line to m.
+Status ParseLine(const std::string& line, RoundManifest* m) {
+  std::istringstream f(line);
+  std::string word;
+  f >> word;
+  if (word == "version") return (f >> m->version) ? Status::OK() : Status::Corruption("version");
+  if (word == "token") return (f >> m->token) ? Status::OK() : Status::Corruption("token");
+  if (word == "writers") {
+    if (!(f >> m->k) || m->k < 1 || m->k > kMaxWriters) return Status::Corruption("writers");
+    m->digests.assign(m->k, "");
+    m->sections.assign(m->k, webdb::Manifest{});
+    return Status::OK();
+  }
+  size_t i = 0;
+  std::string a;
+  if (!(f >> i) || i >= m->sections.size()) return Status::Corruption("bad index");
+  if (word == "digest") return (f >> m->digests[i]) ? Status::OK() : Status::Corruption("digest");
+  if (word == "breakpoint") {
+    std::string url;
+    if (i != m->breakpoints.size() || !(f >> a) || !Unhex(a, &url)) {
+      return Status::Corruption("breakpoint");
+    }
+    m->breakpoints.push_back(std::move(url));
+    return Status::OK();
+  }
+  if (word != "section") return Status::Corruption("unknown line");
+  std::string table;
+  webdb::TableFile t;
+  uint64_t version = 0;
+  if (!(f >> version >> table >> t.name >> t.records >> t.size >> std::hex >> t.crc)) {
+    return Status::Corruption("section");
+  }
+  auto id = webdb::ParseTableName(table);
+  if (!id) return id.error();
+  m->sections[i].version = version;
+  m->sections[i].table(*id) = t;
+  return Status::OK();
+}
+
+}  // namespace
+
+uint64_t RoundManifest::num_pages() const {
+  uint64_t n = 0;
+  for (const auto& s : sections) n += s.num_pages();
+  return n;
+}
+
+uint64_t RoundManifest::num_links() const {
+  uint64_t n = 0;
+  for (const auto& s : sections) n += s.num_links();
+  return n;
+}
+
+std::string RoundFileName(uint64_t version) { return fmt::format("ROUND-{:06d}", version); }
+
+std::string RoundManifest::Encode() const {
+  std::string out(kMagicLine);
+  out += fmt::format("version {}\nwriters {}\n", version, k);
+  if (!token.empty()) out += fmt::format("token {}\n", token);
+  for (int i = 0; i < k; ++i) {
+    if (!digests[i].empty()) out += fmt::format("digest {} {}\n", i, digests[i]);
+  }
+  for (size_t i = 0; i < breakpoints.size(); ++i) {
+    out += fmt::format("breakpoint {} {}\n", i, Hex(breakpoints[i]));
+  }
+  for (int i = 0; i < k; ++i) {
+    for (int t = 0; t < webdb::kNumTables; ++t) {
+      const webdb::TableFile& f = sections[i].tables[t];
+      out += fmt::format("section {} {} {} {} {} {} {:08x}\n", i, sections[i].version,
+                         webdb::TableName(static_cast<webdb::TableId>(t)), f.name, f.records,
+                         f.size, f.crc);
+    }
+  }
+  out += fmt::format("crc {:08x}\n", webdb::crc32c::Value(out));
+  return out;
+}
+
+Result<RoundManifest> RoundManifest::Decode(std::string_view text, const std::string& path) {
+  const size_t crc_pos = text.rfind("crc ");
+  uint32_t stored = 0;
+  if (!text.starts_with(kMagicLine) || crc_pos == std::string_view::npos || text.back() != '\n' ||
+      std::sscanf(std::string(text.substr(crc_pos + 4)).c_str(), "%x", &stored) != 1 ||
+      stored != webdb::crc32c::Value(text.substr(0, crc_pos))) {
+    return Err(Bad(path, 1, "not a complete round manifest (bad magic or checksum)"));
+  }
+  RoundManifest m;
+  std::istringstream in{std::string(text.substr(kMagicLine.size(), crc_pos - kMagicLine.size()))};
+  std::string line;
+  for (int line_no = 2; std::getline(in, line); ++line_no) {
+    Status s = ParseLine(line, &m);
+    if (!s.ok()) return Err(Bad(path, line_no, s.message() + " in '" + line + "'"));
+  }
+  if (m.version == 0 || m.k == 0) return Err(Bad(path, 1, "no version or writer count"));
+  if (!m.breakpoints.empty()) {
+    Status s = ValidateBreakpoints(m.breakpoints, m.k);
+    if (!s.ok()) return Err(Bad(path, 1, s.message()));
+  }
+  return m;
+}
+
+}  // namespace distwriter

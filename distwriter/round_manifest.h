@@ -1,0 +1,40 @@
+// RoundManifest: one committed version of a distributed db — its k sections (each a
+// webdb::Manifest of table files on its writer's machine), the url breakpoints, the
+// round token and each writer's input digest. Its text form (docs/FORMAT.md) ends in a
+// CRC32C line; every writer builds a byte-identical copy and installs it on its own
+// machine by one atomic rename of meta/CURRENT. A plain value.
+#ifndef DISTWRITER_ROUND_MANIFEST_H_
+#define DISTWRITER_ROUND_MANIFEST_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "distwriter/partition.h"
+#include "webdb/manifest.h"
+
+namespace distwriter {
+
+struct RoundManifest {
+  uint64_t version = 0;
+  int k = 0;
+  std::string token;                     // hex; empty for the version made by create
+  std::vector<std::string> digests;      // per writer, hex; empty strings after create
+  std::vector<std::string> breakpoints;  // url breakpoints; empty until chosen
+  std::vector<webdb::Manifest> sections;
+
+  uint64_t num_pages() const;
+  uint64_t num_links() const;
+  Partition partition() const { return Partition(k, breakpoints); }
+
+  std::string Encode() const;
+  static Result<RoundManifest> Decode(std::string_view text, const std::string& path);
+  bool operator==(const RoundManifest&) const = default;
+};
+
+std::string RoundFileName(uint64_t version);  // "ROUND-000007"
+
+}  // namespace distwriter
+
+#endif  // DISTWRITER_ROUND_MANIFEST_H_

@@ -1,0 +1,152 @@
+#include "nutchfs/lock_owner.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace nutchfs {
+namespace {
+
+constexpr std::string_view kMagic = "nutchfs-lock 1";
+
+std::string ReadFirstLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::string HostName() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof(buf) - 1) != 0) return "unknown-host";
+  return buf;
+}
+
+// Field 22 of /proc/PID/stat (start time in clock ticks after boot); 0 if unknown.
+uint64_t ProcessStartTicks(int64_t pid) {
+  std::string stat = ReadFirstLine("/proc/" + std::to_string(pid) + "/stat");
+  size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(paren + 1));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+    if (i == 22) return std::strtoull(field.c_str(), nullptr, 10);
+  }
+  return 0;
+}
+
+template <typename Int>
+bool ParseNumber(std::string_view s, Int* out) {
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+bool SetField(LockOwner* o, std::string_view key, std::string_view value) {
+  if (key == "machine")
+    o->machine = value;
+  else if (key == "host")
+    o->host = value;
+  else if (key == "boot_id")
+    o->boot_id = value;
+  else if (key == "token")
+    o->token = value;
+  else if (key == "pid")
+    return ParseNumber(value, &o->pid);
+  else if (key == "proc_start")
+    return ParseNumber(value, &o->proc_start);
+  else if (key == "acquired_ms")
+    return ParseNumber(value, &o->acquired_ms);
+  else
+    return false;
+  return true;
+}
+
+std::string Describe(const LockOwner& o) {
+  return "pid " + std::to_string(o.pid) + " on host " + o.host +
+         (o.machine.empty() ? "" : " (machine " + o.machine + ")");
+}
+
+}  // namespace
+
+std::string EncodeLockOwner(const LockOwner& o) {
+  std::ostringstream out;
+  out << kMagic << "\nmachine=" << o.machine << "\nhost=" << o.host << "\nboot_id=" << o.boot_id
+      << "\npid=" << o.pid << "\nproc_start=" << o.proc_start << "\nacquired_ms=" << o.acquired_ms
+      << "\ntoken=" << o.token << "\n";
+  return out.str();
+}
+
+Result<LockOwner> DecodeLockOwner(std::string_view text, const std::string& path) {
+  auto bad = [&](std::string_view why) {
+    return Err(Status::Corruption("lock file " + path + ": " + std::string(why)));
+  };
+  if (!text.starts_with(kMagic) || !text.ends_with('\n')) return bad("not a NutchFS lock file");
+  text.remove_prefix(kMagic.size() + 1);
+  LockOwner owner;
+  int fields = 0;
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl + 1);
+    size_t eq = line.find('=');
+    if (eq == std::string_view::npos ||
+        !SetField(&owner, line.substr(0, eq), line.substr(eq + 1))) {
+      return bad("bad line '" + std::string(line) + "'");
+    }
+    ++fields;
+  }
+  if (fields != 7 || owner.token.empty()) return bad("missing fields");
+  return owner;
+}
+
+LockOwner CurrentProcess(std::string machine) {
+  static const std::string boot_id = ReadFirstLine("/proc/sys/kernel/random/boot_id");
+  LockOwner o;
+  o.machine = std::move(machine);
+  o.host = HostName();
+  o.boot_id = boot_id;
+  o.pid = ::getpid();
+  o.proc_start = ProcessStartTicks(o.pid);
+  o.acquired_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  std::random_device rd;
+  std::ostringstream token;
+  token << std::hex << rd() << rd();
+  o.token = token.str();
+  return o;
+}
+
+bool ProcessAlive(int64_t pid, uint64_t proc_start) {
+  if (pid <= 0) return false;
+  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
+  return proc_start == 0 || ProcessStartTicks(pid) == proc_start;
+}
+
+LockVerdict JudgeLock(const Result<LockOwner>& owner, const LockOwner& me, int64_t now_ms,
+                      int64_t lease_ms, bool force) {
+  if (!owner) {
+    return {force, "unreadable lock (" + owner.error().message() + ")" +
+                       (force ? ", forced" : "; only --force breaks it")};
+  }
+  const LockOwner& o = *owner;
+  if (o.host == me.host && o.boot_id == me.boot_id) {
+    if (ProcessAlive(o.pid, o.proc_start)) return {false, "held by live " + Describe(o)};
+    return {true, Describe(o) + " is gone"};
+  }
+  const int64_t age_ms = now_ms - o.acquired_ms;
+  std::string held = "held by " + Describe(o) + " for " + std::to_string(age_ms) + " ms";
+  if (age_ms < lease_ms) {
+    return {false, held + ", less than the lease of " + std::to_string(lease_ms) + " ms"};
+  }
+  if (!force) return {false, held + ", over the lease; only --force breaks it"};
+  return {true, held + ", over the lease of " + std::to_string(lease_ms) + " ms, forced"};
+}
+
+}  // namespace nutchfs

@@ -1,0 +1,322 @@
+#include "nutchfs/nutchfs.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <optional>
+#include <thread>
+
+#include "nutchfs/arrival_watch.h"
+#include "nutchfs/lock_file.h"
+#include "nutchfs/publish.h"
+
+namespace nutchfs {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr std::string_view kLockDir = ".locks";
+constexpr milliseconds kFirstPause{1};
+constexpr milliseconds kMaxPause{50};
+// Every this many polls WaitFor also lists the directory: on NFS a readdir revalidates
+// the directory, which a stat answered from a cached "no such file" does not.
+constexpr int kListEvery = 16;
+
+const Status& StatusOf(const Status& s) { return s; }
+template <typename T>
+Status StatusOf(const Result<T>& r) {
+  return r ? Status::OK() : r.error();
+}
+
+// Runs fn (returning Status or Result) again after an IOError, up to `retries` more
+// times, pausing 10 ms, then twice as long each time (at most 1 s). Only for operations
+// that are idempotent as a whole.
+template <typename Fn>
+auto WithRetries(int retries, std::string_view what, Fn&& fn) -> decltype(fn()) {
+  milliseconds pause{10};
+  for (int attempt = 0;; ++attempt) {
+    auto r = fn();
+    Status s = StatusOf(r);
+    if (s.ok() || !s.IsIOError() || attempt >= retries) return r;
+    spdlog::warn("{}: {}; retrying in {} ms", what, s.ToString(), pause.count());
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, milliseconds(1000));
+  }
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Join(const std::string& root, std::string_view rel) {
+  return root == "/" ? "/" + std::string(rel) : root + "/" + std::string(rel);
+}
+
+bool Contains(const std::vector<std::string>& v, std::string_view s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<NutchFs>> NutchFs::Open(ClusterConfig config, std::string own_machine,
+                                               NutchFsOptions options) {
+  if (!own_machine.empty() && config.FindMachine(own_machine) == nullptr) {
+    return Err(
+        Status::InvalidArgument("machine '" + own_machine + "' is not in " + config.file.path()));
+  }
+  return std::unique_ptr<NutchFs>(new NutchFs(std::move(config), std::move(own_machine), options));
+}
+
+NutchFs::NutchFs(ClusterConfig config, std::string own_machine, NutchFsOptions options)
+    : config_(std::move(config)),
+      own_machine_(std::move(own_machine)),
+      options_(options),
+      envs_(config_, own_machine_, options.env) {}
+
+Result<const GroupConfig*> NutchFs::GroupOf(const NutchFile& file) const {
+  NUTCHFS_RETURN_IF_ERROR(file.Validate());
+  const GroupConfig* group = config_.FindGroup(file.group);
+  if (group == nullptr) {
+    return Err(Status::InvalidArgument("share group '" + file.group + "' of " + file.ToString() +
+                                       " is not in " + config_.file.path()));
+  }
+  return group;
+}
+
+Result<NutchFs::Place> NutchFs::PlaceAt(const MachineConfig& m, const NutchFile& file) {
+  NUTCHFS_ASSIGN_OR_RETURN(Env * env, envs_.EnvFor(m));
+  return Place{&m, env, Join(m.location.root, file.RelativePath())};
+}
+
+Result<NutchFs::Place> NutchFs::ViewOf(const NutchFile& file) {
+  NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(file));
+  const std::string& name =
+      Contains(group->machines, own_machine_) ? own_machine_ : group->machines.front();
+  return PlaceAt(*config_.FindMachine(name), file);
+}
+
+Result<NutchFs::Located> NutchFs::Locate(const NutchFile& file) {
+  NUTCHFS_ASSIGN_OR_RETURN(Place at, ViewOf(file));
+  return Located{at.env, at.path};
+}
+
+Result<FileInfo> NutchFs::Put(const std::string& local_path, const NutchFile& file) {
+  NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(file));
+  std::optional<FileInfo> first;
+  for (const std::string& name : group->machines) {
+    const std::string what = "put " + file.ToString() + " to machine " + name;
+    NUTCHFS_ASSIGN_OR_RETURN(Place to, PlaceAt(*config_.FindMachine(name), file));
+    auto info = WithRetries(config_.retries, what, [&] {
+      return PublishFile(envs_.local(), local_path, *to.env, to.path, options_.verify_checksum);
+    });
+    if (!info) return Err(info.error().WithContext(what));
+    if (first && *first != *info) {
+      return Err(Status::IOError(what + ": " + local_path + " changed during the put"));
+    }
+    first = *info;
+  }
+  return *first;
+}
+
+Status NutchFs::WaitFor(const NutchFile& file, std::string_view sender,
+                        std::chrono::milliseconds timeout) {
+  NUTCHFS_ASSIGN_OR_RETURN(Place at, ViewOf(file));
+  const auto start = std::chrono::steady_clock::now();
+  const std::string dir = DirOf(at.path);
+  const std::string base(file.BaseName());
+  ArrivalWatch watch(dir, at.env->capabilities().inotify);
+  milliseconds pause = kFirstPause;
+  for (int poll = 1;; ++poll) {
+    if (at.env->FileExists(at.path)) return Status::OK();
+    if (poll % kListEvery == 0) {
+      auto names = at.env->GetChildren(dir);
+      if (names && Contains(*names, base)) return Status::OK();
+    }
+    auto waited =
+        std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
+    if (waited >= timeout) {
+      return Status::Timeout("timed out after " + std::to_string(waited.count()) +
+                             " ms waiting for " + file.ToString() + " at machine " +
+                             at.machine->name + " (" + at.path + "), to be sent by " +
+                             std::string(sender));
+    }
+    watch.Wait(std::min(pause, timeout - waited));
+    pause = std::min(pause * 2, kMaxPause);
+  }
+}
+
+Result<FileInfo> NutchFs::Get(const NutchFile& file, const std::string& local_path) {
+  NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(file));
+  NUTCHFS_ASSIGN_OR_RETURN(Place view, ViewOf(file));
+  std::vector<std::string> order{view.machine->name};
+  for (const std::string& name : group->machines) {
+    if (name != view.machine->name) order.push_back(name);
+  }
+  for (const std::string& name : order) {
+    NUTCHFS_ASSIGN_OR_RETURN(Place from, PlaceAt(*config_.FindMachine(name), file));
+    if (!from.env->FileExists(from.path)) continue;
+    const std::string what = "get " + file.ToString() + " from machine " + name;
+    auto info = WithRetries(config_.retries, what, [&] {
+      return PublishFile(*from.env, from.path, envs_.local(), local_path, options_.verify_checksum);
+    });
+    if (!info) return Err(info.error().WithContext(what));
+    return info;
+  }
+  return Err(Status::NotFound(file.ToString() + " is at none of the machines of share group " +
+                              group->name));
+}
+
+Result<FileInfo> NutchFs::Stat(const NutchFile& file) {
+  NUTCHFS_ASSIGN_OR_RETURN(Place at, ViewOf(file));
+  auto info = DigestFile(*at.env, at.path);
+  if (!info) return Err(info.error().WithContext("machine " + at.machine->name));
+  return info;
+}
+
+Status NutchFs::Delete(const NutchFile& file) {
+  NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(file));
+  int removed = 0;
+  for (const std::string& name : group->machines) {
+    NUTCHFS_ASSIGN_OR_RETURN(Place at, PlaceAt(*config_.FindMachine(name), file));
+    const std::string what = "delete " + file.ToString() + " at machine " + name;
+    Status s = WithRetries(config_.retries, what, [&] { return at.env->RemoveFile(at.path); });
+    if (s.ok()) ++removed;
+    if (!s.ok() && !s.IsNotFound()) return s.WithContext(what);
+  }
+  if (removed == 0) {
+    return Status::NotFound(file.ToString() + " is at none of the machines of share group " +
+                            group->name);
+  }
+  return Status::OK();
+}
+
+Status NutchFs::DeleteDir(const NutchFile& dir) {
+  NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(dir));
+  for (const std::string& name : group->machines) {
+    NUTCHFS_ASSIGN_OR_RETURN(Place at, PlaceAt(*config_.FindMachine(name), dir));
+    const std::string what = "delete directory " + dir.ToString() + " at machine " + name;
+    Status s =
+        WithRetries(config_.retries, what, [&] { return at.env->RemoveDirRecursively(at.path); });
+    if (!s.ok()) return s.WithContext(what);
+  }
+  return Status::OK();
+}
+
+Status NutchFs::Rename(const NutchFile& from, const NutchFile& to) {
+  NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(from));
+  NUTCHFS_RETURN_IF_ERROR(to.Validate());
+  if (from.db != to.db || from.group != to.group) {
+    return Status::InvalidArgument("rename " + from.ToString() + " to " + to.ToString() +
+                                   ": both must be in the same db and share group");
+  }
+  int renamed = 0;
+  for (const std::string& name : group->machines) {
+    NUTCHFS_ASSIGN_OR_RETURN(Place src, PlaceAt(*config_.FindMachine(name), from));
+    if (!src.env->FileExists(src.path)) continue;
+    const std::string dest = Join(src.machine->location.root, to.RelativePath());
+    const std::string what = "rename " + from.ToString() + " at machine " + name;
+    Status s = src.env->CreateDirs(DirOf(dest));
+    if (s.ok()) s = src.env->RenameFile(src.path, dest);
+    if (s.ok()) s = src.env->SyncDir(DirOf(dest));
+    if (!s.ok()) return s.WithContext(what);
+    ++renamed;
+  }
+  if (renamed == 0) {
+    return Status::NotFound(from.ToString() + " is at none of the machines of share group " +
+                            group->name);
+  }
+  return Status::OK();
+}
+
+Status NutchFs::ListInto(Env& env, const std::string& dir, const std::string& prefix,
+                         std::vector<std::string>* names) {
+  auto children = env.GetChildren(dir);
+  if (!children) return children.error().IsNotFound() ? Status::OK() : children.error();
+  for (const std::string& child : *children) {
+    if (IsHiddenName(child)) continue;
+    // Env has no file type query: a child that lists is a directory.
+    auto below = env.GetChildren(dir + "/" + child);
+    if (below) {
+      NUTCHFS_RETURN_IF_ERROR(ListInto(env, dir + "/" + child, prefix + child + "/", names));
+    } else {
+      names->push_back(prefix + child);
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::vector<std::string>> NutchFs::List(std::string_view db, std::string_view group,
+                                               std::string_view dir) {
+  NutchFile probe{std::string(db), std::string(group), dir.empty() ? "x" : std::string(dir)};
+  NUTCHFS_ASSIGN_OR_RETURN(Place at, ViewOf(probe));
+  const std::string path = dir.empty() ? DirOf(at.path) : at.path;
+  const std::string prefix = dir.empty() ? "" : std::string(dir) + "/";
+  std::vector<std::string> names;
+  Status s = ListInto(*at.env, path, prefix, &names);
+  if (!s.ok()) return Err(s.WithContext("list at machine " + at.machine->name));
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Result<NutchFs::Place> NutchFs::LockPlace(const NutchFile& lock) {
+  NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(lock));
+  if (lock.name.find('/') != std::string::npos) {
+    return Err(Status::InvalidArgument("lock name '" + lock.name + "' must be one component"));
+  }
+  NutchFile file{lock.db, lock.group, std::string(kLockDir) + "/" + lock.name};
+  return PlaceAt(*config_.FindMachine(group->machines.front()), file);
+}
+
+Result<HeldLock> NutchFs::Lock(const NutchFile& lock) {
+  NUTCHFS_ASSIGN_OR_RETURN(Place at, LockPlace(lock));
+  HeldLock held{lock, CurrentProcess(own_machine_)};
+  Status s = AcquireLockFile(*at.env, at.path, held.owner);
+  if (!s.ok()) return Err(s.WithContext("machine " + at.machine->name));
+  return held;
+}
+
+Status NutchFs::Unlock(const HeldLock& held) {
+  NUTCHFS_ASSIGN_OR_RETURN(Place at, LockPlace(held.lock));
+  return ReleaseLockFile(*at.env, at.path, held.owner).WithContext("machine " + at.machine->name);
+}
+
+Result<std::vector<LockInfo>> NutchFs::ListLocks(std::string_view db, std::string_view group) {
+  NutchFile probe{std::string(db), std::string(group), "x"};
+  NUTCHFS_ASSIGN_OR_RETURN(Place at, LockPlace(probe));
+  const std::string dir = DirOf(at.path);
+  auto names = at.env->GetChildren(dir);
+  if (!names && names.error().IsNotFound()) return std::vector<LockInfo>();
+  if (!names) return Err(names.error().WithContext("machine " + at.machine->name));
+  std::sort(names->begin(), names->end());
+  std::vector<LockInfo> locks;
+  for (const std::string& name : *names) {
+    if (IsHiddenName(name)) continue;
+    LockInfo info{{probe.db, probe.group, name}, at.machine->name, dir + "/" + name, LockOwner()};
+    info.owner = ReadLockFile(*at.env, info.path);
+    if (!info.owner && info.owner.error().IsNotFound()) continue;  // released meanwhile
+    locks.push_back(std::move(info));
+  }
+  return locks;
+}
+
+Result<std::string> NutchFs::BreakLock(const NutchFile& lock, bool force) {
+  NUTCHFS_ASSIGN_OR_RETURN(Place at, LockPlace(lock));
+  auto reason = BreakLockFile(*at.env, at.path, CurrentProcess(own_machine_), NowMs(),
+                              config_.lock_lease_ms, force);
+  if (!reason) return Err(reason.error().WithContext("machine " + at.machine->name));
+  return reason;
+}
+
+Result<std::string> NutchFs::LocalPath(const NutchFile& file) const {
+  NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(file));
+  if (own_machine_.empty() || !Contains(group->machines, own_machine_)) {
+    return Err(Status::InvalidArgument(
+        "share group '" + group->name + "' is not held by " +
+        (own_machine_.empty() ? std::string("this process") : "machine " + own_machine_)));
+  }
+  return Join(config_.FindMachine(own_machine_)->location.root, file.RelativePath());
+}
+
+}  // namespace nutchfs

@@ -1,0 +1,138 @@
+// NutchFs: the shared file namespace seen from one machine of a cluster (or from an
+// operator's shell outside it). Files are NutchFiles (db, group, name); the cluster
+// config says which machines hold each share group. Every guarantee below is explained
+// in docs/NUTCHFS.md.
+//
+// "This machine" (own_machine) reaches its root directly. The "view" of a group is this
+// machine if it holds the group, else the group's first machine (its home); reads,
+// listings and waits use the view. Locks always live on the group's home machine.
+//
+// Owns the Envs it opens to reach other machines (one SFTP session per remote machine,
+// kept for its life). Thread-safe: any number of threads may call any method at once.
+#ifndef NUTCHFS_NUTCHFS_H_
+#define NUTCHFS_NUTCHFS_H_
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nutchfs/cluster_config.h"
+#include "nutchfs/env.h"
+#include "nutchfs/file_copy.h"
+#include "nutchfs/lock_owner.h"
+#include "nutchfs/machine_envs.h"
+#include "nutchfs/nutchfile.h"
+
+namespace nutchfs {
+
+struct NutchFsOptions {
+  // If set, every machine root and every working file is reached through this Env, not
+  // the local file system and SFTP (tests: a memory Env or a FaultEnv). Not owned.
+  Env* env = nullptr;
+  // Re-read each published copy and compare its SHA-256 before renaming it into place.
+  bool verify_checksum = false;
+};
+
+// A lock this process holds; give it back to Unlock.
+struct HeldLock {
+  NutchFile lock;
+  LockOwner owner;
+};
+
+// A lock file as found by ListLocks.
+struct LockInfo {
+  NutchFile lock;
+  std::string machine;      // where the lock file lives (the group's home)
+  std::string path;         // on that machine
+  Result<LockOwner> owner;  // Corruption when the file is unreadable
+};
+
+class NutchFs {
+ public:
+  // own_machine: this machine's name in config, or empty outside the cluster.
+  // InvalidArgument if the name is not in the config.
+  static Result<std::unique_ptr<NutchFs>> Open(ClusterConfig config, std::string own_machine,
+                                               NutchFsOptions options = {});
+  NutchFs(const NutchFs&) = delete;
+  NutchFs& operator=(const NutchFs&) = delete;
+
+  const ClusterConfig& config() const { return config_; }
+  const std::string& own_machine() const { return own_machine_; }
+  // The Env of local working files.
+  Env& local_env() { return envs_.local(); }
+
+  // Publishes the working file at local_path as `file` on every machine of its group, by
+  // write-temp + sync + check + rename in the destination directory (publish.h). Each
+  // location is retried up to config().retries times on IOError. Returns the size and
+  // SHA-256 of what was published, for receivers to verify.
+  Result<FileInfo> Put(const std::string& local_path, const NutchFile& file);
+  // Blocks until `file` is present at the view of its group, polling with a backoff of
+  // 1 ms doubling to 50 ms. Timeout names the file, the machine waited at and `sender`.
+  Status WaitFor(const NutchFile& file, std::string_view sender, std::chrono::milliseconds timeout);
+  // Copies `file` from the view (or, if absent there, from the first machine of the group
+  // that has it) to local_path, published there the same way as Put.
+  Result<FileInfo> Get(const NutchFile& file, const std::string& local_path);
+  // Size and SHA-256 of `file` at the view.
+  Result<FileInfo> Stat(const NutchFile& file);
+  // Removes `file` at every machine of its group; NotFound if no machine had it.
+  Status Delete(const NutchFile& file);
+  // Removes the directory `dir` (a NutchFile naming a directory) and everything below it,
+  // temporary files included, at every machine of its group; OK if absent.
+  Status DeleteDir(const NutchFile& dir);
+  // Renames at every machine of the group that has `from`; atomic at each machine, not
+  // across machines. REQUIRES same db and group; NotFound if no machine had `from`.
+  Status Rename(const NutchFile& from, const NutchFile& to);
+  // Names of the visible files below `dir` ("" for the whole group) at the view, sorted.
+  Result<std::vector<std::string>> List(std::string_view db, std::string_view group,
+                                        std::string_view dir = "");
+
+  // Takes the exclusive lock `lock` (its name is one component) on the group's home
+  // machine. Breaks it first if it is stale by the rule of lock_owner.h that needs no
+  // force; Busy naming the holder otherwise. Does not wait.
+  Result<HeldLock> Lock(const NutchFile& lock);
+  Status Unlock(const HeldLock& held);
+  // Every lock of the group, in name order.
+  Result<std::vector<LockInfo>> ListLocks(std::string_view db, std::string_view group);
+  // Breaks `lock` if the stale-lock rule allows (force: also another host's lock older than
+  // config().lock_lease_ms) and says why; Busy with the reason if not.
+  Result<std::string> BreakLock(const NutchFile& lock, bool force);
+
+  // The Env and path through which `file` is read at the view of its group (this machine
+  // if it holds the group, else the group's home): for readers that open files in place.
+  struct Located {
+    Env* env;
+    std::string path;
+  };
+  Result<Located> Locate(const NutchFile& file);
+
+  // Path of `file` on this machine, to be read through local_env(). InvalidArgument if
+  // there is no own machine or it does not hold the group.
+  Result<std::string> LocalPath(const NutchFile& file) const;
+
+ private:
+  struct Place {
+    const MachineConfig* machine;
+    Env* env;
+    std::string path;
+  };
+
+  NutchFs(ClusterConfig config, std::string own_machine, NutchFsOptions options);
+  Result<const GroupConfig*> GroupOf(const NutchFile& file) const;
+  // `file` at machine m.
+  Result<Place> PlaceAt(const MachineConfig& m, const NutchFile& file);
+  Result<Place> ViewOf(const NutchFile& file);
+  Result<Place> LockPlace(const NutchFile& lock);
+  Status ListInto(Env& env, const std::string& dir, const std::string& prefix,
+                  std::vector<std::string>* names);
+
+  const ClusterConfig config_;
+  const std::string own_machine_;
+  const NutchFsOptions options_;
+  MachineEnvs envs_;
+};
+
+}  // namespace nutchfs
+
+#endif  // NUTCHFS_NUTCHFS_H_

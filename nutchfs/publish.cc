@@ -1,0 +1,87 @@
+#include "nutchfs/publish.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <random>
+
+namespace nutchfs {
+namespace {
+
+std::string HostName() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof(buf) - 1) != 0) return "host";
+  return std::string(buf).substr(0, 64);
+}
+
+// A random 64-bit value; each thread has its own generator.
+uint64_t Nonce() {
+  static thread_local std::mt19937_64 rng(std::random_device{}());
+  return rng();
+}
+
+// The temporary file is written, checked and renamed; `tmp` is removed on any failure.
+Result<FileInfo> WriteAndRename(Env& src, const std::string& src_path, Env& dst,
+                                const std::string& tmp, const std::string& dest_path,
+                                bool verify_checksum) {
+  NUTCHFS_ASSIGN_OR_RETURN(FileInfo info, CopyFile(src, src_path, dst, tmp));
+  NUTCHFS_ASSIGN_OR_RETURN(uint64_t size, dst.GetFileSize(tmp));
+  if (size != info.size) {
+    return Err(Status::IOError("incomplete transfer to " + tmp + ": wrote " +
+                               std::to_string(info.size) + " bytes, found " +
+                               std::to_string(size)));
+  }
+  if (verify_checksum) {
+    NUTCHFS_ASSIGN_OR_RETURN(FileInfo back, DigestFile(dst, tmp));
+    if (back != info) return Err(Status::IOError("checksum mismatch after transfer to " + tmp));
+  }
+  NUTCHFS_RETURN_IF_ERROR(dst.RenameFile(tmp, dest_path));
+  // A rename that reported success but left things unchanged must not pass for one.
+  auto placed = dst.GetFileSize(dest_path);
+  if (dst.FileExists(tmp) || !placed || *placed != info.size) {
+    return Err(Status::IOError("rename of " + tmp + " to " + dest_path + " did not take effect"));
+  }
+  return info;
+}
+
+}  // namespace
+
+bool IsHiddenName(std::string_view component) {
+  return !component.empty() && component.front() == '.';
+}
+
+std::string DirOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string TempPathFor(const std::string& dest_path) {
+  size_t slash = dest_path.rfind('/');
+  std::string base = slash == std::string::npos ? dest_path : dest_path.substr(slash + 1);
+  char nonce[20];
+  std::snprintf(nonce, sizeof(nonce), "%016llx", static_cast<unsigned long long>(Nonce()));
+  std::string name = ".tmp." + base.substr(0, 100) + "." + HostName() + "." +
+                     std::to_string(::getpid()) + "." + nonce;
+  return slash == std::string::npos ? name : dest_path.substr(0, slash + 1) + name;
+}
+
+Result<FileInfo> PublishFile(Env& src, const std::string& src_path, Env& dst,
+                             const std::string& dest_path, bool verify_checksum) {
+  const std::string dir = DirOf(dest_path);
+  NUTCHFS_RETURN_IF_ERROR(dst.CreateDirs(dir));
+  const std::string tmp = TempPathFor(dest_path);
+  auto info = WriteAndRename(src, src_path, dst, tmp, dest_path, verify_checksum);
+  if (!info) {
+    if (dst.FileExists(tmp)) {
+      Status ignored = dst.RemoveFile(tmp);  // best effort: a leftover is invisible anyway
+      (void)ignored;
+    }
+    return info;
+  }
+  NUTCHFS_RETURN_IF_ERROR(dst.SyncDir(dir));
+  return info;
+}
+
+}  // namespace nutchfs

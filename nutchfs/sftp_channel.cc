@@ -1,0 +1,418 @@
+// The SFTP v3 wire format (draft-ietf-secsh-filexfer-02): every packet is
+// uint32 length, byte type, then for requests and replies a uint32 id and fields;
+// integers big-endian, strings as uint32 length + bytes.
+#include "nutchfs/sftp_channel.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace nutchfs {
+namespace {
+
+constexpr uint8_t kFxpInit = 1;
+constexpr uint8_t kFxpVersion = 2;
+constexpr uint8_t kFxpOpen = 3;
+constexpr uint8_t kFxpClose = 4;
+constexpr uint8_t kFxpRead = 5;
+constexpr uint8_t kFxpWrite = 6;
+constexpr uint8_t kFxpFstat = 8;
+constexpr uint8_t kFxpExtended = 200;
+constexpr uint8_t kFxpStatus = 101;
+constexpr uint8_t kFxpHandle = 102;
+constexpr uint8_t kFxpData = 103;
+constexpr uint8_t kFxpAttrs = 105;
+
+constexpr uint32_t kFxOk = 0;
+constexpr uint32_t kFxEof = 1;
+constexpr uint32_t kFxNoSuchFile = 2;
+constexpr uint32_t kAttrSize = 0x1;
+
+constexpr uint32_t kVersion = 3;
+// Largest reply accepted: a full DATA reply plus headers and a generous status text.
+constexpr size_t kMaxReply = SftpChannel::kReadChunk + 4096;
+
+uint32_t DecodeU32(const char* p) {
+  const auto* u = reinterpret_cast<const unsigned char*>(p);
+  return (uint32_t{u[0]} << 24) | (uint32_t{u[1]} << 16) | (uint32_t{u[2]} << 8) | u[3];
+}
+
+void PutU32(std::string* out, uint32_t v) {
+  const char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16),
+                     static_cast<char>(v >> 8), static_cast<char>(v)};
+  out->append(b, 4);
+}
+
+void PutU64(std::string* out, uint64_t v) {
+  PutU32(out, static_cast<uint32_t>(v >> 32));
+  PutU32(out, static_cast<uint32_t>(v));
+}
+
+void PutString(std::string* out, std::string_view s) {
+  PutU32(out, static_cast<uint32_t>(s.size()));
+  out->append(s);
+}
+
+// Starts a packet in out: room for the length, the type and the id (or version).
+void BeginPacket(std::string* out, uint8_t type, uint32_t id) {
+  out->clear();
+  out->append(4, '\0');
+  out->push_back(static_cast<char>(type));
+  PutU32(out, id);
+}
+
+// Fills in the length of a packet started by BeginPacket.
+std::string_view EndPacket(std::string* out) {
+  const uint32_t len = static_cast<uint32_t>(out->size() - 4);
+  std::string prefix;
+  PutU32(&prefix, len);
+  out->replace(0, 4, prefix);
+  return *out;
+}
+
+// Parses the fields of a reply; a read past the end sets ok() to false.
+class PayloadReader {
+ public:
+  explicit PayloadReader(std::string_view in) : in_(in) {}
+  bool ok() const { return ok_; }
+  uint32_t U32() {
+    if (!Need(4)) return 0;
+    uint32_t v = DecodeU32(in_.data());
+    in_.remove_prefix(4);
+    return v;
+  }
+  uint64_t U64() {
+    uint64_t hi = U32();
+    return (hi << 32) | U32();
+  }
+  std::string_view Str() {
+    uint32_t n = U32();
+    if (!Need(n)) return {};
+    std::string_view s = in_.substr(0, n);
+    in_.remove_prefix(n);
+    return s;
+  }
+  bool empty() const { return in_.empty(); }
+
+ private:
+  bool Need(size_t n) {
+    if (ok_ && in_.size() >= n) return true;
+    ok_ = false;
+    return false;
+  }
+  std::string_view in_;
+  bool ok_ = true;
+};
+
+bool IsEof(uint8_t type, const std::string& payload) {
+  return type == kFxpStatus && PayloadReader(payload).U32() == kFxEof;
+}
+
+}  // namespace
+
+SftpChannel::SftpChannel(ssh_channel channel, std::string name, int timeout_ms)
+    : channel_(channel), name_(std::move(name)), timeout_ms_(timeout_ms) {}
+
+SftpChannel::~SftpChannel() {
+  // A broken channel may sit on a dead or hung connection: skip the polite close.
+  if (!broken_) (void)ssh_channel_close(channel_);
+  ssh_channel_free(channel_);
+}
+
+Result<std::unique_ptr<SftpChannel>> SftpChannel::Open(ssh_session session, std::string name,
+                                                       int timeout_ms) {
+  ssh_channel channel = ssh_channel_new(session);
+  if (channel == nullptr) {
+    return Err(Status::IOError(name + ": cannot create an SSH channel: " + ssh_get_error(session)));
+  }
+  if (ssh_channel_open_session(channel) != SSH_OK ||
+      ssh_channel_request_subsystem(channel, "sftp") != SSH_OK) {
+    Status s = Status::IOError(name + ": cannot start the sftp subsystem: " + ssh_get_error(session));
+    ssh_channel_free(channel);
+    return Err(s);
+  }
+  std::unique_ptr<SftpChannel> result(new SftpChannel(channel, std::move(name), timeout_ms));
+  NUTCHFS_RETURN_IF_ERROR(result->Init());
+  return result;
+}
+
+Status SftpChannel::Init() {
+  BeginPacket(&send_buf_, kFxpInit, kVersion);
+  NUTCHFS_RETURN_IF_ERROR(Send(EndPacket(&send_buf_), "sftp init", ""));
+  char head[5];
+  NUTCHFS_RETURN_IF_ERROR(ReadExactly(head, sizeof(head), "sftp init", ""));
+  const uint32_t len = DecodeU32(head);
+  if (head[4] != static_cast<char>(kFxpVersion) || len < 5 || len > kMaxReply) {
+    return Broken("sftp init", "", "the server did not answer with SSH_FXP_VERSION");
+  }
+  std::string payload(len - 1, '\0');
+  NUTCHFS_RETURN_IF_ERROR(ReadExactly(payload.data(), payload.size(), "sftp init", ""));
+  PayloadReader in(payload);
+  if (in.U32() != kVersion) return Broken("sftp init", "", "server does not speak SFTP v3");
+  while (in.ok() && !in.empty()) {
+    extensions_.emplace_back(in.Str());
+    in.Str();  // the extension's version data
+  }
+  return Status::OK();
+}
+
+bool SftpChannel::HasExtension(std::string_view name) const {
+  return std::find(extensions_.begin(), extensions_.end(), name) != extensions_.end();
+}
+
+Status SftpChannel::Broken(std::string_view what, const std::string& path, std::string_view why) {
+  std::string msg = name_ + ": " + std::string(what);
+  if (!path.empty()) msg += " " + path;
+  broken_ = true;
+  broken_status_ = Status::IOError(msg + ": " + std::string(why));
+  return broken_status_;
+}
+
+Status SftpChannel::Send(std::string_view packet, std::string_view what, const std::string& path) {
+  if (broken_) return broken_status_;
+  while (!packet.empty()) {
+    int w = ssh_channel_write(channel_, packet.data(), static_cast<uint32_t>(packet.size()));
+    if (w <= 0) {
+      return Broken(what, path,
+                    std::string("connection lost: ") + ssh_get_error(ssh_channel_get_session(channel_)));
+    }
+    packet.remove_prefix(static_cast<size_t>(w));
+  }
+  return Status::OK();
+}
+
+Status SftpChannel::ReadExactly(char* dst, size_t n, std::string_view what,
+                                const std::string& path) {
+  size_t got = 0;
+  while (got < n) {
+    int r = ssh_channel_read_timeout(channel_, dst + got, static_cast<uint32_t>(n - got), 0,
+                                     timeout_ms_);
+    if (r > 0) {
+      got += static_cast<size_t>(r);
+      continue;
+    }
+    if (r < 0) {
+      return Broken(what, path, std::string("connection lost: ") +
+                                    ssh_get_error(ssh_channel_get_session(channel_)));
+    }
+    if (ssh_channel_is_eof(channel_) || !ssh_channel_is_open(channel_)) {
+      return Broken(what, path, "the server closed the SFTP channel");
+    }
+    return Broken(what, path, "no reply within " + std::to_string(timeout_ms_) + " ms");
+  }
+  return Status::OK();
+}
+
+Status SftpChannel::ReadOnePacket(std::string_view what, const std::string& path) {
+  char head[9];
+  NUTCHFS_RETURN_IF_ERROR(ReadExactly(head, sizeof(head), what, path));
+  const uint32_t len = DecodeU32(head);
+  const uint32_t id = DecodeU32(head + 5);
+  if (len < 5 || len > kMaxReply) {
+    return Broken(what, path, "bad packet length " + std::to_string(len));
+  }
+  if (outstanding_.erase(id) == 0) {
+    return Broken(what, path, "reply to unknown request " + std::to_string(id));
+  }
+  Reply reply;
+  reply.type = static_cast<uint8_t>(head[4]);
+  const size_t rest = len - 5;
+  auto target = read_targets_.find(id);
+  if (reply.type == kFxpData && target != read_targets_.end()) {
+    char n[4];
+    if (rest < 4) return Broken(what, path, "short DATA packet");
+    NUTCHFS_RETURN_IF_ERROR(ReadExactly(n, 4, what, path));
+    reply.data_len = DecodeU32(n);
+    if (reply.data_len != rest - 4 || reply.data_len > target->second.capacity) {
+      return Broken(what, path, "DATA reply does not match its request");
+    }
+    NUTCHFS_RETURN_IF_ERROR(ReadExactly(target->second.dst, reply.data_len, what, path));
+  } else {
+    reply.payload.resize(rest);
+    NUTCHFS_RETURN_IF_ERROR(ReadExactly(reply.payload.data(), rest, what, path));
+  }
+  if (target != read_targets_.end()) read_targets_.erase(target);
+  replies_.emplace(id, std::move(reply));
+  return Status::OK();
+}
+
+Result<SftpChannel::Reply> SftpChannel::WaitReply(uint32_t id, std::string_view what,
+                                                  const std::string& path) {
+  if (broken_) return Err(broken_status_);
+  auto it = replies_.find(id);
+  while (it == replies_.end()) {
+    NUTCHFS_RETURN_IF_ERROR(ReadOnePacket(what, path));
+    it = replies_.find(id);
+  }
+  Reply reply = std::move(it->second);
+  replies_.erase(it);
+  return reply;
+}
+
+Status SftpChannel::StatusOf(const Reply& reply, std::string_view what, const std::string& path) {
+  if (reply.type != kFxpStatus) {
+    return Broken(what, path, "unexpected reply type " + std::to_string(reply.type));
+  }
+  PayloadReader in(reply.payload);
+  const uint32_t code = in.U32();
+  const std::string_view text = in.Str();
+  if (!in.ok()) return Broken(what, path, "malformed STATUS reply");
+  if (code == kFxOk) return Status::OK();
+  std::string msg = name_ + ": " + std::string(what) + " " + path + ": " + std::string(text) +
+                    " (SFTP status " + std::to_string(code) + ")";
+  return code == kFxNoSuchFile ? Status::NotFound(std::move(msg)) : Status::IOError(std::move(msg));
+}
+
+Status SftpChannel::Call(std::string packet, uint32_t id, std::string_view what,
+                         const std::string& path) {
+  outstanding_.insert(id);
+  NUTCHFS_RETURN_IF_ERROR(Send(packet, what, path));
+  NUTCHFS_ASSIGN_OR_RETURN(Reply reply, WaitReply(id, what, path));
+  return StatusOf(reply, what, path);
+}
+
+Result<SftpHandle> SftpChannel::OpenFile(const std::string& path, uint32_t flags) {
+  const uint32_t id = NextId();
+  BeginPacket(&send_buf_, kFxpOpen, id);
+  PutString(&send_buf_, path);
+  PutU32(&send_buf_, flags);
+  PutU32(&send_buf_, 0);  // no attributes: the server's default mode, minus its umask
+  outstanding_.insert(id);
+  NUTCHFS_RETURN_IF_ERROR(Send(EndPacket(&send_buf_), "open", path));
+  NUTCHFS_ASSIGN_OR_RETURN(Reply reply, WaitReply(id, "open", path));
+  if (reply.type != kFxpHandle) {
+    Status s = StatusOf(reply, "open", path);
+    return Err(s.ok() ? Broken("open", path, "STATUS OK instead of a handle") : s);
+  }
+  PayloadReader in(reply.payload);
+  SftpHandle file{std::string(in.Str()), path};
+  if (!in.ok()) return Err(Broken("open", path, "malformed HANDLE reply"));
+  return file;
+}
+
+Status SftpChannel::CloseFile(const SftpHandle& file) {
+  const uint32_t id = NextId();
+  BeginPacket(&send_buf_, kFxpClose, id);
+  PutString(&send_buf_, file.handle);
+  return Call(std::string(EndPacket(&send_buf_)), id, "close", file.path);
+}
+
+Result<uint64_t> SftpChannel::FileSize(const SftpHandle& file) {
+  const uint32_t id = NextId();
+  BeginPacket(&send_buf_, kFxpFstat, id);
+  PutString(&send_buf_, file.handle);
+  outstanding_.insert(id);
+  NUTCHFS_RETURN_IF_ERROR(Send(EndPacket(&send_buf_), "fstat", file.path));
+  NUTCHFS_ASSIGN_OR_RETURN(Reply reply, WaitReply(id, "fstat", file.path));
+  if (reply.type != kFxpAttrs) {
+    Status s = StatusOf(reply, "fstat", file.path);
+    return Err(s.ok() ? Broken("fstat", file.path, "STATUS OK instead of attributes") : s);
+  }
+  PayloadReader in(reply.payload);
+  const uint32_t flags = in.U32();
+  const uint64_t size = in.U64();
+  if (!in.ok() || (flags & kAttrSize) == 0) {
+    return Err(Broken("fstat", file.path, "the server sent no file size"));
+  }
+  return size;
+}
+
+Status SftpChannel::Fsync(const SftpHandle& file) {
+  if (!HasExtension("fsync@openssh.com")) {
+    return Status::IOError(name_ + ": fsync " + file.path +
+                           ": the server lacks the fsync@openssh.com extension");
+  }
+  const uint32_t id = NextId();
+  BeginPacket(&send_buf_, kFxpExtended, id);
+  PutString(&send_buf_, "fsync@openssh.com");
+  PutString(&send_buf_, file.handle);
+  return Call(std::string(EndPacket(&send_buf_)), id, "fsync", file.path);
+}
+
+Status SftpChannel::PosixRename(const std::string& from, const std::string& to) {
+  if (!HasExtension("posix-rename@openssh.com")) {
+    return Status::IOError(name_ + ": rename " + from + " to " + to +
+                           ": the server lacks the posix-rename@openssh.com extension");
+  }
+  const uint32_t id = NextId();
+  BeginPacket(&send_buf_, kFxpExtended, id);
+  PutString(&send_buf_, "posix-rename@openssh.com");
+  PutString(&send_buf_, from);
+  PutString(&send_buf_, to);
+  return Call(std::string(EndPacket(&send_buf_)), id, "rename", from + " to " + to);
+}
+
+Result<uint32_t> SftpChannel::StartWrite(const SftpHandle& file, uint64_t offset,
+                                         std::string_view data) {
+  const uint32_t id = NextId();
+  BeginPacket(&send_buf_, kFxpWrite, id);
+  PutString(&send_buf_, file.handle);
+  PutU64(&send_buf_, offset);
+  PutString(&send_buf_, data);
+  outstanding_.insert(id);
+  NUTCHFS_RETURN_IF_ERROR(
+      Send(EndPacket(&send_buf_), "write at " + std::to_string(offset) + " of", file.path));
+  return id;
+}
+
+Status SftpChannel::FinishWrite(const SftpHandle& file, uint32_t id) {
+  NUTCHFS_ASSIGN_OR_RETURN(Reply reply, WaitReply(id, "write", file.path));
+  return StatusOf(reply, "write", file.path);
+}
+
+// One round of at most kMaxInFlight read requests covering [*done, n). Advances *done
+// over the bytes that arrived contiguously; sets *eof when the server reports it.
+Status SftpChannel::ReadRound(const SftpHandle& file, uint64_t offset, size_t n, char* dst,
+                              size_t* done, bool* eof) {
+  struct Request {
+    uint32_t id;
+    size_t len;
+  };
+  std::vector<Request> round;
+  for (size_t pos = *done; pos < n && round.size() < kMaxInFlight;) {
+    const size_t len = std::min(kReadChunk, n - pos);
+    const uint32_t id = NextId();
+    BeginPacket(&send_buf_, kFxpRead, id);
+    PutString(&send_buf_, file.handle);
+    PutU64(&send_buf_, offset + pos);
+    PutU32(&send_buf_, static_cast<uint32_t>(len));
+    outstanding_.insert(id);
+    read_targets_[id] = ReadTarget{dst + pos, len};
+    NUTCHFS_RETURN_IF_ERROR(Send(EndPacket(&send_buf_), "read", file.path));
+    round.push_back(Request{id, len});
+    pos += len;
+  }
+  // Every reply is collected, even after a short one, so none is left in the stream.
+  Status first_error;
+  bool stopped = false;
+  for (const Request& r : round) {
+    NUTCHFS_ASSIGN_OR_RETURN(Reply reply, WaitReply(r.id, "read", file.path));
+    if (stopped) continue;
+    if (reply.type == kFxpData && reply.payload.empty()) {
+      *done += reply.data_len;
+      stopped = reply.data_len < r.len;  // a short read: the next round asks again
+    } else if (IsEof(reply.type, reply.payload)) {
+      *eof = stopped = true;
+    } else {
+      first_error = StatusOf(reply, "read", file.path);
+      if (first_error.ok()) first_error = Broken("read", file.path, "unexpected reply");
+      stopped = true;
+    }
+  }
+  return first_error;
+}
+
+Result<size_t> SftpChannel::Read(const SftpHandle& file, uint64_t offset, size_t n, char* dst) {
+  if (broken_) return Err(broken_status_);
+  size_t done = 0;
+  bool eof = false;
+  while (done < n && !eof) {
+    const size_t before = done;
+    NUTCHFS_RETURN_IF_ERROR(ReadRound(file, offset, n, dst, &done, &eof));
+    if (done == before && !eof) {
+      return Err(Broken("read", file.path, "the server returned no data and no end of file"));
+    }
+  }
+  return done;
+}
+
+}  // namespace nutchfs

@@ -1,0 +1,58 @@
+// The shared Env behaviour suite (test/util/env_behaviour.h) on the local and in-memory
+// Envs, and on a FaultEnv with nothing armed.
+#include <catch2/catch.hpp>
+
+#include "nutchfs/fault_env.h"
+#include "nutchfs/mem_env.h"
+#include "test/util/env_behaviour.h"
+#include "test/util/temp_dir.h"
+
+TEST_CASE("local env shows the Env behaviour", "[nutchfs]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  testutil::CheckEnvBehaviour(*env, dir.path());
+  CHECK(env->capabilities().local_paths);
+  CHECK(env->capabilities().inotify);
+}
+
+TEST_CASE("memory env shows the Env behaviour", "[nutchfs]") {
+  auto env = nutchfs::NewMemEnv();
+  REQUIRE(env->CreateDirs("/base").ok());
+  testutil::CheckEnvBehaviour(*env, "/base");
+  CHECK_FALSE(env->capabilities().local_paths);
+  CHECK_FALSE(env->capabilities().inotify);
+}
+
+TEST_CASE("fault env without faults shows the Env behaviour", "[nutchfs][fault]") {
+  auto mem = nutchfs::NewMemEnv();
+  auto env = nutchfs::NewFaultEnv(mem.get());
+  REQUIRE(env->CreateDirs("/base").ok());
+  testutil::CheckEnvBehaviour(*env, "/base");
+  CHECK(env->fired() == 0);
+}
+
+TEST_CASE("memory env keeps separate instances and rejects relative paths", "[nutchfs]") {
+  auto a = nutchfs::NewMemEnv();
+  auto b = nutchfs::NewMemEnv();
+  REQUIRE(nutchfs::WriteFileAtomically(*a, "/f", "x").ok());
+  CHECK(a->FileExists("/f"));
+  CHECK_FALSE(b->FileExists("/f"));
+  CHECK(a->NewWritableFile("rel").error().IsInvalidArgument());
+  CHECK(a->CreateDirs("/a/../b").IsInvalidArgument());
+  CHECK(a->FileExists("/"));
+}
+
+TEST_CASE("memory env renames directories like POSIX", "[nutchfs]") {
+  auto env = nutchfs::NewMemEnv();
+  REQUIRE(env->CreateDirs("/a/b").ok());
+  REQUIRE(env->CreateDirs("/full/x").ok());
+  REQUIRE(env->CreateDirs("/empty").ok());
+  REQUIRE(nutchfs::WriteFileAtomically(*env, "/a/b/f", "1").ok());
+  CHECK_FALSE(env->RenameFile("/a", "/full").ok());     // target not empty
+  CHECK_FALSE(env->RenameFile("/a", "/a/b/c").ok());    // into itself
+  REQUIRE(env->RenameFile("/a", "/empty").ok());        // replaces an empty directory
+  CHECK(*nutchfs::ReadFileToString(*env, "/empty/b/f") == "1");
+  CHECK_FALSE(env->FileExists("/a/b"));
+  CHECK_FALSE(env->RenameFile("/empty/b/f", "/full").ok());  // file over a directory
+  CHECK_FALSE(env->RemoveFile("/full").ok());                // not a file
+}

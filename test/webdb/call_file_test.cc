@@ -1,0 +1,187 @@
+#include "webdb/call_file.h"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "test/util/temp_dir.h"
+
+namespace webdb {
+namespace {
+
+void WriteFile(const std::string& path, const std::string& contents) {
+  std::ofstream f(path, std::ios::binary);
+  f << contents;
+  REQUIRE(f.good());
+}
+
+struct ReadAll {
+  std::vector<Call> calls;
+  Status error;
+};
+
+ReadAll ReadFile(const std::string& path) {
+  auto env = nutchfs::NewLocalEnv();
+  auto reader = CallFileReader::Open(*env, path);
+  REQUIRE(reader.has_value());
+  ReadAll out;
+  for (;;) {
+    auto call = (*reader)->Next();
+    if (!call) {
+      out.error = call.error();
+      // The error is sticky.
+      auto again = (*reader)->Next();
+      REQUIRE_FALSE(again.has_value());
+      CHECK(again.error().message() == out.error.message());
+      return out;
+    }
+    if (!*call) return out;
+    out.calls.push_back(std::move(**call));
+  }
+}
+
+std::string DeleteLine(const std::string& url) {
+  return R"({"op":"deletePage","url":")" + url + "\"}";
+}
+
+TEST_CASE("blank lines are skipped and the last line needs no newline") {
+  testutil::TempDir dir;
+  std::string path = dir.File("calls.jsonl");
+  WriteFile(path, "\n" + DeleteLine("http://a/") + "\r\n  \t\n\n" + DeleteLine("http://b/"));
+  ReadAll r = ReadFile(path);
+  REQUIRE(r.error.ok());
+  REQUIRE(r.calls.size() == 2);
+  CHECK(r.calls[0].url == "http://a/");
+  CHECK(r.calls[1].url == "http://b/");
+}
+
+TEST_CASE("an empty file has no calls") {
+  testutil::TempDir dir;
+  WriteFile(dir.File("empty"), "");
+  ReadAll r = ReadFile(dir.File("empty"));
+  CHECK(r.error.ok());
+  CHECK(r.calls.empty());
+}
+
+TEST_CASE("errors name FILE:LINE of the bad line") {
+  testutil::TempDir dir;
+  std::string path = dir.File("bad.jsonl");
+  struct Case {
+    std::string line;
+    std::string reason;
+  };
+  std::vector<Case> cases = {
+      {"{not json", "invalid JSON"},
+      {R"({"op":"frobnicate","url":"http://a/"})", "unknown op"},
+      {R"({"op":"addPage"})", "missing field \"page\""},
+      {R"({"op":"deletePage","url":5})", "url: expected a string"},
+      {R"({"op":"addPage","page":{"url":"http://a/","md5":"XYZ"}})", "page.md5: expected 32"},
+      {R"({"op":"addPage","page":{"url":"http://a/","retries":256}})", "out of range 0..255"},
+      {R"({"op":"deletePage","url":"a\u0001"})", "control byte 0x01"},
+      {"{\"op\":\"deletePage\",\"url\":\"\xff\"}", "invalid JSON"},
+  };
+  for (const Case& c : cases) {
+    // Good lines, a blank line, then the bad one on line 4, then more good lines.
+    WriteFile(path, DeleteLine("http://1/") + "\n\n" + DeleteLine("http://3/") + "\n" + c.line +
+                        "\n" + DeleteLine("http://5/") + "\n");
+    ReadAll r = ReadFile(path);
+    INFO(c.line);
+    CHECK(r.calls.size() == 2);
+    CHECK(r.error.IsInvalidArgument());
+    CHECK_THAT(r.error.message(), Catch::StartsWith(path + ":4: "));
+    CHECK_THAT(r.error.message(), Catch::Contains(c.reason));
+  }
+}
+
+TEST_CASE("line numbers stay right across buffer refills") {
+  testutil::TempDir dir;
+  std::string path = dir.File("many.jsonl");
+  std::string contents;
+  const int kLines = 60000;  // about 6 MB: crosses the 4 MiB read buffer
+  for (int i = 1; i <= kLines; ++i) {
+    contents += DeleteLine("http://example.com/" + std::string(60, 'p') + std::to_string(i));
+    contents += "\n";
+  }
+  contents += "{\"op\":\"deletePage\"}\n";
+  WriteFile(path, contents);
+  ReadAll r = ReadFile(path);
+  CHECK(r.calls.size() == kLines);
+  CHECK(r.calls.back().url.ends_with(std::to_string(kLines)));
+  CHECK_THAT(r.error.message(), Catch::StartsWith(path + ":" + std::to_string(kLines + 1) + ": "));
+}
+
+TEST_CASE("a line longer than the read buffer is read whole") {
+  testutil::TempDir dir;
+  std::string path = dir.File("long.jsonl");
+  std::string spaces(5 << 20, ' ');  // JSON allows white space between tokens
+  WriteFile(path, DeleteLine("http://a/") + "\n{\"op\":" + spaces + "\"deletePage\",\"url\":\"http://b/\"}\n" +
+                      DeleteLine("http://c/") + "\n");
+  ReadAll r = ReadFile(path);
+  REQUIRE(r.error.ok());
+  REQUIRE(r.calls.size() == 3);
+  CHECK(r.calls[1].url == "http://b/");
+  CHECK(r.calls[2].url == "http://c/");
+}
+
+TEST_CASE("a missing call file fails to open") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  auto reader = CallFileReader::Open(*env, dir.File("absent.jsonl"));
+  REQUIRE_FALSE(reader.has_value());
+  CHECK_THAT(reader.error().message(), Catch::Contains("absent.jsonl"));
+}
+
+// Records the calls it receives as call-file lines.
+class RecordingWriter final : public Writer {
+ public:
+  Status AddPage(const Page& p) override { return Log("addPage " + p.url); }
+  Status AddPageWithScore(const Page& p) override { return Log("addPageWithScore " + p.url); }
+  Status AddPageIfNotPresent(const Page& p) override {
+    return Log("addPageIfNotPresent " + p.url);
+  }
+  Status AddPageIfNotPresent(const Page& p, const Link& l) override {
+    return Log("addPageIfNotPresent " + p.url + " " + l.url);
+  }
+  Status DeletePage(std::string_view url) override {
+    return Log("deletePage " + std::string(url));
+  }
+  Status AddLink(const Link& l) override { return Log("addLink " + l.url); }
+  Status Close() override { return Status::OK(); }
+
+  std::vector<std::string> log;
+
+ private:
+  Status Log(std::string entry) {
+    log.push_back(std::move(entry));
+    return Status::OK();
+  }
+};
+
+TEST_CASE("ApplyCall makes the matching writer call") {
+  Page page = Page::WithDefaults("http://p/");
+  Link link;
+  link.url = "http://l/";
+  RecordingWriter w;
+  REQUIRE(ApplyCall(w, {Call::Op::kAddPage, page, std::nullopt, ""}).ok());
+  REQUIRE(ApplyCall(w, {Call::Op::kAddPageWithScore, page, std::nullopt, ""}).ok());
+  REQUIRE(ApplyCall(w, {Call::Op::kAddPageIfNotPresent, page, std::nullopt, ""}).ok());
+  REQUIRE(ApplyCall(w, {Call::Op::kAddPageIfNotPresent, page, link, ""}).ok());
+  REQUIRE(ApplyCall(w, {Call::Op::kDeletePage, Page(), std::nullopt, "http://d/"}).ok());
+  REQUIRE(ApplyCall(w, {Call::Op::kAddLink, Page(), link, ""}).ok());
+  CHECK(w.log == std::vector<std::string>{
+                     "addPage http://p/", "addPageWithScore http://p/",
+                     "addPageIfNotPresent http://p/", "addPageIfNotPresent http://p/ http://l/",
+                     "deletePage http://d/", "addLink http://l/"});
+}
+
+TEST_CASE("CallOpName spells ops as call files do") {
+  CHECK(std::string(CallOpName(Call::Op::kAddPage)) == "addPage");
+  CHECK(std::string(CallOpName(Call::Op::kAddPageWithScore)) == "addPageWithScore");
+  CHECK(std::string(CallOpName(Call::Op::kAddPageIfNotPresent)) == "addPageIfNotPresent");
+  CHECK(std::string(CallOpName(Call::Op::kDeletePage)) == "deletePage");
+  CHECK(std::string(CallOpName(Call::Op::kAddLink)) == "addLink");
+}
+
+}  // namespace
+}  // namespace webdb

@@ -1,0 +1,112 @@
+#include "webdb/cli_args.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+namespace webdb {
+namespace {
+
+Result<Invocation> Parse(std::vector<std::string> args) {
+  std::vector<const char*> argv = {"webdb"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  return ParseCommandLine(static_cast<int>(argv.size()), argv.data());
+}
+
+Invocation MustParse(std::vector<std::string> args) {
+  auto inv = Parse(args);
+  if (!inv) FAIL(inv.error().ToString());
+  return *inv;
+}
+
+void CheckUsageError(std::vector<std::string> args, const std::string& reason) {
+  auto inv = Parse(args);
+  std::string joined;
+  for (const std::string& a : args) joined += a + " ";
+  INFO(joined);
+  REQUIRE_FALSE(inv.has_value());
+  CHECK(inv.error().IsInvalidArgument());
+  CHECK_THAT(inv.error().message(), Catch::Contains(reason));
+}
+
+const std::string kHex = "0123456789abcdef0123456789abcdef";
+
+TEST_CASE("memory sizes") {
+  CHECK(*ParseMemorySize("256M") == size_t{256} << 20);
+  CHECK(*ParseMemorySize("1G") == size_t{1} << 30);
+  CHECK(*ParseMemorySize("1g") == size_t{1} << 30);
+  CHECK(*ParseMemorySize("2048k") == size_t{2} << 20);
+  CHECK(*ParseMemorySize("512MiB") == size_t{512} << 20);
+  CHECK(*ParseMemorySize("3MB") == size_t{3} << 20);
+  CHECK(*ParseMemorySize("1T") == size_t{1} << 40);
+  CHECK(*ParseMemorySize("1048576") == size_t{1} << 20);
+  CHECK(*ParseMemorySize("1048576B") == size_t{1} << 20);
+  for (const char* bad : {"", "M", "12X", "1.5G", "-1M", "1MM", "iB", "1iB", "1048575",
+                          "99999999999999999999", "17179869184G", "256 M"}) {
+    INFO(bad);
+    CHECK_FALSE(ParseMemorySize(bad).has_value());
+  }
+}
+
+TEST_CASE("each command's arguments") {
+  Invocation create = MustParse({"create", "db"});
+  CHECK(create.command == "create");
+  CHECK(create.db == "db");
+  CHECK_FALSE(create.quiet);
+  CHECK(create.log_level == "warn");
+
+  Invocation apply = MustParse({"apply", "db", "a.jsonl", "-", "--memory", "64M", "-q"});
+  CHECK(apply.call_files == std::vector<std::string>{"a.jsonl", "-"});
+  CHECK(apply.memory_budget == size_t{64} << 20);
+  CHECK(apply.quiet);
+  CHECK(MustParse({"apply", "db", "a"}).memory_budget == kDefaultMemoryBudget);
+
+  CHECK(MustParse({"dump", "db", "--table", "linksByMD5"}).table == TableId::kLinksByMd5);
+  CHECK(MustParse({"--table=pagesByMD5", "dump", "db"}).table == TableId::kPagesByMd5);
+  CHECK(MustParse({"stats", "db", "--log-level", "debug"}).log_level == "debug");
+  CHECK(*MustParse({"page", "db", "http://a/"}).url == "http://a/");
+  CHECK(*MustParse({"page", "db", "--", "-dash"}).url == "-dash");
+  CHECK(Md5Hex(*MustParse({"pages", "db", "--md5", kHex}).md5) == kHex);
+  Invocation in = MustParse({"links", "db", "--url", "http://a/"});
+  CHECK(*in.url == "http://a/");
+  CHECK_FALSE(in.md5.has_value());
+  Invocation out = MustParse({"links", "db", "--md5", kHex});
+  CHECK_FALSE(out.url.has_value());
+  CHECK(out.md5.has_value());
+  CHECK(MustParse({"--help"}).help);
+  CHECK(MustParse({"dump", "-h"}).help);
+}
+
+TEST_CASE("usage errors") {
+  CheckUsageError({}, "no command given");
+  CheckUsageError({"frob", "db"}, "unknown command 'frob'");
+  CheckUsageError({"create"}, "usage: webdb create DB");
+  CheckUsageError({"create", "db", "extra"}, "usage: webdb create DB");
+  CheckUsageError({"apply", "db"}, "usage: webdb apply");
+  CheckUsageError({"apply", "db", "-", "-"}, "can be read only once");
+  CheckUsageError({"dump", "db"}, "dump needs --table");
+  CheckUsageError({"dump", "db", "--table", "pages"}, "unknown table 'pages'");
+  CheckUsageError({"dump", "db", "--tab", "pagesByURL"}, "--tab");  // no abbreviations
+  CheckUsageError({"dump", "db", "--table", "pagesByURL", "--table", "linksByURL"}, "table");
+  CheckUsageError({"stats", "db", "--memory", "1G"}, "--memory does not apply to stats");
+  CheckUsageError({"page", "db"}, "usage: webdb page DB URL");
+  CheckUsageError({"page", "db", ""}, "bad URL argument: url is empty");
+  CheckUsageError({"pages", "db"}, "pages needs --md5");
+  CheckUsageError({"pages", "db", "--md5", "ABC"}, "--md5 ABC: expected 32 lowercase hex");
+  CheckUsageError({"pages", "db", "--url", "http://a/"}, "--url does not apply to pages");
+  CheckUsageError({"links", "db"}, "exactly one of --url and --md5");
+  CheckUsageError({"links", "db", "--url", "http://a/", "--md5", kHex}, "exactly one");
+  CheckUsageError({"apply", "db", "f", "--memory", "10"}, "--memory 10: less than");
+  CheckUsageError({"stats", "db", "--log-level", "loud"}, "--log-level loud");
+  CheckUsageError({"stats", "db", "--bogus"}, "--bogus");
+}
+
+TEST_CASE("usage text names every command") {
+  std::string text = UsageText();
+  for (const char* c : {"create", "apply", "dump", "stats", "page", "pages", "links"}) {
+    CHECK_THAT(text, Catch::Contains(std::string("webdb ") + c + " DB"));
+  }
+}
+
+}  // namespace
+}  // namespace webdb

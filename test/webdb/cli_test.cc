@@ -1,0 +1,267 @@
+// Runs the built `webdb` binary on temporary dbs, as a user or script would.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test/util/model.h"
+#include "test/util/session.h"
+#include "test/util/session_gen.h"
+#include "test/util/temp_dir.h"
+#include "webdb/json_out.h"
+#include "webdb/writer.h"
+
+extern char** environ;
+
+namespace webdb {
+namespace {
+
+const std::string kWebdb = PROJECT_BINARY_DIR "/webdb/webdb";
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+void WriteWholeFile(const std::string& path, const std::string& contents) {
+  std::ofstream f(path, std::ios::binary);
+  f << contents;
+  REQUIRE(f.good());
+}
+
+// Runs webdb with args, stdin from stdin_path, and collects exit code and output.
+RunResult Run(const testutil::TempDir& dir, std::vector<std::string> args,
+              const std::string& stdin_path = "/dev/null") {
+  std::string out_path = dir.File("stdout"), err_path = dir.File("stderr");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, stdin_path.c_str(), O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> argv = {const_cast<char*>(kWebdb.c_str())};
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid;
+  int rc = posix_spawn(&pid, kWebdb.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  REQUIRE(rc == 0);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  RunResult r;
+  REQUIRE(WIFEXITED(status));
+  r.exit_code = WEXITSTATUS(status);
+  r.out = ReadWholeFile(out_path);
+  r.err = ReadWholeFile(err_path);
+  return r;
+}
+
+// Runs and requires success; returns stdout.
+std::string MustRun(const testutil::TempDir& dir, std::vector<std::string> args) {
+  RunResult r = Run(dir, args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return r.out;
+}
+
+const char* const kTables[] = {"pagesByURL", "pagesByMD5", "linksByURL", "linksByMD5"};
+
+// All four dumps and the stats, as one string.
+std::string DumpAll(const testutil::TempDir& dir, const std::string& db) {
+  std::string all;
+  for (const char* t : kTables) all += MustRun(dir, {"dump", db, "--table", t});
+  return all + MustRun(dir, {"stats", db});
+}
+
+const std::string kMd5A = "0123456789abcdef0123456789abcdef";
+const std::string kMd5B = "fedcba9876543210fedcba9876543210";
+
+// Pages a (content A, 2 outlinks) and b (content B); links A->b, A->a, B->a, B->gone.
+const std::string kCalls =
+    R"({"op":"addPage","page":{"url":"http://a/","md5":")" + kMd5A +
+    R"(","numOutlinks":2,"score":0.1,"nextFetch":1700000000000}})" "\n"
+    "\n"
+    R"({"op":"addPageWithScore","page":{"url":"http://b/","md5":")" + kMd5B +
+    R"(","score":2.5,"retries":3,"fetchInterval":7}})" "\n"
+    R"({"op":"addLink","link":{"from":")" + kMd5A + R"(","url":"http://b/","anchor":"to b","domainID":9}})" "\n"
+    R"({"op":"addLink","link":{"from":")" + kMd5A + R"(","url":"http://a/","anchor":"self"}})" "\n"
+    R"({"op":"addLink","link":{"from":")" + kMd5B + R"(","url":"http://a/","anchor":"\u00e9\"q\""}})" "\n"
+    R"({"op":"addLink","link":{"from":")" + kMd5B + R"(","url":"http://gone/"}})" "\n";
+
+const std::string kPageA =
+    R"({"url":"http://a/","md5":")" + kMd5A + R"(","nextFetch":1700000000000,"retries":0,)"
+    R"("fetchInterval":30,"numOutlinks":2,"score":0.1,"nextScore":1})" "\n";
+const std::string kPageB =
+    R"({"url":"http://b/","md5":")" + kMd5B + R"(","nextFetch":0,"retries":3,)"
+    R"("fetchInterval":7,"numOutlinks":0,"score":2.5,"nextScore":1})" "\n";
+const std::string kLinkAa = R"({"from":")" + kMd5A +
+                            R"(","url":"http://a/","domainID":0,"anchor":"self","targetHasOutlink":true})" "\n";
+const std::string kLinkAb = R"({"from":")" + kMd5A +
+                            R"(","url":"http://b/","domainID":9,"anchor":"to b","targetHasOutlink":false})" "\n";
+const std::string kLinkBa = R"({"from":")" + kMd5B +
+                            "\",\"url\":\"http://a/\",\"domainID\":0,\"anchor\":\"\xc3\xa9\\\"q\\\"\",\"targetHasOutlink\":true}\n";
+
+TEST_CASE("create, apply, dump and look up") {
+  testutil::TempDir dir;
+  std::string db = dir.File("db");
+  MustRun(dir, {"create", db});
+  WriteWholeFile(dir.File("calls.jsonl"), kCalls);
+  RunResult apply = Run(dir, {"apply", db, dir.File("calls.jsonl"), "--quiet"});
+  INFO(apply.err);
+  REQUIRE(apply.exit_code == 0);
+  CHECK(apply.out.empty());
+  CHECK(apply.err.empty());
+
+  CHECK(MustRun(dir, {"dump", db, "--table", "pagesByURL"}) == kPageA + kPageB);
+  CHECK(MustRun(dir, {"dump", db, "--table", "pagesByMD5"}) == kPageA + kPageB);
+  CHECK(MustRun(dir, {"dump", db, "--table", "linksByMD5"}) == kLinkAa + kLinkAb + kLinkBa);
+  CHECK(MustRun(dir, {"dump", db, "--table", "linksByURL"}) == kLinkAa + kLinkBa + kLinkAb);
+  CHECK(MustRun(dir, {"stats", db}) == "{\"pages\":2,\"links\":3}\n");
+
+  CHECK(MustRun(dir, {"page", db, "http://b/"}) == kPageB);
+  RunResult absent = Run(dir, {"page", db, "http://gone/"});
+  CHECK(absent.exit_code == 1);
+  CHECK(absent.out.empty());
+  CHECK_THAT(absent.err, Catch::Contains("no page at http://gone/"));
+
+  CHECK(MustRun(dir, {"pages", db, "--md5", kMd5A}) == kPageA);
+  CHECK(MustRun(dir, {"pages", db, "--md5", std::string(32, '0')}).empty());
+  CHECK(MustRun(dir, {"links", db, "--url", "http://a/"}) == kLinkAa + kLinkBa);
+  CHECK(MustRun(dir, {"links", db, "--md5", kMd5A}) == kLinkAa + kLinkAb);
+  CHECK(MustRun(dir, {"links", db, "--url", "http://gone/"}).empty());
+}
+
+TEST_CASE("apply reads standard input for -") {
+  testutil::TempDir dir;
+  std::string db = dir.File("db");
+  MustRun(dir, {"create", db});
+  WriteWholeFile(dir.File("stdin.jsonl"), kCalls);
+  RunResult r = Run(dir, {"apply", "-q", db, "-"}, dir.File("stdin.jsonl"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(MustRun(dir, {"dump", db, "--table", "pagesByURL"}) == kPageA + kPageB);
+}
+
+TEST_CASE("bad call files change nothing and name FILE:LINE") {
+  testutil::TempDir dir;
+  std::string db = dir.File("db");
+  MustRun(dir, {"create", db});
+  WriteWholeFile(dir.File("calls.jsonl"), kCalls);
+  MustRun(dir, {"apply", "-q", db, dir.File("calls.jsonl")});
+  std::string before = DumpAll(dir, db);
+
+  // The first file is good and would change the db; the second fails on its line 3.
+  WriteWholeFile(dir.File("good.jsonl"), R"({"op":"deletePage","url":"http://a/"})" "\n"
+                                         R"({"op":"addPage","page":{"url":"http://new/"}})" "\n");
+  WriteWholeFile(dir.File("bad.jsonl"), R"({"op":"addPage","page":{"url":"http://x/"}})" "\n\n"
+                                        R"({"op":"addPage","page":{"url":"http://y/","retries":256}})" "\n");
+  RunResult r = Run(dir, {"apply", db, dir.File("good.jsonl"), dir.File("bad.jsonl")});
+  CHECK(r.exit_code == 3);
+  CHECK_THAT(r.err, Catch::Contains("webdb: " + dir.File("bad.jsonl") + ":3: page.retries"));
+  CHECK(DumpAll(dir, db) == before);
+
+  // The same through standard input, which is named "-".
+  RunResult in = Run(dir, {"apply", db, "-"}, dir.File("bad.jsonl"));
+  CHECK(in.exit_code == 3);
+  CHECK_THAT(in.err, Catch::Contains("webdb: -:3: "));
+  CHECK(DumpAll(dir, db) == before);
+
+  // The db is still usable afterwards.
+  MustRun(dir, {"apply", "-q", db, dir.File("good.jsonl")});
+  CHECK(MustRun(dir, {"stats", db}) == "{\"pages\":2,\"links\":0}\n");
+}
+
+TEST_CASE("usage errors exit 2, other failures 3 or 4") {
+  testutil::TempDir dir;
+  std::string db = dir.File("db");
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {}, {"frob"}, {"dump", db}, {"stats"}, {"links", db}, {"page", db, "--memory", "1G", "u"}}) {
+    RunResult r = Run(dir, args);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("webdb: "));
+    CHECK(r.out.empty());
+  }
+  RunResult help = Run(dir, {"--help"});
+  CHECK(help.exit_code == 0);
+  CHECK_THAT(help.out, Catch::Contains("webdb apply DB CALLFILE..."));
+
+  CHECK(Run(dir, {"stats", db}).exit_code == 4);  // no db there yet
+  MustRun(dir, {"create", db});
+  RunResult again = Run(dir, {"create", db});
+  CHECK(again.exit_code == 3);
+  CHECK_THAT(again.err, Catch::Contains("already exists"));
+  CHECK(Run(dir, {"apply", db, dir.File("absent.jsonl")}).exit_code == 4);
+}
+
+TEST_CASE("dumps escape bytes that are not UTF-8") {
+  testutil::TempDir dir;
+  std::string db = dir.File("db");
+  auto env = nutchfs::NewLocalEnv();
+  REQUIRE(Writer::Create(*env, db).ok());
+  {
+    auto writer = Writer::Open(*env, db, {});
+    REQUIRE(writer.has_value());
+    REQUIRE((*writer)->AddPage(Page::WithDefaults("http://x/\xff\xc3\xa9")).ok());
+    REQUIRE((*writer)->Close().ok());
+  }
+  std::string out = MustRun(dir, {"dump", db, "--table", "pagesByURL"});
+  CHECK_THAT(out, Catch::StartsWith("{\"url\":\"http://x/\\u00ff\xc3\xa9\""));
+}
+
+std::string ModelTables(const testutil::Model& model) {
+  std::string all;
+  for (const auto& pages : {model.PagesByUrl(), model.PagesByMd5()}) {
+    for (const Page& p : pages) {
+      AppendPageJson(p, &all);
+      all += '\n';
+    }
+  }
+  for (const auto& links : {model.LinksByUrl(), model.LinksByMd5()}) {
+    for (const Link& l : links) {
+      AppendLinkJson(l, &all);
+      all += '\n';
+    }
+  }
+  return all + "{\"pages\":" + std::to_string(model.pages().size()) +
+         ",\"links\":" + std::to_string(model.links().size()) + "}\n";
+}
+
+TEST_CASE("generated sessions through call files match the model", "[random]") {
+  testutil::TempDir dir;
+  std::string db = dir.File("db");
+  MustRun(dir, {"create", db});
+  testutil::GenOptions options;
+  options.hostile_bytes = false;  // call files carry UTF-8 only
+  options.long_url_chance = 0;
+  const uint64_t seed = 4242;
+  testutil::SessionGenerator gen(seed, options);
+  testutil::Model model;
+  for (int s = 0; s < 6; ++s) {
+    testutil::Session session = gen.Next();
+    std::string lines;
+    for (const Call& call : session) {
+      AppendCallJson(call, &lines);
+      lines += '\n';
+    }
+    WriteWholeFile(dir.File("session.jsonl"), lines);
+    MustRun(dir, {"apply", "-q", "--memory", "1M", db, dir.File("session.jsonl")});
+    model.Apply(session);
+    INFO("seed " << seed << " session " << s << "\n" << testutil::FormatSession(session));
+    REQUIRE(DumpAll(dir, db) == ModelTables(model));
+  }
+}
+
+}  // namespace
+}  // namespace webdb

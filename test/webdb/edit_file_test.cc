@@ -1,0 +1,258 @@
+#include "webdb/edit_file.h"
+
+#include <catch2/catch.hpp>
+#include <random>
+#include <set>
+
+#include "nutchfs/env.h"
+#include "test/util/corrupt.h"
+#include "test/util/edit_util.h"
+#include "test/util/temp_dir.h"
+#include "webdb/coding.h"
+
+namespace webdb {
+namespace {
+
+using testutil::Drain;
+using testutil::OwnedEdit;
+
+struct Written {
+  uint64_t bytes = 0;
+  uint32_t checksum = 0;
+};
+
+Written WriteEdits(nutchfs::Env& env, const std::string& path,
+                   const std::vector<OwnedEdit>& edits, bool sorted) {
+  auto writer = EditFileWriter::Create(env, path, sorted);
+  REQUIRE(writer);
+  for (const OwnedEdit& e : edits) REQUIRE((*writer)->Add(e.view()).ok());
+  REQUIRE((*writer)->count() == edits.size());
+  Status s = (*writer)->Finish();
+  REQUIRE(s.ok());
+  return {(*writer)->bytes(), (*writer)->checksum()};
+}
+
+// Writes contents to path without syncing (fsync per damaged copy would make tests slow).
+void WriteFile(nutchfs::Env& env, const std::string& path, const std::string& contents) {
+  static_cast<void>(env.RemoveFile(path));  // a fresh file: rewriting one in place flushes
+  auto file = env.NewWritableFile(path);
+  REQUIRE(file);
+  REQUIRE((*file)->Append(contents).ok());
+  REQUIRE((*file)->Close().ok());
+}
+
+testutil::Drained ReadEdits(nutchfs::Env& env, const std::string& path,
+                            size_t buffer = kEditReadBufferSize) {
+  auto it = OpenEditFile(env, path, buffer);
+  if (!it) return {{}, it.error()};
+  return Drain(**it);
+}
+
+// Edits with hostile bytes and sizes: empty, NUL, 0xff, 64 KiB keys and values, extreme
+// orders and every kind.
+std::vector<OwnedEdit> HostileEdits() {
+  std::vector<OwnedEdit> edits = {
+      {"", 0, 0, ""},
+      {std::string("\0", 1), ~uint64_t{0}, 255, std::string("\0\0", 2)},
+      {std::string(65536, '\xff'), 7, 1, "v"},
+      {"k", 1, 2, std::string(65536, '\0')},
+      {std::string(70000, 'x'), 3, 3, std::string(70000, 'y')},
+      {"WDBEDITS", 0xFFFFFFFF, 4, "\xff\xff\xff\xff"},
+  };
+  std::mt19937_64 rng(7);
+  for (OwnedEdit& e : testutil::RandomEdits(rng, 3000)) edits.push_back(std::move(e));
+  return edits;
+}
+
+TEST_CASE("edit file round-trips hostile edits", "[edit_file]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::vector<OwnedEdit> edits = HostileEdits();
+  const std::string path = dir.File("log.edits");
+  Written w = WriteEdits(*env, path, edits, /*sorted=*/false);
+  REQUIRE(*env->GetFileSize(path) == w.bytes);
+
+  for (size_t buffer : {size_t{1}, size_t{4096}, kEditReadBufferSize}) {
+    testutil::Drained got = ReadEdits(*env, path, buffer);
+    INFO("buffer " << buffer << ": " << got.status.ToString());
+    REQUIRE(got.status.ok());
+    REQUIRE(got.edits == edits);
+  }
+  auto info = ReadEditFileInfo(*env, path);
+  REQUIRE(info);
+  CHECK(info->count == edits.size());
+  CHECK(info->file_size == w.bytes);
+  CHECK(info->checksum == w.checksum);
+  CHECK_FALSE(info->sorted);
+}
+
+TEST_CASE("edit file: sorted files, empty files", "[edit_file]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  for (bool sorted : {false, true}) {
+    const std::string path = dir.File("empty.edits");
+    Written w = WriteEdits(*env, path, {}, sorted);
+    CHECK(w.bytes == 16 + 4 + 28);
+    testutil::Drained got = ReadEdits(*env, path);
+    CHECK(got.status.ok());
+    CHECK(got.edits.empty());
+    auto info = ReadEditFileInfo(*env, path);
+    REQUIRE(info);
+    CHECK(info->count == 0);
+    CHECK(info->payload_bytes == 0);
+    CHECK(info->checksum == w.checksum);
+    CHECK(info->sorted == sorted);
+  }
+  std::vector<OwnedEdit> edits = testutil::StableSorted(HostileEdits());
+  const std::string path = dir.File("sorted.edits");
+  Written w = WriteEdits(*env, path, edits, /*sorted=*/true);
+  testutil::Drained got = ReadEdits(*env, path);
+  REQUIRE(got.status.ok());
+  CHECK(got.edits == edits);
+  CHECK(ReadEditFileInfo(*env, path)->sorted);
+  CHECK(ReadEditFileInfo(*env, path)->checksum == w.checksum);
+}
+
+TEST_CASE("edit file: a sorted writer refuses edits out of order", "[edit_file]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  auto writer = EditFileWriter::Create(*env, dir.File("s.edits"), /*sorted=*/true);
+  REQUIRE(writer);
+  EditFileWriter& w = **writer;
+  CHECK(w.Add({"b", 5, 0, ""}).ok());
+  CHECK(w.Add({"b", 5, 1, ""}).ok());  // equal (key, order) is fine
+  CHECK(w.Add({"b", 4, 0, ""}).IsInvalidArgument());
+  CHECK(w.Add({"a", 9, 0, ""}).IsInvalidArgument());
+  const std::string b_nul("b\0", 2);
+  CHECK(w.Add({b_nul, 0, 0, ""}).ok());
+  CHECK(w.Add({"ba", 0, 0, ""}).ok());
+  CHECK(w.Finish().ok());
+  CHECK(w.Add({"c", 0, 0, ""}).IsInvalidArgument());
+  CHECK(w.Finish().IsInvalidArgument());
+  CHECK(ReadEditFileInfo(*env, dir.File("s.edits"))->count == 4);
+}
+
+TEST_CASE("edit file: frames hold up to 64 KiB and a big record gets its own", "[edit_file]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::vector<OwnedEdit> edits;
+  for (int i = 0; i < 5000; ++i) edits.push_back({std::to_string(i), 0, 0, std::string(50, 'v')});
+  edits.push_back({"big", 0, 0, std::string(200000, 'b')});
+  const std::string path = dir.File("f.edits");
+  Written w = WriteEdits(*env, path, edits, false);
+  auto contents = nutchfs::ReadFileToString(*env, path);
+  REQUIRE(contents);
+  // Walk the frame headers: small frames full up to a record, then the big one alone.
+  std::vector<uint32_t> lengths;
+  for (size_t pos = 16; DecodeFixed32(contents->data() + pos) != 0xFFFFFFFFu;) {
+    lengths.push_back(DecodeFixed32(contents->data() + pos));
+    pos += 8 + lengths.back();
+  }
+  const uint32_t big_record = 1 + 3 + 8 + 1 + 3 + 200000;
+  REQUIRE(lengths.size() >= 6);
+  CHECK(lengths.back() == big_record);
+  for (size_t i = 0; i + 2 < lengths.size(); ++i) {
+    CHECK(lengths[i] <= kEditFrameSize);
+    CHECK(lengths[i] > kEditFrameSize - 64);
+  }
+  CHECK(w.bytes == contents->size());
+  CHECK(ReadEdits(*env, path, 100).edits == edits);
+}
+
+// Reads a damaged file: it must fail with Corruption, and whatever it returned before
+// failing must be a prefix of the true contents.
+void ExpectCorruption(nutchfs::Env& env, const std::string& path,
+                      const std::vector<OwnedEdit>& edits, const std::string& what) {
+  testutil::Drained got = ReadEdits(env, path, 4096);
+  INFO(what << ": " << got.status.ToString());
+  REQUIRE(got.status.IsCorruption());
+  REQUIRE(got.status.message().find(path) != std::string::npos);
+  REQUIRE(got.status.message().find(" at offset ") != std::string::npos);
+  REQUIRE(got.edits.size() <= edits.size());
+  for (size_t i = 0; i < got.edits.size(); ++i) REQUIRE(got.edits[i] == edits[i]);
+}
+
+TEST_CASE("edit file: a flipped byte anywhere is Corruption", "[edit_file][fault]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::mt19937_64 rng(11);
+  for (bool sorted : {false, true}) {
+    // Small: every byte. Large (several frames): header, frame headers, trailer, and a
+    // stride through the payload.
+    for (size_t n : {size_t{0}, size_t{12}, size_t{4000}}) {
+      std::vector<OwnedEdit> edits = testutil::RandomEdits(rng, n);
+      if (sorted) edits = testutil::StableSorted(std::move(edits));
+      const std::string good = dir.File("good.edits");
+      const std::string bad = dir.File("bad.edits");
+      Written w = WriteEdits(*env, good, edits, sorted);
+      std::set<uint64_t> offsets;
+      for (uint64_t i = 0; i < std::min<uint64_t>(w.bytes, 400); ++i) offsets.insert(i);
+      for (uint64_t i = w.bytes - std::min<uint64_t>(w.bytes, 100); i < w.bytes; ++i) {
+        offsets.insert(i);
+      }
+      for (uint64_t i = 0; i < w.bytes; i += 1 + rng() % 2000) offsets.insert(i);
+      for (uint64_t f = 16; f < w.bytes - 32; f += kEditFrameSize) {
+        for (uint64_t i = f; i < f + 16; ++i) offsets.insert(i);  // near frame headers
+      }
+      for (uint64_t offset : offsets) {
+        REQUIRE(env->RenameFile(good, bad).ok());
+        testutil::FlipByte(bad, offset);
+        ExpectCorruption(*env, bad, edits, "flip at " + std::to_string(offset));
+        testutil::FlipByte(bad, offset);
+        REQUIRE(env->RenameFile(bad, good).ok());
+      }
+      CHECK(ReadEdits(*env, good).status.ok());
+    }
+  }
+}
+
+TEST_CASE("edit file: truncated or extended files are Corruption", "[edit_file][fault]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::mt19937_64 rng(12);
+  std::vector<OwnedEdit> edits = testutil::RandomEdits(rng, 3000);
+  const std::string good = dir.File("good.edits");
+  const std::string bad = dir.File("bad.edits");
+  Written w = WriteEdits(*env, good, edits, false);
+  auto contents = nutchfs::ReadFileToString(*env, good);
+  REQUIRE(contents);
+  std::set<uint64_t> sizes;
+  for (uint64_t i = 0; i < 100; ++i) sizes.insert(i);
+  for (uint64_t i = w.bytes - 100; i < w.bytes; ++i) sizes.insert(i);
+  for (uint64_t i = 0; i < w.bytes; i += 1 + rng() % 3000) sizes.insert(i);
+  for (uint64_t size : sizes) {
+    WriteFile(*env, bad, *contents);
+    testutil::TruncateFile(bad, size);
+    ExpectCorruption(*env, bad, edits, "truncated to " + std::to_string(size));
+    auto info = ReadEditFileInfo(*env, bad);
+    INFO("info of file truncated to " << size);
+    CHECK((!info && info.error().IsCorruption()));
+  }
+  WriteFile(*env, bad, *contents + "x");
+  ExpectCorruption(*env, bad, edits, "one trailing byte");
+}
+
+TEST_CASE("edit file: a file whose writer never finished is Corruption", "[edit_file][fault]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::mt19937_64 rng(13);
+  std::vector<OwnedEdit> edits = testutil::RandomEdits(rng, 5000);
+  const std::string path = dir.File("unfinished.edits");
+  {
+    auto writer = EditFileWriter::Create(*env, path, false);
+    REQUIRE(writer);
+    for (const OwnedEdit& e : edits) REQUIRE((*writer)->Add(e.view()).ok());
+  }
+  ExpectCorruption(*env, path, edits, "unfinished");
+  CHECK(ReadEditFileInfo(*env, path).error().IsCorruption());
+}
+
+TEST_CASE("edit file: opening a missing file fails", "[edit_file]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  CHECK_FALSE(OpenEditFile(*env, dir.File("missing")));
+  CHECK_FALSE(ReadEditFileInfo(*env, dir.File("missing")));
+}
+
+}  // namespace
+}  // namespace webdb

@@ -1,0 +1,151 @@
+#include "webdb/sorter.h"
+
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "nutchfs/env.h"
+#include "test/util/corrupt.h"
+#include "test/util/edit_util.h"
+#include "test/util/temp_dir.h"
+
+namespace webdb {
+namespace {
+
+using testutil::Drain;
+using testutil::OwnedEdit;
+
+size_t FilesIn(nutchfs::Env& env, const std::string& dir) {
+  auto children = env.GetChildren(dir);
+  return children ? children->size() : 0;
+}
+
+void AddAll(Sorter& sorter, const std::vector<OwnedEdit>& edits) {
+  for (const OwnedEdit& e : edits) REQUIRE(sorter.Add(e.view()).ok());
+  REQUIRE(sorter.count() == edits.size());
+}
+
+TEST_CASE("sorter without a spill sorts in memory", "[sorter]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::mt19937_64 rng(21);
+  std::vector<OwnedEdit> edits = testutil::RandomEdits(rng, 5000);
+  auto sorter = Sorter::Create(*env, dir.File("tmp"), 8 << 20, "pages");
+  AddAll(*sorter, edits);
+  auto it = sorter->Finish();
+  REQUIRE(it);
+  testutil::Drained got = Drain(**it);
+  CHECK(got.status.ok());
+  CHECK(got.edits == testutil::StableSorted(edits));
+  CHECK(sorter->runs_spilled() == 0);
+  CHECK_FALSE(env->FileExists(dir.File("tmp")));
+}
+
+TEST_CASE("sorter with tiny budgets spills, merges in passes, stays stable",
+          "[sorter][random]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const size_t budget = GENERATE(size_t{4} << 10, size_t{64} << 10, size_t{512} << 10);
+  const uint64_t seed = GENERATE(1, 2);
+  INFO("budget " << budget << " seed " << seed);
+  std::mt19937_64 rng(seed);
+  const size_t n = budget < (64 << 10) ? 8000 : 80000;
+  std::vector<OwnedEdit> edits = testutil::RandomEdits(rng, n, {2000, 20, 40});
+  const std::string tmp = dir.File("tmp");
+  {
+    auto sorter = Sorter::Create(*env, tmp, budget, "links");
+    AddAll(*sorter, edits);
+    auto it = sorter->Finish();
+    REQUIRE(it);
+    CHECK(sorter->runs_spilled() > sorter->fan_in());
+    CHECK(sorter->merge_passes() >= 1);
+    CHECK(FilesIn(*env, tmp) <= sorter->fan_in());  // merged-away runs are gone
+    testutil::Drained got = Drain(**it);
+    CHECK(got.status.ok());
+    REQUIRE(got.edits.size() == edits.size());
+    CHECK(got.edits == testutil::StableSorted(edits));
+  }
+  CHECK(FilesIn(*env, tmp) == 0);
+}
+
+TEST_CASE("sorter fan-in follows the budget", "[sorter]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  CHECK(Sorter::Create(*env, dir.path(), 4 << 10, "a")->fan_in() == 2);
+  CHECK(Sorter::Create(*env, dir.path(), 512 << 10, "a")->fan_in() == 3);
+  CHECK(Sorter::Create(*env, dir.path(), 16 << 20, "a")->fan_in() == Sorter::kMaxFanIn);
+  CHECK(Sorter::Create(*env, dir.path(), size_t{1} << 30, "a")->fan_in() == Sorter::kMaxFanIn);
+}
+
+TEST_CASE("sorter keeps equal (key, order) edits in insertion order across runs", "[sorter]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  auto sorter = Sorter::Create(*env, dir.File("tmp"), 4 << 10, "ties");
+  const int n = 3000;
+  for (int i = 0; i < n; ++i) {
+    std::string value = std::to_string(i);
+    REQUIRE(sorter->Add({i % 2 ? "same" : "alsosame", 42, 0, value}).ok());
+  }
+  auto it = sorter->Finish();
+  REQUIRE(it);
+  CHECK(sorter->merge_passes() > 1);
+  testutil::Drained got = Drain(**it);
+  REQUIRE(got.status.ok());
+  REQUIRE(got.edits.size() == n);
+  for (int i = 0; i < n; ++i) {
+    int expected = i < n / 2 ? 2 * i : 2 * (i - n / 2) + 1;
+    REQUIRE(got.edits[i].value == std::to_string(expected));
+  }
+}
+
+TEST_CASE("sorter takes edits larger than its budget", "[sorter]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::vector<OwnedEdit> edits;
+  for (int i = 0; i < 20; ++i) {
+    edits.push_back({std::string(65536, static_cast<char>('a' + i % 7)), uint64_t(i % 3),
+                     static_cast<uint8_t>(i), std::string(i * 5000, '\0')});
+    edits.push_back({std::string(1, '\xff'), 0, 0, std::to_string(i)});
+  }
+  auto sorter = Sorter::Create(*env, dir.File("tmp"), 4 << 10, "big");
+  AddAll(*sorter, edits);
+  auto it = sorter->Finish();
+  REQUIRE(it);
+  testutil::Drained got = Drain(**it);
+  CHECK(got.status.ok());
+  CHECK(got.edits == testutil::StableSorted(edits));
+}
+
+TEST_CASE("sorter: empty input, misuse", "[sorter]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  auto sorter = Sorter::Create(*env, dir.File("tmp"), 4 << 10, "empty");
+  auto it = sorter->Finish();
+  REQUIRE(it);
+  CHECK_FALSE((*it)->Valid());
+  CHECK((*it)->status().ok());
+  CHECK(sorter->Add({"a", 0, 0, ""}).IsInvalidArgument());
+  CHECK(sorter->Finish().error().IsInvalidArgument());
+}
+
+TEST_CASE("sorter reports a damaged run as Corruption", "[sorter][fault]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::mt19937_64 rng(5);
+  std::vector<OwnedEdit> edits = testutil::RandomEdits(rng, 20000);
+  const std::string tmp = dir.File("tmp");
+  const size_t budget = GENERATE(size_t{64} << 10, size_t{512} << 10);
+  INFO("budget " << budget);
+  auto sorter = Sorter::Create(*env, tmp, budget, "bad");
+  AddAll(*sorter, edits);
+  auto runs = env->GetChildren(tmp);
+  REQUIRE(runs);
+  REQUIRE_FALSE(runs->empty());
+  testutil::FlipByte(tmp + "/" + runs->front(), 100);
+  auto it = sorter->Finish();
+  Status s = it ? Drain(**it).status : it.error();
+  CHECK(s.IsCorruption());
+  CHECK(s.message().find(runs->front()) != std::string::npos);
+}
+
+}  // namespace
+}  // namespace webdb

@@ -1,0 +1,217 @@
+#include "webdb/cli_args.h"
+
+#include <spdlog/common.h>
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <charconv>
+#include <cstdint>
+#include <limits>
+
+namespace webdb {
+namespace {
+
+namespace po = boost::program_options;
+
+Status Usage(std::string msg) { return Status::InvalidArgument(std::move(msg)); }
+
+// The per-command options, as bits.
+enum OptionBit : unsigned { kTableOpt = 1, kMd5Opt = 2, kUrlOpt = 4, kMemoryOpt = 8 };
+constexpr std::pair<OptionBit, const char*> kOptionNames[] = {
+    {kTableOpt, "table"}, {kMd5Opt, "md5"}, {kUrlOpt, "url"}, {kMemoryOpt, "memory"}};
+
+struct CommandSpec {
+  const char* name;
+  size_t min_args;  // positional arguments after the command, DB included
+  size_t max_args;
+  unsigned options;
+  const char* synopsis;
+};
+
+constexpr size_t kUnlimited = std::numeric_limits<size_t>::max();
+
+constexpr CommandSpec kCommands[] = {
+    {"create", 1, 1, 0, "webdb create DB"},
+    {"apply", 2, kUnlimited, kMemoryOpt, "webdb apply DB CALLFILE... [--memory SIZE]"},
+    {"dump", 1, 1, kTableOpt, "webdb dump DB --table pagesByURL|pagesByMD5|linksByURL|linksByMD5"},
+    {"stats", 1, 1, 0, "webdb stats DB"},
+    {"page", 2, 2, 0, "webdb page DB URL"},
+    {"pages", 1, 1, kMd5Opt, "webdb pages DB --md5 HEX"},
+    {"links", 1, 1, kUrlOpt | kMd5Opt, "webdb links DB (--url URL | --md5 HEX)"},
+};
+
+po::options_description AllOptions() {
+  po::options_description opts;
+  opts.add_options()
+      ("help,h", "")
+      ("table", po::value<std::string>())
+      ("md5", po::value<std::string>())
+      ("url", po::value<std::string>())
+      ("memory", po::value<std::string>())
+      ("quiet,q", po::bool_switch())
+      ("log-level", po::value<std::string>())
+      ("command", po::value<std::string>())
+      ("args", po::value<std::vector<std::string>>());
+  return opts;
+}
+
+Result<po::variables_map> RunParser(int argc, const char* const* argv) {
+  po::positional_options_description positional;
+  positional.add("command", 1).add("args", -1);
+  // No abbreviated options: "--mem" must not silently mean "--memory".
+  int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv)
+                  .options(AllOptions())
+                  .positional(positional)
+                  .style(style)
+                  .run(),
+              vm);
+  } catch (const po::error& e) {
+    return Err(Usage(e.what()));
+  }
+  return vm;
+}
+
+Result<Md5> ParseMd5Arg(const std::string& hex) {
+  auto md5 = ParseMd5Hex(hex);
+  if (!md5) return Err(Usage("--md5 " + hex + ": expected 32 lowercase hex digits"));
+  return *md5;
+}
+
+Status CheckUrlArg(const std::string& url) {
+  Status s = ValidateUrl(url);
+  return s.ok() ? s : Usage("bad URL argument: " + s.message());
+}
+
+// Fills the command-specific fields of inv from its positional args and options.
+Status FillCommandArgs(const po::variables_map& vm, const std::vector<std::string>& args,
+                       Invocation* inv) {
+  inv->db = args[0];
+  auto opt = [&](const char* name) -> std::optional<std::string> {
+    if (!vm.count(name)) return std::nullopt;
+    return vm[name].as<std::string>();
+  };
+  if (inv->command == "apply") {
+    inv->call_files.assign(args.begin() + 1, args.end());
+    if (std::count(inv->call_files.begin(), inv->call_files.end(), "-") > 1) {
+      return Usage("standard input (\"-\") can be read only once");
+    }
+  } else if (inv->command == "dump") {
+    auto table = opt("table");
+    if (!table) return Usage("dump needs --table");
+    NUTCHFS_ASSIGN_OR_RETURN(inv->table, ParseTableName(*table));
+  } else if (inv->command == "page") {
+    inv->url = args[1];
+    NUTCHFS_RETURN_IF_ERROR(CheckUrlArg(*inv->url));
+  } else if (inv->command == "pages" || inv->command == "links") {
+    inv->url = opt("url");
+    if (inv->url) NUTCHFS_RETURN_IF_ERROR(CheckUrlArg(*inv->url));
+    if (auto md5 = opt("md5")) {
+      NUTCHFS_ASSIGN_OR_RETURN(inv->md5, ParseMd5Arg(*md5));
+    }
+    if (inv->url.has_value() == inv->md5.has_value()) {
+      return Usage(inv->command == "pages" ? "pages needs --md5"
+                                           : "links needs exactly one of --url and --md5");
+    }
+  }
+  if (auto memory = opt("memory")) {
+    NUTCHFS_ASSIGN_OR_RETURN(inv->memory_budget, ParseMemorySize(*memory));
+  }
+  return Status::OK();
+}
+
+Status FillGlobalOptions(const po::variables_map& vm, Invocation* inv) {
+  inv->quiet = vm["quiet"].as<bool>();
+  if (vm.count("log-level")) {
+    inv->log_level = vm["log-level"].as<std::string>();
+    if (spdlog::level::from_str(inv->log_level) == spdlog::level::off && inv->log_level != "off") {
+      return Usage("--log-level " + inv->log_level +
+                   ": expected trace, debug, info, warn, error, critical or off");
+    }
+  }
+  return Status::OK();
+}
+
+Status CheckCommandShape(const po::variables_map& vm, const CommandSpec& spec,
+                         const std::vector<std::string>& args) {
+  if (args.size() < spec.min_args || args.size() > spec.max_args) {
+    return Usage(std::string("usage: ") + spec.synopsis);
+  }
+  for (auto [bit, name] : kOptionNames) {
+    if (vm.count(name) && !(spec.options & bit)) {
+      return Usage(std::string("--") + name + " does not apply to " + spec.name);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<Invocation> ParseCommandLine(int argc, const char* const* argv) {
+  NUTCHFS_ASSIGN_OR_RETURN(po::variables_map vm, RunParser(argc, argv));
+  Invocation inv;
+  if (vm.count("help")) {
+    inv.help = true;
+    return inv;
+  }
+  if (!vm.count("command")) return Err(Usage("no command given"));
+  inv.command = vm["command"].as<std::string>();
+  const CommandSpec* spec = nullptr;
+  for (const CommandSpec& c : kCommands) {
+    if (inv.command == c.name) spec = &c;
+  }
+  if (spec == nullptr) return Err(Usage("unknown command '" + inv.command + "'"));
+  std::vector<std::string> args;
+  if (vm.count("args")) args = vm["args"].as<std::vector<std::string>>();
+  NUTCHFS_RETURN_IF_ERROR(CheckCommandShape(vm, *spec, args));
+  NUTCHFS_RETURN_IF_ERROR(FillGlobalOptions(vm, &inv));
+  NUTCHFS_RETURN_IF_ERROR(FillCommandArgs(vm, args, &inv));
+  return inv;
+}
+
+Result<size_t> ParseMemorySize(std::string_view text) {
+  auto bad = [&](std::string_view why) {
+    return Err(Usage("--memory " + std::string(text) + ": " + std::string(why)));
+  };
+  uint64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end == text.data()) return bad("expected a size such as 256M or 1G");
+  std::string_view unit(end, text.data() + text.size() - end);
+  if (unit.ends_with("iB")) {
+    unit.remove_suffix(2);
+    if (unit.empty()) return bad("expected K, M, G or T before iB");
+  } else if (unit.ends_with("B")) {
+    unit.remove_suffix(1);
+  }
+  int shift = 0;
+  if (unit.size() > 1) return bad("unknown unit");
+  if (unit.size() == 1) {
+    constexpr std::string_view kUnits = "KMGT";
+    size_t i = kUnits.find(static_cast<char>(std::toupper(static_cast<unsigned char>(unit[0]))));
+    if (i == std::string_view::npos) return bad("unknown unit");
+    shift = 10 * static_cast<int>(i + 1);
+  }
+  if (n > (std::numeric_limits<size_t>::max() >> shift)) return bad("too large");
+  size_t bytes = static_cast<size_t>(n) << shift;
+  if (bytes < kMinMemoryBudget) return bad("less than the minimum of 1M");
+  return bytes;
+}
+
+std::string UsageText() {
+  std::string text = "Usage:\n";
+  for (const CommandSpec& c : kCommands) text += std::string("  ") + c.synopsis + "\n";
+  text +=
+      "\nOptions:\n"
+      "  --memory SIZE     memory budget of apply's external sorts (default 256M;\n"
+      "                    units K, M, G, T are powers of 1024; at least 1M)\n"
+      "  --quiet, -q       no progress reports on stderr\n"
+      "  --log-level LEVEL trace, debug, info, warn (default), error, critical or off\n"
+      "  --help, -h        this text\n"
+      "\nCALLFILE \"-\" reads standard input. Exit codes: 0 success, 1 not found (page),\n"
+      "2 usage error, 3 bad input, 4 I/O or other failure. See docs/CLI.md.\n";
+  return text;
+}
+
+}  // namespace webdb

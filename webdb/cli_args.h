@@ -1,0 +1,49 @@
+// The `webdb` command line (docs/CLI.md, spec/interfaces.md section 3): parsing argv
+// into an Invocation, with every usage rule checked here so that commands receive
+// well-formed, typed arguments.
+//
+// Plain values and functions; thread-safe.
+#ifndef WEBDB_CLI_ARGS_H_
+#define WEBDB_CLI_ARGS_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "webdb/record.h"
+
+namespace webdb {
+
+constexpr size_t kDefaultMemoryBudget = size_t{256} << 20;
+constexpr size_t kMinMemoryBudget = size_t{1} << 20;
+
+struct Invocation {
+  std::string command;  // "create", "apply", "dump", "stats", "page", "pages", "links"
+  bool help = false;    // --help: print UsageText() and do nothing else
+  std::string db;
+  std::vector<std::string> call_files;  // apply; "-" is standard input
+  std::optional<std::string> url;       // page's URL argument, links --url
+  std::optional<Md5> md5;               // pages/links --md5
+  TableId table = TableId::kPagesByUrl;  // dump --table
+  size_t memory_budget = kDefaultMemoryBudget;
+  bool quiet = false;
+  std::string log_level = "warn";
+};
+
+// Parses argv (argv[0] is the program). Every usage error (unknown command or option,
+// wrong number of arguments, an option the command does not take, a malformed value)
+// is InvalidArgument with a message for the user.
+Result<Invocation> ParseCommandLine(int argc, const char* const* argv);
+
+// "256M", "1G", "512k", "1048576", with an optional "B"/"iB" after the unit; units
+// are powers of 1024. InvalidArgument if malformed, overflowing or below 1 MiB.
+Result<size_t> ParseMemorySize(std::string_view text);
+
+// The --help text.
+std::string UsageText();
+
+}  // namespace webdb
+
+#endif  // WEBDB_CLI_ARGS_H_

@@ -1,0 +1,218 @@
+#include "webdb/cli_commands.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "webdb/call_file.h"
+#include "webdb/json_out.h"
+#include "webdb/progress_reporter.h"
+#include "webdb/writer.h"
+
+namespace webdb {
+namespace {
+
+// Collects output and hands it to the stream in large writes.
+class Output {
+ public:
+  explicit Output(std::FILE* file) : file_(file) {}
+
+  std::string* buf() { return &buf_; }
+
+  Status MaybeFlush() { return buf_.size() >= kFlushAt ? Flush() : Status::OK(); }
+
+  Status Flush() {
+    if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size()) {
+      return Status::FromErrno("write to standard output", errno);
+    }
+    buf_.clear();
+    if (std::fflush(file_) != 0) return Status::FromErrno("write to standard output", errno);
+    return Status::OK();
+  }
+
+ private:
+  static constexpr size_t kFlushAt = size_t{1} << 20;
+  std::FILE* const file_;
+  std::string buf_;
+};
+
+Status WritePages(PageCursor cursor, Output& out) {
+  for (;;) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::optional<Page> page, cursor.Next());
+    if (!page) return out.Flush();
+    AppendPageJson(*page, out.buf());
+    out.buf()->push_back('\n');
+    NUTCHFS_RETURN_IF_ERROR(out.MaybeFlush());
+  }
+}
+
+Status WriteLinks(LinkCursor cursor, Output& out) {
+  for (;;) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::optional<Link> link, cursor.Next());
+    if (!link) return out.Flush();
+    AppendLinkJson(*link, out.buf());
+    out.buf()->push_back('\n');
+    NUTCHFS_RETURN_IF_ERROR(out.MaybeFlush());
+  }
+}
+
+template <typename Record, typename AppendFn>
+Status WriteAll(const std::vector<Record>& records, AppendFn append, Output& out) {
+  for (const Record& r : records) {
+    append(r, out.buf());
+    out.buf()->push_back('\n');
+  }
+  return out.Flush();
+}
+
+// Where apply stands, for progress reports while the call files are read.
+struct ReadProgress {
+  ProgressReporter* reporter = nullptr;  // null: --quiet
+  uint64_t total_bytes = 0;              // 0: unknown (standard input)
+  uint64_t bytes_before = 0;             // in the files already read
+  uint64_t calls = 0;
+};
+
+// Logs every call of reader into writer. Errors name FILE:LINE.
+Status LogCalls(CallFileReader& reader, Writer& writer, ReadProgress& progress) {
+  constexpr uint64_t kReportEvery = 4096;
+  for (;;) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::optional<Call> call, reader.Next());
+    if (!call) return Status::OK();
+    Status s = ApplyCall(writer, *call);
+    if (!s.ok()) return s.WithContext(reader.name() + ":" + std::to_string(reader.line()));
+    if (++progress.calls % kReportEvery == 0 && progress.reporter != nullptr) {
+      double done = static_cast<double>(progress.bytes_before + reader.bytes_consumed());
+      double fraction = progress.total_bytes > 0 ? done / progress.total_bytes : -1;
+      progress.reporter->Report("reading calls", progress.calls, fraction);
+    }
+  }
+}
+
+// The total size of the call files; 0 if one of them is standard input.
+Result<uint64_t> TotalSize(nutchfs::Env& env, const std::vector<std::string>& files) {
+  uint64_t total = 0;
+  for (const std::string& f : files) {
+    if (f == "-") return 0;
+    NUTCHFS_ASSIGN_OR_RETURN(uint64_t size, env.GetFileSize(f));
+    total += size;
+  }
+  return total;
+}
+
+// One session: every call is logged, and only if all of them parse and log does
+// Close() apply them. On any error the Writer is destroyed unclosed, which publishes
+// nothing: the db stays exactly as it was.
+Result<int> RunApply(nutchfs::Env& env, const Invocation& inv, Output&) {
+  auto start = std::chrono::steady_clock::now();
+  ProgressReporter reporter(stderr);
+  WriterOptions options;
+  options.memory_budget = inv.memory_budget;
+  if (!inv.quiet) options.progress = reporter.AsProgressFn();
+  ReadProgress progress;
+  if (!inv.quiet) progress.reporter = &reporter;
+  NUTCHFS_ASSIGN_OR_RETURN(progress.total_bytes, TotalSize(env, inv.call_files));
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Writer> writer, Writer::Open(env, inv.db, options));
+  for (const std::string& path : inv.call_files) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<CallFileReader> reader,
+                             CallFileReader::Open(env, path));
+    NUTCHFS_RETURN_IF_ERROR(LogCalls(*reader, *writer, progress));
+    progress.bytes_before += reader->bytes_consumed();
+  }
+  NUTCHFS_RETURN_IF_ERROR(writer->Close());
+  if (!inv.quiet) {
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::fputs(fmt::format("webdb: applied {} calls in {:.1f} s\n", progress.calls, seconds).c_str(),
+               stderr);
+  }
+  return kExitOk;
+}
+
+Result<int> RunCreate(nutchfs::Env& env, const Invocation& inv, Output&) {
+  NUTCHFS_RETURN_IF_ERROR(Writer::Create(env, inv.db));
+  return kExitOk;
+}
+
+Result<int> RunDump(nutchfs::Env& env, const Invocation& inv, Output& out) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
+  switch (inv.table) {
+    case TableId::kPagesByUrl: NUTCHFS_RETURN_IF_ERROR(WritePages(reader->Pages(), out)); break;
+    case TableId::kPagesByMd5: NUTCHFS_RETURN_IF_ERROR(WritePages(reader->PagesByMd5(), out)); break;
+    case TableId::kLinksByUrl: NUTCHFS_RETURN_IF_ERROR(WriteLinks(reader->Links(), out)); break;
+    case TableId::kLinksByMd5: NUTCHFS_RETURN_IF_ERROR(WriteLinks(reader->LinksByMd5(), out)); break;
+  }
+  return kExitOk;
+}
+
+Result<int> RunStats(nutchfs::Env& env, const Invocation& inv, Output& out) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
+  AppendStatsJson(DbStats{reader->NumPages(), reader->NumLinks()}, out.buf());
+  out.buf()->push_back('\n');
+  NUTCHFS_RETURN_IF_ERROR(out.Flush());
+  return kExitOk;
+}
+
+Result<int> RunPage(nutchfs::Env& env, const Invocation& inv, Output& out) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
+  NUTCHFS_ASSIGN_OR_RETURN(std::optional<Page> page, reader->GetPage(*inv.url));
+  if (!page) {
+    std::fputs(("webdb: no page at " + *inv.url + "\n").c_str(), stderr);
+    return kExitNotFound;
+  }
+  AppendPageJson(*page, out.buf());
+  out.buf()->push_back('\n');
+  NUTCHFS_RETURN_IF_ERROR(out.Flush());
+  return kExitOk;
+}
+
+Result<int> RunPages(nutchfs::Env& env, const Invocation& inv, Output& out) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
+  NUTCHFS_ASSIGN_OR_RETURN(std::vector<Page> pages, reader->GetPages(*inv.md5));
+  NUTCHFS_RETURN_IF_ERROR(WriteAll(pages, AppendPageJson, out));
+  return kExitOk;
+}
+
+Result<int> RunLinks(nutchfs::Env& env, const Invocation& inv, Output& out) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
+  std::vector<Link> links;
+  if (inv.url) {
+    NUTCHFS_ASSIGN_OR_RETURN(links, reader->GetLinks(std::string_view(*inv.url)));
+  } else {
+    NUTCHFS_ASSIGN_OR_RETURN(links, reader->GetLinks(*inv.md5));
+  }
+  NUTCHFS_RETURN_IF_ERROR(WriteAll(links, AppendLinkJson, out));
+  return kExitOk;
+}
+
+using CommandFn = Result<int> (*)(nutchfs::Env&, const Invocation&, Output&);
+
+constexpr std::pair<const char*, CommandFn> kRunners[] = {
+    {"create", RunCreate}, {"apply", RunApply}, {"dump", RunDump},   {"stats", RunStats},
+    {"page", RunPage},     {"pages", RunPages}, {"links", RunLinks},
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Reader>> OpenReader(nutchfs::Env& env, const Invocation& inv) {
+  return Reader::Open(env, inv.db);
+}
+
+Result<int> RunCommand(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
+  Output output(out);
+  for (auto [name, run] : kRunners) {
+    if (inv.command == name) return run(env, inv, output);
+  }
+  return Err(Status::InvalidArgument("unknown command '" + inv.command + "'"));
+}
+
+int ExitCodeFor(const Status& status) {
+  if (status.ok()) return kExitOk;
+  return status.IsInvalidArgument() ? kExitBadInput : kExitFailure;
+}
+
+}  // namespace webdb

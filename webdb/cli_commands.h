@@ -1,0 +1,39 @@
+// The `webdb` commands (docs/CLI.md): create, apply, dump, stats, page, pages, links,
+// run from a parsed Invocation. Output goes to a caller-given stream in large buffered
+// writes; progress reports go to stderr unless --quiet.
+//
+// Exit codes (spec/interfaces.md section 3): a command's own result is kExitOk or, for
+// a lookup that found nothing, kExitNotFound; a failed Status maps through ExitCodeFor.
+// Functions are not thread-safe with respect to the streams they write.
+#ifndef WEBDB_CLI_COMMANDS_H_
+#define WEBDB_CLI_COMMANDS_H_
+
+#include <cstdio>
+#include <memory>
+
+#include "nutchfs/env.h"
+#include "webdb/cli_args.h"
+#include "webdb/reader.h"
+
+namespace webdb {
+
+constexpr int kExitOk = 0;
+constexpr int kExitNotFound = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitBadInput = 3;
+constexpr int kExitFailure = 4;
+
+// Runs inv.command, writing results to out. Returns kExitOk or kExitNotFound.
+// REQUIRES: inv came from ParseCommandLine and is not a --help invocation.
+Result<int> RunCommand(nutchfs::Env& env, const Invocation& inv, std::FILE* out);
+
+// kExitBadInput for InvalidArgument (bad call files, an existing db on create),
+// kExitFailure for everything else (I/O, corruption, a busy db, a missing db).
+int ExitCodeFor(const Status& status);
+
+// The db the read commands look at.
+Result<std::unique_ptr<Reader>> OpenReader(nutchfs::Env& env, const Invocation& inv);
+
+}  // namespace webdb
+
+#endif  // WEBDB_CLI_COMMANDS_H_

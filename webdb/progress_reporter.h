@@ -1,0 +1,54 @@
+// ProgressReporter: turns progress callbacks (WriterOptions::progress, a tool's own
+// loops) into throttled one-line reports for a human, e.g.
+//   webdb: stage 3 linksByMD5: 1.2M records, 850k rec/s, 45%
+// At most one line per interval is printed, and none during the first interval, so
+// quick commands stay silent. The rate is measured from the first report of a step.
+//
+// The reporter writes to a FILE* it does not own. Not thread-safe: report from the
+// thread that drives the work (as the writer does).
+#ifndef WEBDB_PROGRESS_REPORTER_H_
+#define WEBDB_PROGRESS_REPORTER_H_
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "webdb/writer.h"
+
+namespace webdb {
+
+class ProgressReporter {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit ProgressReporter(std::FILE* out,
+                            Clock::duration interval = std::chrono::milliseconds(500));
+  ProgressReporter(const ProgressReporter&) = delete;
+  ProgressReporter& operator=(const ProgressReporter&) = delete;
+
+  // `done` records of `total` (total 0: unknown, no percentage).
+  void Report(const Progress& progress);
+  // `done` records, with the fraction of the work done given separately (negative:
+  // unknown), for work measured in one unit and counted in another (bytes vs calls).
+  void Report(std::string_view step, uint64_t done, double fraction);
+
+  // A callback for WriterOptions::progress that reports here. REQUIRES: this reporter
+  // outlives the callback.
+  ProgressFn AsProgressFn();
+
+  // 1234 -> "1234", 56789 -> "56.8k", 1234567 -> "1.2M", ...
+  static std::string HumanCount(double n);
+
+ private:
+  std::FILE* const out_;
+  const Clock::duration interval_;
+  Clock::time_point last_print_;
+  std::string step_;
+  Clock::time_point step_start_;
+};
+
+}  // namespace webdb
+
+#endif  // WEBDB_PROGRESS_REPORTER_H_
