@@ -209,7 +209,6 @@ Status ParseSections(const ConfigFile &file, ClusterConfig *c) {
     if (s.name.starts_with(kGroupPrefix)) NUTCHFS_RETURN_IF_ERROR(ParseGroup(file, s, c));
   }
   if (c->machines.empty()) return file.ErrorAt(0, "no [machine.NAME] section");
-  if (c->groups.empty()) return file.ErrorAt(0, "no [group.NAME] section");
   return Status::OK();
 }
 

@@ -1,5 +1,7 @@
 #include "webdb/cli_commands.h"
 
+#include "webdb/kill_hook.h"
+
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -112,6 +114,7 @@ Result<int> RunApply(nutchfs::Env& env, const Invocation& inv, Output&) {
   ProgressReporter reporter(stderr);
   WriterOptions options;
   options.memory_budget = inv.memory_budget;
+  options.before_step = KillHookFromEnvironment();
   if (!inv.quiet) options.progress = reporter.AsProgressFn();
   ReadProgress progress;
   if (!inv.quiet) progress.reporter = &reporter;

@@ -1,10 +1,11 @@
 // The shared Env behaviour suite (test/util/env_behaviour.h) on the local and in-memory
 // Envs, and on a FaultEnv with nothing armed.
+#include "test/util/env_behaviour.h"
+
 #include <catch2/catch.hpp>
 
 #include "nutchfs/fault_env.h"
 #include "nutchfs/mem_env.h"
-#include "test/util/env_behaviour.h"
 #include "test/util/temp_dir.h"
 
 TEST_CASE("local env shows the Env behaviour", "[nutchfs]") {
@@ -48,9 +49,9 @@ TEST_CASE("memory env renames directories like POSIX", "[nutchfs]") {
   REQUIRE(env->CreateDirs("/full/x").ok());
   REQUIRE(env->CreateDirs("/empty").ok());
   REQUIRE(nutchfs::WriteFileAtomically(*env, "/a/b/f", "1").ok());
-  CHECK_FALSE(env->RenameFile("/a", "/full").ok());     // target not empty
-  CHECK_FALSE(env->RenameFile("/a", "/a/b/c").ok());    // into itself
-  REQUIRE(env->RenameFile("/a", "/empty").ok());        // replaces an empty directory
+  CHECK_FALSE(env->RenameFile("/a", "/full").ok());   // target not empty
+  CHECK_FALSE(env->RenameFile("/a", "/a/b/c").ok());  // into itself
+  REQUIRE(env->RenameFile("/a", "/empty").ok());      // replaces an empty directory
   CHECK(*nutchfs::ReadFileToString(*env, "/empty/b/f") == "1");
   CHECK_FALSE(env->FileExists("/a/b"));
   CHECK_FALSE(env->RenameFile("/empty/b/f", "/full").ok());  // file over a directory

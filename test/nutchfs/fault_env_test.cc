@@ -29,7 +29,7 @@ TEST_CASE("fault env fails the nth operation of a kind", "[nutchfs][fault]") {
   nutchfs::Status s = env->RenameFile("/b", "/c");
   CHECK(s.IsIOError());
   CHECK_THAT(s.message(), Catch::Contains("injected fault") && Catch::Contains("/b"));
-  CHECK(mem->FileExists("/b"));  // did nothing
+  CHECK(mem->FileExists("/b"));               // did nothing
   REQUIRE(env->RenameFile("/b", "/c").ok());  // only once (times = 1)
   CHECK(env->fired() == 1);
 }

@@ -51,9 +51,9 @@ TEST_CASE("names that could escape the root are rejected", "[nutchfs]") {
 
 TEST_CASE("db and group names follow the component rules", "[nutchfs]") {
   CHECK(ValidateComponent("db name", "crawl").ok());
-  for (std::string bad : {std::string(), std::string("a/b"), std::string(".."), std::string("."),
-                          std::string(".x"), std::string("a\tb"), std::string(256, 'z'),
-                          std::string("x\0y", 3)}) {
+  for (std::string bad :
+       {std::string(), std::string("a/b"), std::string(".."), std::string("."), std::string(".x"),
+        std::string("a\tb"), std::string(256, 'z'), std::string("x\0y", 3)}) {
     INFO("component " << bad);
     CHECK(ValidateComponent("db name", bad).IsInvalidArgument());
     CHECK_FALSE(NutchFile::Make(bad, "g", "n"));

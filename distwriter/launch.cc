@@ -1,0 +1,184 @@
+#include "distwriter/launch.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <simdjson.h>
+
+#include "distwriter/exchange.h"
+#include "nutchfs/nutchfs.h"
+
+extern char** environ;
+
+namespace distwriter {
+namespace {
+
+struct Child {
+  int writer = 0;
+  pid_t pid = -1;
+  int out_fd = -1;
+  std::string output;
+  int exit_code = -1;
+};
+
+// Cuts the concatenated call files into k slices of about equal non-empty line counts.
+Result<std::vector<std::string>> Slice(nutchfs::Env& env, const std::vector<std::string>& files,
+                                       int k) {
+  std::vector<std::string> lines;
+  for (const std::string& f : files) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::string text, nutchfs::ReadFileToString(env, f));
+    size_t start = 0;
+    while (start < text.size()) {
+      size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      if (end > start) lines.push_back(text.substr(start, end - start));
+      start = end + 1;
+    }
+  }
+  std::vector<std::string> slices(k);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    slices[i * static_cast<size_t>(k) / lines.size()] += lines[i] + "\n";
+  }
+  return slices;
+}
+
+std::vector<std::string> WriterCommand(const DistConfig& config, const LaunchOptions& o, int i,
+                                       const std::string& input) {
+  std::vector<std::string> run = {o.distwriter_binary, "run", "--config", o.config_path,
+                                  "--writer", std::to_string(i)};
+  run.insert(run.end(), o.run_flags.begin(), o.run_flags.end());
+  run.push_back(input);
+  const nutchfs::Location& loc = config.cluster.FindMachine(config.writer_machines[i])->location;
+  if (loc.scheme == nutchfs::Location::Scheme::kLocal) return run;
+  std::vector<std::string> ssh = {"ssh", "-o", "BatchMode=yes", "-p", std::to_string(loc.port)};
+  if (!config.cluster.ssh.identity_file.empty()) {
+    ssh.insert(ssh.end(), {"-i", config.cluster.ssh.identity_file});
+  }
+  if (!config.cluster.ssh.known_hosts_file.empty()) {
+    ssh.insert(ssh.end(), {"-o", "UserKnownHostsFile=" + config.cluster.ssh.known_hosts_file});
+  }
+  ssh.push_back(loc.user.empty() ? loc.host : loc.user + "@" + loc.host);
+  std::string remote;
+  for (const std::string& a : run) remote += "'" + a + "' ";  // paths hold no quotes
+  ssh.push_back(remote);
+  return ssh;
+}
+
+Result<Child> Spawn(const std::vector<std::string>& argv, int writer) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return Err(Status::FromErrno("pipe", errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  Child c;
+  c.writer = writer;
+  int rc = ::posix_spawnp(&c.pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    return Err(Status::FromErrno("start " + argv[0], rc));
+  }
+  c.out_fd = fds[0];
+  return c;
+}
+
+// Collects every child's stdout until all have closed it, then reaps them.
+void WaitAll(std::vector<Child>& children) {
+  std::vector<pollfd> fds;
+  for (Child& c : children) fds.push_back({c.out_fd, POLLIN, 0});
+  size_t open = fds.size();
+  char buf[4096];
+  while (open > 0) {
+    if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) break;
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      ssize_t n = ::read(fds[i].fd, buf, sizeof(buf));
+      if (n > 0) {
+        children[i].output.append(buf, static_cast<size_t>(n));
+        continue;
+      }
+      ::close(fds[i].fd);
+      fds[i].fd = -1;
+      --open;
+    }
+  }
+  for (Child& c : children) {
+    int status = 0;
+    ::waitpid(c.pid, &status, 0);
+    c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+}
+
+void PrintReport(const DistConfig& config, const std::vector<Child>& children, std::FILE* out) {
+  std::fprintf(out, "%-7s %-12s %9s %8s", "writer", "machine", "calls", "total_s");
+  for (int s = 0; s <= kCommitStage; ++s) std::fprintf(out, " %8s", fmt::format("s{}_s", s).c_str());
+  std::fprintf(out, " %12s\n", "bytes_sent");
+  simdjson::dom::parser parser;
+  uint64_t version = 0, pages = 0, links = 0;
+  std::vector<uint64_t> stage_bytes(kCommitStage + 1, 0);
+  for (const Child& c : children) {
+    simdjson::dom::element doc;
+    if (parser.parse(c.output).get(doc) != simdjson::SUCCESS) continue;
+    double total = 0;
+    uint64_t bytes = 0;
+    std::string cells;
+    size_t s = 0;
+    for (double v : doc["stage_seconds"].get_array()) {
+      total += v;
+      cells += fmt::format(" {:8.3f}", v);
+    }
+    for (uint64_t b : doc["bytes_sent"].get_array()) {
+      bytes += b;
+      if (s < stage_bytes.size()) stage_bytes[s++] += b;
+    }
+    version = doc["version"].get_uint64().value_unsafe();
+    pages = doc["pages"].get_uint64().value_unsafe();
+    links = doc["links"].get_uint64().value_unsafe();
+    std::fprintf(out, "%-7d %-12s %9lu %8.3f%s %12lu\n", c.writer,
+                 config.writer_machines[c.writer].c_str(),
+                 doc["calls"].get_uint64().value_unsafe(), total, cells.c_str(), bytes);
+  }
+  std::fprintf(out, "bytes exchanged per stage:");
+  for (int s = 0; s <= kCommitStage; ++s) std::fprintf(out, " s%d=%lu", s, stage_bytes[s]);
+  std::fprintf(out, "\nversion %lu: %lu pages, %lu links\n", version, pages, links);
+}
+
+}  // namespace
+
+Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE* out) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
+  NUTCHFS_ASSIGN_OR_RETURN(auto slices, Slice(fs->local_env(), options.call_files, config.k));
+  const std::string name = fmt::format("inputs/launch-{}.jsonl", ::getpid());
+  const std::string tmp = "/tmp/webdb-launch-" + std::to_string(::getpid()) + ".jsonl";
+  std::vector<Child> children;
+  for (int i = 0; i < config.k; ++i) {
+    NUTCHFS_RETURN_IF_ERROR(nutchfs::WriteFileAtomically(fs->local_env(), tmp, slices[i]));
+    auto put = fs->Put(tmp, config.WriterFile(i, name));
+    if (!put) return put.error();
+    const nutchfs::Location& loc = config.cluster.FindMachine(config.writer_machines[i])->location;
+    const std::string input = loc.root + "/" + config.WriterFile(i, name).RelativePath();
+    NUTCHFS_ASSIGN_OR_RETURN(Child c, Spawn(WriterCommand(config, options, i, input), i));
+    children.push_back(std::move(c));
+  }
+  Status removed = fs->local_env().RemoveFile(tmp);
+  WaitAll(children);
+  std::string failed;
+  for (const Child& c : children) {
+    Status s = fs->Delete(config.WriterFile(c.writer, name));
+    (void)s;  // a leftover input slice is harmless; the writers' results matter
+    if (c.exit_code != 0) failed += fmt::format(" {} (exit {})", config.Describe(c.writer), c.exit_code);
+  }
+  if (!failed.empty()) return Status::IOError("writers failed:" + failed);
+  PrintReport(config, children, out);
+  return removed;
+}
+
+}  // namespace distwriter
