@@ -18,7 +18,7 @@ using nutchfs::Status;
 
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kUsageText[] =
     "usage: nutchfs COMMAND --config FILE [--machine NAME] [--db NAME] [options] ARGS\n"
     "  ls GROUP [DIR]               visible files of a share group\n"
     "  put LOCALFILE GROUP NAME     publish a file to every machine of its group\n"
@@ -69,11 +69,11 @@ bool ParseArgs(int argc, char** argv, Args* args) {
     po::store(po::command_line_parser(argc, argv).options(opts).positional(positional).run(), vm);
     po::notify(vm);
   } catch (const std::exception& e) {
-    std::cerr << "nutchfs: " << e.what() << "\n" << kUsage;
+    std::cerr << "nutchfs: " << e.what() << "\n" << kUsageText;
     return false;
   }
   if (args->command.empty() || args->config.empty()) {
-    std::cerr << "nutchfs: a command and --config are required\n" << kUsage;
+    std::cerr << "nutchfs: a command and --config are required\n" << kUsageText;
     return false;
   }
   return true;
@@ -81,7 +81,7 @@ bool ParseArgs(int argc, char** argv, Args* args) {
 
 bool Arity(const Args& args, size_t min, size_t max) {
   if (args.operands.size() >= min && args.operands.size() <= max) return true;
-  std::cerr << "nutchfs " << args.command << ": wrong number of arguments\n" << kUsage;
+  std::cerr << "nutchfs " << args.command << ": wrong number of arguments\n" << kUsageText;
   return false;
 }
 
@@ -169,7 +169,7 @@ int Dispatch(nutchfs::NutchFs& fs, const Args& args, const std::string& db) {
   if (args.command == "get") return RunGet(fs, args, db);
   if (args.command == "rm") return RunRm(fs, args, db);
   if (args.command == "locks") return RunLocks(fs, args, db);
-  std::cerr << "nutchfs: unknown command '" << args.command << "'\n" << kUsage;
+  std::cerr << "nutchfs: unknown command '" << args.command << "'\n" << kUsageText;
   return kUsage;
 }
 

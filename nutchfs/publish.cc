@@ -36,9 +36,9 @@ Result<FileInfo> WriteAndRename(Env& src, const std::string& src_path, Env& dst,
     if (back != info) return Err(Status::IOError("checksum mismatch after transfer to " + tmp));
   }
   NUTCHFS_RETURN_IF_ERROR(dst.RenameFile(tmp, dest_path));
-  // A rename that reported success but left things unchanged must not pass for one.
-  auto placed = dst.GetFileSize(dest_path);
-  if (dst.FileExists(tmp) || !placed || *placed != info.size) {
+  // A rename that reported success but left the temporary file in place must not pass
+  // for one. (The final name itself may already hold a concurrent put's file.)
+  if (dst.FileExists(tmp)) {
     return Err(Status::IOError("rename of " + tmp + " to " + dest_path + " did not take effect"));
   }
   return info;

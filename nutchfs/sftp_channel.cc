@@ -4,6 +4,7 @@
 #include "nutchfs/sftp_channel.h"
 
 #include <algorithm>
+#include <deque>
 #include <utility>
 
 namespace nutchfs {
@@ -359,37 +360,49 @@ Status SftpChannel::FinishWrite(const SftpHandle& file, uint32_t id) {
   return StatusOf(reply, "write", file.path);
 }
 
-// One round of at most kMaxInFlight read requests covering [*done, n). Advances *done
-// over the bytes that arrived contiguously; sets *eof when the server reports it.
-Status SftpChannel::ReadRound(const SftpHandle& file, uint64_t offset, size_t n, char* dst,
-                              size_t* done, bool* eof) {
+Result<uint32_t> SftpChannel::StartRead(const SftpHandle& file, uint64_t offset, size_t len,
+                                        char* dst) {
+  const uint32_t id = NextId();
+  BeginPacket(&send_buf_, kFxpRead, id);
+  PutString(&send_buf_, file.handle);
+  PutU64(&send_buf_, offset);
+  PutU32(&send_buf_, static_cast<uint32_t>(len));
+  outstanding_.insert(id);
+  read_targets_[id] = ReadTarget{dst, len};
+  NUTCHFS_RETURN_IF_ERROR(Send(EndPacket(&send_buf_), "read", file.path));
+  return id;
+}
+
+// Reads [*done, n) with a sliding window of kMaxInFlight requests: each reply that
+// arrives lets one more request go, so the server never waits for the client. Advances
+// *done over the bytes that arrived contiguously; stops early at a short read (the
+// caller asks again from there), an error, or the end of file (*eof).
+Status SftpChannel::ReadWindow(const SftpHandle& file, uint64_t offset, size_t n, char* dst,
+                               size_t* done, bool* eof) {
   struct Request {
     uint32_t id;
     size_t len;
   };
-  std::vector<Request> round;
-  for (size_t pos = *done; pos < n && round.size() < kMaxInFlight;) {
-    const size_t len = std::min(kReadChunk, n - pos);
-    const uint32_t id = NextId();
-    BeginPacket(&send_buf_, kFxpRead, id);
-    PutString(&send_buf_, file.handle);
-    PutU64(&send_buf_, offset + pos);
-    PutU32(&send_buf_, static_cast<uint32_t>(len));
-    outstanding_.insert(id);
-    read_targets_[id] = ReadTarget{dst + pos, len};
-    NUTCHFS_RETURN_IF_ERROR(Send(EndPacket(&send_buf_), "read", file.path));
-    round.push_back(Request{id, len});
-    pos += len;
-  }
-  // Every reply is collected, even after a short one, so none is left in the stream.
+  std::deque<Request> window;
+  size_t next = *done;
   Status first_error;
   bool stopped = false;
-  for (const Request& r : round) {
+  do {
+    while (!stopped && next < n && window.size() < kMaxInFlight) {
+      const size_t len = std::min(kReadChunk, n - next);
+      NUTCHFS_ASSIGN_OR_RETURN(uint32_t id, StartRead(file, offset + next, len, dst + next));
+      window.push_back(Request{id, len});
+      next += len;
+    }
+    if (window.empty()) break;
+    const Request r = window.front();
+    window.pop_front();
+    // Every reply is collected, even after a short one, so none is left in the stream.
     NUTCHFS_ASSIGN_OR_RETURN(Reply reply, WaitReply(r.id, "read", file.path));
     if (stopped) continue;
     if (reply.type == kFxpData && reply.payload.empty()) {
       *done += reply.data_len;
-      stopped = reply.data_len < r.len;  // a short read: the next round asks again
+      stopped = reply.data_len < r.len;
     } else if (IsEof(reply.type, reply.payload)) {
       *eof = stopped = true;
     } else {
@@ -397,7 +410,7 @@ Status SftpChannel::ReadRound(const SftpHandle& file, uint64_t offset, size_t n,
       if (first_error.ok()) first_error = Broken("read", file.path, "unexpected reply");
       stopped = true;
     }
-  }
+  } while (!window.empty());
   return first_error;
 }
 
@@ -407,7 +420,7 @@ Result<size_t> SftpChannel::Read(const SftpHandle& file, uint64_t offset, size_t
   bool eof = false;
   while (done < n && !eof) {
     const size_t before = done;
-    NUTCHFS_RETURN_IF_ERROR(ReadRound(file, offset, n, dst, &done, &eof));
+    NUTCHFS_RETURN_IF_ERROR(ReadWindow(file, offset, n, dst, &done, &eof));
     if (done == before && !eof) {
       return Err(Broken("read", file.path, "the server returned no data and no end of file"));
     }

@@ -111,8 +111,9 @@ class SftpChannel {
   Status Call(std::string packet, uint32_t id, std::string_view what, const std::string& path);
   Status StatusOf(const Reply& reply, std::string_view what, const std::string& path);
   Status Broken(std::string_view what, const std::string& path, std::string_view why);
-  Status ReadRound(const SftpHandle& file, uint64_t offset, size_t n, char* dst, size_t* done,
-                   bool* eof);
+  Result<uint32_t> StartRead(const SftpHandle& file, uint64_t offset, size_t len, char* dst);
+  Status ReadWindow(const SftpHandle& file, uint64_t offset, size_t n, char* dst, size_t* done,
+                    bool* eof);
 
   ssh_channel channel_;
   const std::string name_;

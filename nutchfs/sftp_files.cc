@@ -8,8 +8,8 @@
 namespace nutchfs {
 namespace {
 
-// A sequential reader fetches this much per round trip of pipelined requests.
-constexpr size_t kReadAhead = 1 << 20;
+// A sequential reader fetches this much at a time, with pipelined requests.
+constexpr size_t kReadAhead = 2 << 20;
 
 // A read-only remote handle that follows the connection across reconnects.
 // REQUIRES: used only inside SftpConnection calls, which serialize it.

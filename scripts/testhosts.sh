@@ -139,6 +139,13 @@ descendants() {
   done
 }
 
+# True while pid runs (a zombie, which nobody may reap here, counts as gone).
+alive() {
+  local state
+  state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1) || return 1
+  [ -n "$state" ] && [ "$state" != Z ]
+}
+
 # Kills the sshd recorded in pidfile and its session processes, if it is still ours.
 kill_sshd() {
   local pidfile=$1 dir=$2 pid p all n
@@ -151,7 +158,7 @@ kill_sshd() {
   for p in $all; do kill -KILL "$p" 2>/dev/null || true; done
   for n in $(seq 50); do
     for p in $all; do
-      if kill -0 "$p" 2>/dev/null; then
+      if alive "$p"; then
         sleep 0.02
         continue 2
       fi

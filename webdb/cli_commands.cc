@@ -1,7 +1,5 @@
 #include "webdb/cli_commands.h"
 
-#include "webdb/kill_hook.h"
-
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -12,6 +10,7 @@
 
 #include "webdb/call_file.h"
 #include "webdb/json_out.h"
+#include "webdb/kill_hook.h"
 #include "webdb/progress_reporter.h"
 #include "webdb/writer.h"
 
@@ -130,8 +129,9 @@ Result<int> RunApply(nutchfs::Env& env, const Invocation& inv, Output&) {
   if (!inv.quiet) {
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::fputs(fmt::format("webdb: applied {} calls in {:.1f} s\n", progress.calls, seconds).c_str(),
-               stderr);
+    std::string summary =
+        fmt::format("webdb: applied {} calls in {:.1f} s\n", progress.calls, seconds);
+    std::fputs(summary.c_str(), stderr);
   }
   return kExitOk;
 }
@@ -143,12 +143,14 @@ Result<int> RunCreate(nutchfs::Env& env, const Invocation& inv, Output&) {
 
 Result<int> RunDump(nutchfs::Env& env, const Invocation& inv, Output& out) {
   NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
+  Status s;
   switch (inv.table) {
-    case TableId::kPagesByUrl: NUTCHFS_RETURN_IF_ERROR(WritePages(reader->Pages(), out)); break;
-    case TableId::kPagesByMd5: NUTCHFS_RETURN_IF_ERROR(WritePages(reader->PagesByMd5(), out)); break;
-    case TableId::kLinksByUrl: NUTCHFS_RETURN_IF_ERROR(WriteLinks(reader->Links(), out)); break;
-    case TableId::kLinksByMd5: NUTCHFS_RETURN_IF_ERROR(WriteLinks(reader->LinksByMd5(), out)); break;
+    case TableId::kPagesByUrl: s = WritePages(reader->Pages(), out); break;
+    case TableId::kPagesByMd5: s = WritePages(reader->PagesByMd5(), out); break;
+    case TableId::kLinksByUrl: s = WriteLinks(reader->Links(), out); break;
+    case TableId::kLinksByMd5: s = WriteLinks(reader->LinksByMd5(), out); break;
   }
+  NUTCHFS_RETURN_IF_ERROR(s);
   return kExitOk;
 }
 

@@ -324,6 +324,7 @@ TEST_CASE("WaitFor latency (reported, not asserted)", "[nutchfs]") {
     auto config = Config(root);
     auto a = OpenFs(config, "a", options);
     auto b = OpenFs(config, "b", options);
+    REQUIRE(a->local_env().CreateDirs(root).ok());
     WriteLocal(a->local_env(), root + "/work", "x");
     std::vector<double> latency_ms;
     for (int i = 0; i < 20; ++i) {

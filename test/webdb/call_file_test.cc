@@ -115,8 +115,8 @@ TEST_CASE("a line longer than the read buffer is read whole") {
   testutil::TempDir dir;
   std::string path = dir.File("long.jsonl");
   std::string spaces(5 << 20, ' ');  // JSON allows white space between tokens
-  WriteFile(path, DeleteLine("http://a/") + "\n{\"op\":" + spaces + "\"deletePage\",\"url\":\"http://b/\"}\n" +
-                      DeleteLine("http://c/") + "\n");
+  WriteFile(path, DeleteLine("http://a/") + "\n{\"op\":" + spaces +
+                      "\"deletePage\",\"url\":\"http://b/\"}\n" + DeleteLine("http://c/") + "\n");
   ReadAll r = ReadFile(path);
   REQUIRE(r.error.ok());
   REQUIRE(r.calls.size() == 3);

@@ -146,7 +146,8 @@ TEST_CASE("page fields are checked") {
   CheckRejected(PageLine(R"(,"retries":256)"), "page.retries: 256 is out of range 0..255");
   CheckRejected(PageLine(R"(,"retries":-1)"), "page.retries: -1 is out of range 0..255");
   CheckRejected(PageLine(R"(,"fetchInterval":1000)"), "page.fetchInterval: 1000 is out of range");
-  CheckRejected(PageLine(R"(,"numOutlinks":-1)"), "page.numOutlinks: -1 is out of range 0..2147483647");
+  CheckRejected(PageLine(R"(,"numOutlinks":-1)"),
+                "page.numOutlinks: -1 is out of range 0..2147483647");
   CheckRejected(PageLine(R"(,"numOutlinks":2147483648)"), "page.numOutlinks: 2147483648 is out");
   CheckRejected(PageLine(R"(,"nextFetch":9223372036854775808)"),
                 "page.nextFetch: 9223372036854775808 is out of range");
@@ -181,7 +182,8 @@ TEST_CASE("md5s must be 32 lowercase hex digits") {
 
 TEST_CASE("urls and anchors are checked") {
   CheckRejected(R"({"op":"addPage","page":{"url":""}})", "page.url: url is empty");
-  CheckRejected(R"({"op":"addPage","page":{"url":"a\u0000b"}})", "page.url: url has control byte 0x00");
+  CheckRejected(R"({"op":"addPage","page":{"url":"a\u0000b"}})",
+                "page.url: url has control byte 0x00");
   CheckRejected(R"({"op":"addPage","page":{"url":"a\nb"}})", "page.url: url has control byte 0x0a");
   CheckRejected(R"({"op":"deletePage","url":"a\u007f"})", "url: url has control byte 0x7f");
   CheckRejected(R"({"op":"addLink","link":{"from":"0123456789abcdef0123456789abcdef","url":""}})",

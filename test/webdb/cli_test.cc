@@ -49,8 +49,9 @@ RunResult Run(const testutil::TempDir& dir, std::vector<std::string> args,
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, stdin_path.c_str(), O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int kCreate = O_WRONLY | O_CREAT | O_TRUNC;
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), kCreate, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), kCreate, 0644);
   std::vector<char*> argv = {const_cast<char*>(kWebdb.c_str())};
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -95,9 +96,11 @@ const std::string kCalls =
     "\n"
     R"({"op":"addPageWithScore","page":{"url":"http://b/","md5":")" + kMd5B +
     R"(","score":2.5,"retries":3,"fetchInterval":7}})" "\n"
-    R"({"op":"addLink","link":{"from":")" + kMd5A + R"(","url":"http://b/","anchor":"to b","domainID":9}})" "\n"
+    R"({"op":"addLink","link":{"from":")" + kMd5A +
+    R"(","url":"http://b/","anchor":"to b","domainID":9}})" "\n"
     R"({"op":"addLink","link":{"from":")" + kMd5A + R"(","url":"http://a/","anchor":"self"}})" "\n"
-    R"({"op":"addLink","link":{"from":")" + kMd5B + R"(","url":"http://a/","anchor":"\u00e9\"q\""}})" "\n"
+    R"({"op":"addLink","link":{"from":")" + kMd5B +
+    R"(","url":"http://a/","anchor":"\u00e9\"q\""}})" "\n"
     R"({"op":"addLink","link":{"from":")" + kMd5B + R"(","url":"http://gone/"}})" "\n";
 
 const std::string kPageA =
@@ -106,12 +109,15 @@ const std::string kPageA =
 const std::string kPageB =
     R"({"url":"http://b/","md5":")" + kMd5B + R"(","nextFetch":0,"retries":3,)"
     R"("fetchInterval":7,"numOutlinks":0,"score":2.5,"nextScore":1})" "\n";
-const std::string kLinkAa = R"({"from":")" + kMd5A +
-                            R"(","url":"http://a/","domainID":0,"anchor":"self","targetHasOutlink":true})" "\n";
-const std::string kLinkAb = R"({"from":")" + kMd5A +
-                            R"(","url":"http://b/","domainID":9,"anchor":"to b","targetHasOutlink":false})" "\n";
-const std::string kLinkBa = R"({"from":")" + kMd5B +
-                            "\",\"url\":\"http://a/\",\"domainID\":0,\"anchor\":\"\xc3\xa9\\\"q\\\"\",\"targetHasOutlink\":true}\n";
+const std::string kLinkAa =
+    R"({"from":")" + kMd5A +
+    R"(","url":"http://a/","domainID":0,"anchor":"self","targetHasOutlink":true})" "\n";
+const std::string kLinkAb =
+    R"({"from":")" + kMd5A +
+    R"(","url":"http://b/","domainID":9,"anchor":"to b","targetHasOutlink":false})" "\n";
+const std::string kLinkBa =
+    R"({"from":")" + kMd5B + R"(","url":"http://a/","domainID":0,)" +
+    "\"anchor\":\"\xc3\xa9\\\"q\\\"\",\"targetHasOutlink\":true}\n";
 
 TEST_CASE("create, apply, dump and look up") {
   testutil::TempDir dir;
@@ -165,8 +171,9 @@ TEST_CASE("bad call files change nothing and name FILE:LINE") {
   // The first file is good and would change the db; the second fails on its line 3.
   WriteWholeFile(dir.File("good.jsonl"), R"({"op":"deletePage","url":"http://a/"})" "\n"
                                          R"({"op":"addPage","page":{"url":"http://new/"}})" "\n");
-  WriteWholeFile(dir.File("bad.jsonl"), R"({"op":"addPage","page":{"url":"http://x/"}})" "\n\n"
-                                        R"({"op":"addPage","page":{"url":"http://y/","retries":256}})" "\n");
+  WriteWholeFile(dir.File("bad.jsonl"),
+                 R"({"op":"addPage","page":{"url":"http://x/"}})" "\n\n"
+                 R"({"op":"addPage","page":{"url":"http://y/","retries":256}})" "\n");
   RunResult r = Run(dir, {"apply", db, dir.File("good.jsonl"), dir.File("bad.jsonl")});
   CHECK(r.exit_code == 3);
   CHECK_THAT(r.err, Catch::Contains("webdb: " + dir.File("bad.jsonl") + ":3: page.retries"));
@@ -187,7 +194,8 @@ TEST_CASE("usage errors exit 2, other failures 3 or 4") {
   testutil::TempDir dir;
   std::string db = dir.File("db");
   for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {}, {"frob"}, {"dump", db}, {"stats"}, {"links", db}, {"page", db, "--memory", "1G", "u"}}) {
+           {}, {"frob"}, {"dump", db}, {"stats"}, {"links", db},
+           {"page", db, "--memory", "1G", "u"}}) {
     RunResult r = Run(dir, args);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::StartsWith("webdb: "));
@@ -261,6 +269,8 @@ TEST_CASE("generated sessions through call files match the model", "[random]") {
     INFO("seed " << seed << " session " << s << "\n" << testutil::FormatSession(session));
     REQUIRE(DumpAll(dir, db) == ModelTables(model));
   }
+  CHECK(model.pages().size() > 5);  // the sessions built something worth comparing
+  CHECK(model.links().size() > 5);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <random>
 #include <set>
@@ -186,8 +187,12 @@ void CheckRound(ModelDb& db, const WebGraph& graph) {
   const Model& model = db.model();
   REQUIRE((*reader)->NumPages() == model.pages().size());
   REQUIRE((*reader)->NumLinks() == model.links().size());
+  auto t0 = std::chrono::steady_clock::now();
   CheckLookupsByUrl(**reader, model, graph);
+  auto t1 = std::chrono::steady_clock::now();
   CheckLookupsByMd5(**reader, model, graph);
+  auto t2 = std::chrono::steady_clock::now();
+  WARN("byurl " << std::chrono::duration<double>(t1-t0).count() << " bymd5 " << std::chrono::duration<double>(t2-t1).count());
   auto dump = DumpDb(**reader);
   REQUIRE(dump);
   std::string diff = CheckInvariants(*dump);  // strict order, same sets, counts
@@ -209,7 +214,9 @@ void RunDbTester(uint64_t seed, size_t pages, int rounds) {
   REQUIRE(db.model().links().size() > pages * 5);
   for (int round = 1; round <= rounds; ++round) {
     CAPTURE(round);
+    auto t0 = std::chrono::steady_clock::now();
     webdb::Status s = db.Apply(graph.RoundSession());
+    WARN("apply " << std::chrono::duration<double>(std::chrono::steady_clock::now()-t0).count());
     INFO(s.ToString());
     REQUIRE(s.ok());
     CheckRound(db, graph);

@@ -134,7 +134,8 @@ TEST_CASE("string escaping") {
 }
 
 TEST_CASE("valid UTF-8 passes through unchanged") {
-  const std::string text = "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xef\xbf\xbf \xf4\x8f\xbf\xbf";
+  const std::string text =
+      "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xef\xbf\xbf \xf4\x8f\xbf\xbf";
   CHECK(Json(text) == "\"" + text + "\"");
   CHECK(DecodeJsonString(Json(text)) == text);
 }

@@ -1,0 +1,54 @@
+#include "bench/json_call_sink.h"
+
+#include "webdb/json_out.h"
+
+namespace bench {
+
+using webdb::Call;
+
+Status JsonCallSink::Emit(const Call& call) {
+  webdb::AppendCallJson(call, &buf_);
+  buf_.push_back('\n');
+  return buf_.size() >= (size_t{1} << 20) ? Drain() : Status::OK();
+}
+
+Status JsonCallSink::Drain() {
+  if (std::fwrite(buf_.data(), 1, buf_.size(), out_) != buf_.size()) {
+    return Status::IOError(name_ + ": write failed after " + std::to_string(bytes_) + " bytes");
+  }
+  bytes_ += buf_.size();
+  buf_.clear();
+  return Status::OK();
+}
+
+Status JsonCallSink::Finish() {
+  NUTCHFS_RETURN_IF_ERROR(Drain());
+  if (std::fflush(out_) != 0) return Status::IOError(name_ + ": flush failed");
+  return Status::OK();
+}
+
+Status JsonCallSink::AddPage(const webdb::Page& page) {
+  return Emit(Call{.op = Call::Op::kAddPage, .page = page});
+}
+
+Status JsonCallSink::AddPageWithScore(const webdb::Page& page) {
+  return Emit(Call{.op = Call::Op::kAddPageWithScore, .page = page});
+}
+
+Status JsonCallSink::AddPageIfNotPresent(const webdb::Page& page) {
+  return Emit(Call{.op = Call::Op::kAddPageIfNotPresent, .page = page});
+}
+
+Status JsonCallSink::AddPageIfNotPresent(const webdb::Page& page, const webdb::Link& link) {
+  return Emit(Call{.op = Call::Op::kAddPageIfNotPresent, .page = page, .link = link});
+}
+
+Status JsonCallSink::DeletePage(std::string_view url) {
+  return Emit(Call{.op = Call::Op::kDeletePage, .url = std::string(url)});
+}
+
+Status JsonCallSink::AddLink(const webdb::Link& link) {
+  return Emit(Call{.op = Call::Op::kAddLink, .link = link});
+}
+
+}  // namespace bench

@@ -1,0 +1,48 @@
+// JsonCallSink: a webdb::CallSink that writes each call as one line of a call file
+// (webdb/call_file.h), so a benchmark workload can be fed to `webdb apply` and
+// `distwriter launch`. Owns a buffer, not the stream; Finish() flushes it. Not
+// thread-safe.
+#ifndef BENCH_JSON_CALL_SINK_H_
+#define BENCH_JSON_CALL_SINK_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "webdb/call_file.h"
+#include "webdb/writer.h"
+
+namespace bench {
+
+class JsonCallSink final : public webdb::CallSink {
+ public:
+  // name: the stream's name in error messages.
+  JsonCallSink(std::FILE* out, std::string name) : out_(out), name_(std::move(name)) {}
+  JsonCallSink(const JsonCallSink&) = delete;
+  JsonCallSink& operator=(const JsonCallSink&) = delete;
+
+  Status AddPage(const webdb::Page& page) override;
+  Status AddPageWithScore(const webdb::Page& page) override;
+  Status AddPageIfNotPresent(const webdb::Page& page) override;
+  Status AddPageIfNotPresent(const webdb::Page& page, const webdb::Link& link) override;
+  Status DeletePage(std::string_view url) override;
+  Status AddLink(const webdb::Link& link) override;
+
+  // Writes out what is buffered and flushes the stream.
+  Status Finish();
+  uint64_t bytes_written() const { return bytes_; }
+
+ private:
+  Status Emit(const webdb::Call& call);
+  Status Drain();
+
+  std::FILE* out_;
+  std::string name_;
+  std::string buf_;
+  uint64_t bytes_ = 0;
+};
+
+}  // namespace bench
+
+#endif  // BENCH_JSON_CALL_SINK_H_

@@ -1,0 +1,79 @@
+#include "bench/workload.h"
+
+namespace bench {
+
+Workload::Workload(uint64_t seed, uint64_t pages, int rounds)
+    : pages_(pages),
+      new_per_round_(pages / 50),
+      gen_(seed, pages + static_cast<uint64_t>(rounds) * (pages / 50) + 1) {}
+
+int Workload::CreatedIn(uint64_t id) const {
+  if (id < pages_) return 0;
+  return 1 + static_cast<int>((id - pages_) / new_per_round_);
+}
+
+Workload::Action Workload::ActionIn(int round, uint64_t id) const {
+  const int created = CreatedIn(id);
+  if (created >= round) return Action::kNone;
+  for (int r = created + 1; r <= round; ++r) {
+    const uint64_t pick = gen_.Hash(10, static_cast<uint64_t>(r), id) % 100;
+    if (pick < 5) return r == round ? Action::kDelete : Action::kNone;  // deleted for good
+    if (r == round) return pick < 20 ? Action::kReadd : Action::kNone;
+  }
+  return Action::kNone;
+}
+
+Status Workload::AddFetched(uint64_t id, uint32_t version, int outdegree,
+                            webdb::CallSink& sink, CallCounts* counts) const {
+  webdb::Page page;
+  page.url = gen_.Url(id);
+  page.md5 = gen_.ContentMd5(id, version);
+  page.next_fetch = 1100000000 + static_cast<int64_t>(gen_.Hash(11, id, version) % 2592000);
+  const std::vector<uint64_t> targets = gen_.Outlinks(id, version, outdegree);
+  page.num_outlinks = static_cast<int32_t>(targets.size());
+  NUTCHFS_RETURN_IF_ERROR(sink.AddPage(page));
+  ++counts->add_page;
+  webdb::Link link;
+  link.from = page.md5;
+  for (uint64_t t : targets) {
+    link.url = gen_.Url(t);
+    link.anchor = gen_.Anchor(t);
+    link.domain_id = gen_.HostOf(t);
+    NUTCHFS_RETURN_IF_ERROR(sink.AddLink(link));
+    ++counts->add_link;
+  }
+  return Status::OK();
+}
+
+Result<CallCounts> Workload::Load(webdb::CallSink& sink) const {
+  CallCounts counts;
+  for (uint64_t id = 0; id < pages_; ++id) {
+    NUTCHFS_RETURN_IF_ERROR(AddFetched(id, 0, gen_.Outdegree(id, 0), sink, &counts));
+  }
+  return counts;
+}
+
+Result<CallCounts> Workload::Round(int round, webdb::CallSink& sink) const {
+  CallCounts counts;
+  const uint64_t first_new = pages_ + static_cast<uint64_t>(round - 1) * new_per_round_;
+  for (uint64_t id = 0; id < first_new; ++id) {
+    switch (ActionIn(round, id)) {
+      case Action::kNone:
+        break;
+      case Action::kDelete:
+        NUTCHFS_RETURN_IF_ERROR(sink.DeletePage(gen_.Url(id)));
+        ++counts.delete_page;
+        break;
+      case Action::kReadd:
+        NUTCHFS_RETURN_IF_ERROR(AddFetched(id, static_cast<uint32_t>(round), 10, sink, &counts));
+        break;
+    }
+  }
+  for (uint64_t id = first_new; id < first_new + new_per_round_; ++id) {
+    NUTCHFS_RETURN_IF_ERROR(sink.AddPageIfNotPresent(webdb::Page::WithDefaults(gen_.Url(id))));
+    ++counts.add_if_not_present;
+  }
+  return counts;
+}
+
+}  // namespace bench

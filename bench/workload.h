@@ -1,0 +1,52 @@
+// The benchmark workload of issue 2 over a CrawlGen: a load session (N pages, each
+// added with addPage and its power-law outlinks with addLink from the page's md5),
+// then rounds, each touching 20% of the live pages (5% deleted, 15% re-added with a
+// new md5 and 10 new outlinks) and adding 2% new pages by addPageIfNotPresent.
+//
+// Which pages a round touches is a pure function of (seed, round, page id), so round r
+// can be generated in a fresh process without replaying rounds 1..r-1. The calls go to
+// any webdb::CallSink: the real Writer, a JSON call-file writer, or a counting sink.
+// A Workload is immutable and thread-safe; the sink is the caller's.
+#ifndef BENCH_WORKLOAD_H_
+#define BENCH_WORKLOAD_H_
+
+#include <cstdint>
+
+#include "bench/crawl_gen.h"
+#include "webdb/writer.h"
+
+namespace bench {
+
+struct CallCounts {
+  uint64_t add_page = 0, add_link = 0, delete_page = 0, add_if_not_present = 0;
+  uint64_t total() const { return add_page + add_link + delete_page + add_if_not_present; }
+};
+
+class Workload {
+ public:
+  // pages: the size of the initial load; rounds: how many rounds will be run (sizes
+  // the id universe that links may point into).
+  Workload(uint64_t seed, uint64_t pages, int rounds);
+
+  Result<CallCounts> Load(webdb::CallSink& sink) const;
+  // REQUIRES: 1 <= round <= rounds.
+  Result<CallCounts> Round(int round, webdb::CallSink& sink) const;
+
+  const CrawlGen& gen() const { return gen_; }
+
+ private:
+  enum class Action { kNone, kDelete, kReadd };
+  // What round r does to page id (kNone if it does not exist or is deleted by then).
+  Action ActionIn(int round, uint64_t id) const;
+  int CreatedIn(uint64_t id) const;  // 0 = the load
+  Status AddFetched(uint64_t id, uint32_t version, int outdegree, webdb::CallSink& sink,
+                    CallCounts* counts) const;
+
+  uint64_t pages_;
+  uint64_t new_per_round_;
+  CrawlGen gen_;
+};
+
+}  // namespace bench
+
+#endif  // BENCH_WORKLOAD_H_

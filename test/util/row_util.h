@@ -1,0 +1,44 @@
+// Test helpers for table rows: a vector-backed webdb::Iterator, and sinks that collect
+// what a stage writes and emits. Plain values; one thread.
+#ifndef TEST_UTIL_ROW_UTIL_H_
+#define TEST_UTIL_ROW_UTIL_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "test/util/edit_util.h"
+#include "webdb/stages.h"
+
+namespace testutil {
+
+using Rows = std::vector<std::pair<std::string, std::string>>;
+
+// Iterates rows (REQUIRES: sorted by key, keys distinct).
+std::unique_ptr<webdb::Iterator> NewVectorIterator(Rows rows);
+
+class RowCollector final : public webdb::RowSink {
+ public:
+  webdb::Status Add(std::string_view key, std::string_view value) override {
+    rows.emplace_back(key, value);
+    return webdb::Status::OK();
+  }
+  Rows rows;
+};
+
+class EditCollector final : public webdb::EditSink {
+ public:
+  webdb::Status Add(const webdb::EditView& e) override {
+    edits.push_back(OwnedEdit::From(e));
+    return webdb::Status::OK();
+  }
+  // The edits sorted by (key, order), as the next stage would read them.
+  std::vector<OwnedEdit> Sorted() const { return StableSorted(edits); }
+  std::vector<OwnedEdit> edits;
+};
+
+}  // namespace testutil
+
+#endif  // TEST_UTIL_ROW_UTIL_H_
