@@ -27,28 +27,42 @@ Status JsonCallSink::Finish() {
   return Status::OK();
 }
 
+Status JsonCallSink::EmitPage(Call::Op op, const webdb::Page& page, const webdb::Link* link) {
+  Call call;
+  call.op = op;
+  call.page = page;
+  if (link != nullptr) call.link = *link;
+  return Emit(call);
+}
+
 Status JsonCallSink::AddPage(const webdb::Page& page) {
-  return Emit(Call{.op = Call::Op::kAddPage, .page = page});
+  return EmitPage(Call::Op::kAddPage, page, nullptr);
 }
 
 Status JsonCallSink::AddPageWithScore(const webdb::Page& page) {
-  return Emit(Call{.op = Call::Op::kAddPageWithScore, .page = page});
+  return EmitPage(Call::Op::kAddPageWithScore, page, nullptr);
 }
 
 Status JsonCallSink::AddPageIfNotPresent(const webdb::Page& page) {
-  return Emit(Call{.op = Call::Op::kAddPageIfNotPresent, .page = page});
+  return EmitPage(Call::Op::kAddPageIfNotPresent, page, nullptr);
 }
 
 Status JsonCallSink::AddPageIfNotPresent(const webdb::Page& page, const webdb::Link& link) {
-  return Emit(Call{.op = Call::Op::kAddPageIfNotPresent, .page = page, .link = link});
+  return EmitPage(Call::Op::kAddPageIfNotPresent, page, &link);
 }
 
 Status JsonCallSink::DeletePage(std::string_view url) {
-  return Emit(Call{.op = Call::Op::kDeletePage, .url = std::string(url)});
+  Call call;
+  call.op = Call::Op::kDeletePage;
+  call.url = url;
+  return Emit(call);
 }
 
 Status JsonCallSink::AddLink(const webdb::Link& link) {
-  return Emit(Call{.op = Call::Op::kAddLink, .link = link});
+  Call call;
+  call.op = Call::Op::kAddLink;
+  call.link = link;
+  return Emit(call);
 }
 
 }  // namespace bench

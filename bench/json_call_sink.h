@@ -15,6 +15,9 @@
 
 namespace bench {
 
+using nutchfs::Result;
+using nutchfs::Status;
+
 class JsonCallSink final : public webdb::CallSink {
  public:
   // name: the stream's name in error messages.
@@ -35,6 +38,7 @@ class JsonCallSink final : public webdb::CallSink {
 
  private:
   Status Emit(const webdb::Call& call);
+  Status EmitPage(webdb::Call::Op op, const webdb::Page& page, const webdb::Link* link);
   Status Drain();
 
   std::FILE* out_;

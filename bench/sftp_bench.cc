@@ -205,17 +205,21 @@ int main(int argc, char** argv) {
 
   std::vector<Method> puts = {
       {"sftp env (aes128-gcm)", [&] { SftpPut(options, src, root + "/sftp.bin"); }},
-      {"scp (default cipher)", [&] { Shell(scp + src + " root@" + addr + ":" + root + "/scp.bin"); }},
+      {"scp (default cipher)",
+       [&] { Shell(scp + src + " root@" + addr + ":" + root + "/scp.bin"); }},
       {"scp -c aes128-gcm", [&] {
-         Shell(scp + "-c aes128-gcm@openssh.com " + src + " root@" + addr + ":" + root + "/scp.bin");
+         Shell(scp + "-c aes128-gcm@openssh.com " + src + " root@" + addr + ":" + root +
+               "/scp.bin");
        }}};
   RunAll(puts, flags.runs, "put");
   Shell("cmp '" + src + "' '" + root + "/sftp.bin'");
   std::vector<Method> gets = {
       {"sftp env (aes128-gcm)", [&] { SftpGet(options, root + "/sftp.bin", dir + "/got.bin"); }},
-      {"scp (default cipher)", [&] { Shell(scp + "root@" + addr + ":" + root + "/scp.bin " + dir + "/got.bin"); }},
+      {"scp (default cipher)",
+       [&] { Shell(scp + "root@" + addr + ":" + root + "/scp.bin " + dir + "/got.bin"); }},
       {"scp -c aes128-gcm", [&] {
-         Shell(scp + "-c aes128-gcm@openssh.com root@" + addr + ":" + root + "/scp.bin " + dir + "/got.bin");
+         Shell(scp + "-c aes128-gcm@openssh.com root@" + addr + ":" + root + "/scp.bin " + dir +
+               "/got.bin");
        }}};
   RunAll(gets, flags.runs, "get");
   Shell("cmp '" + src + "' '" + dir + "/got.bin'");

@@ -71,7 +71,9 @@ bench::PhaseResult RunPhase(const Flags& f, const bench::Workload& w, int round)
   auto io0 = bench::ReadSelfIo();
   if (!io0) return fail(io0.error());
   const double t0 = bench::NowSeconds();
-  auto writer = webdb::Writer::Open(*env, f.dir, {.memory_budget = f.memory});
+  webdb::WriterOptions options;
+  options.memory_budget = f.memory;
+  auto writer = webdb::Writer::Open(*env, f.dir, std::move(options));
   if (!writer) return fail(writer.error());
   auto counts = Generate(w, round, **writer);
   if (!counts) return fail(counts.error());

@@ -17,6 +17,9 @@
 
 namespace bench {
 
+using nutchfs::Result;
+using nutchfs::Status;
+
 struct CallCounts {
   uint64_t add_page = 0, add_link = 0, delete_page = 0, add_if_not_present = 0;
   uint64_t total() const { return add_page + add_link + delete_page + add_if_not_present; }

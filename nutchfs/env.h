@@ -94,6 +94,11 @@ class Env {
   virtual Status RemoveDirRecursively(const std::string& dir) = 0;
   // Makes renames and creations inside dir durable.
   virtual Status SyncDir(const std::string& dir) = 0;
+
+  // Copies the file at from to to (created or truncated), synced and closed. The default
+  // streams the bytes through this Env's own files; a backend may copy without moving
+  // them through the caller (the local Env uses copy_file_range).
+  virtual Status CopyWithin(const std::string& from, const std::string& to);
 };
 
 // The local POSIX file system (also NFS and sshfs mounts).

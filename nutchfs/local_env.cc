@@ -256,6 +256,33 @@ class PosixEnv final : public Env {
     return Status::OK();
   }
 
+  // The kernel copies (copy_file_range): the bytes never pass through this process.
+  // Where it cannot (another file system type, an old kernel), Env's streaming copy.
+  Status CopyWithin(const std::string& from, const std::string& to) override {
+    int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in < 0) return OpenError(from, errno);
+    int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0) {
+      int err = errno;
+      ::close(in);
+      return OpenError(to, err);
+    }
+    PosixWritableFile file(to, out);  // closes out
+    uint64_t copied = 0;
+    ssize_t n;
+    while ((n = ::copy_file_range(in, nullptr, out, nullptr, 1 << 30, 0)) > 0) copied += n;
+    int err = errno;
+    ::close(in);
+    if (n < 0 && copied == 0 && (err == EXDEV || err == ENOSYS || err == EOPNOTSUPP ||
+                                 err == EINVAL)) {
+      NUTCHFS_RETURN_IF_ERROR(file.Close());
+      return Env::CopyWithin(from, to);
+    }
+    if (n < 0) return Status::FromErrno("copy " + from + " to " + to, err);
+    NUTCHFS_RETURN_IF_ERROR(file.Sync());
+    return file.Close();
+  }
+
  private:
   static Status OpenError(const std::string& path, int err) {
     if (err == ENOENT) return Status::NotFound(path + ": no such file or directory");

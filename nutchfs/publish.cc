@@ -20,20 +20,40 @@ uint64_t Nonce() {
   return rng();
 }
 
-// The temporary file is written, checked and renamed; `tmp` is removed on any failure.
-Result<FileInfo> WriteAndRename(Env& src, const std::string& src_path, Env& dst,
-                                const std::string& tmp, const std::string& dest_path,
-                                bool verify_checksum) {
-  NUTCHFS_ASSIGN_OR_RETURN(FileInfo info, CopyFile(src, src_path, dst, tmp));
-  NUTCHFS_ASSIGN_OR_RETURN(uint64_t size, dst.GetFileSize(tmp));
-  if (size != info.size) {
+// Copies src_path to tmp and returns the size and digest of what tmp holds. Within one
+// Env the backend copies (without the bytes passing through here) and tmp is then read
+// back to digest it; between Envs the bytes are digested on their way.
+Result<FileInfo> CopyToTemp(Env& src, const std::string& src_path, Env& dst,
+                            const std::string& tmp) {
+  if (&src != &dst) {
+    NUTCHFS_ASSIGN_OR_RETURN(FileInfo info, CopyFile(src, src_path, dst, tmp));
+    NUTCHFS_ASSIGN_OR_RETURN(uint64_t size, dst.GetFileSize(tmp));
+    if (size == info.size) return info;
     return Err(Status::IOError("incomplete transfer to " + tmp + ": wrote " +
                                std::to_string(info.size) + " bytes, found " +
                                std::to_string(size)));
   }
+  NUTCHFS_ASSIGN_OR_RETURN(uint64_t size, src.GetFileSize(src_path));
+  NUTCHFS_RETURN_IF_ERROR(dst.CopyWithin(src_path, tmp));
+  NUTCHFS_ASSIGN_OR_RETURN(FileInfo info, DigestFile(dst, tmp));
+  if (info.size == size) return info;
+  return Err(Status::IOError("incomplete copy to " + tmp + ": " + src_path + " has " +
+                             std::to_string(size) + " bytes, the copy " +
+                             std::to_string(info.size)));
+}
+
+// The temporary file is written, checked and renamed; the caller removes it on failure.
+Result<FileInfo> WriteAndRename(Env& src, const std::string& src_path, Env& dst,
+                                const std::string& tmp, const std::string& dest_path,
+                                bool verify_checksum) {
+  NUTCHFS_ASSIGN_OR_RETURN(FileInfo info, CopyToTemp(src, src_path, dst, tmp));
   if (verify_checksum) {
-    NUTCHFS_ASSIGN_OR_RETURN(FileInfo back, DigestFile(dst, tmp));
-    if (back != info) return Err(Status::IOError("checksum mismatch after transfer to " + tmp));
+    // Compare with the side CopyToTemp did not digest.
+    NUTCHFS_ASSIGN_OR_RETURN(FileInfo other,
+                             &src == &dst ? DigestFile(src, src_path) : DigestFile(dst, tmp));
+    if (other != info) {
+      return Err(Status::IOError("checksum mismatch between " + src_path + " and " + tmp));
+    }
   }
   NUTCHFS_RETURN_IF_ERROR(dst.RenameFile(tmp, dest_path));
   // A rename that reported success but left the temporary file in place must not pass

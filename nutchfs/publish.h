@@ -1,8 +1,13 @@
 // Publication of one file at one location: the file becomes visible under its final name
 // only when complete. It is written under a temporary name in the destination directory
 // (never staged in another directory: that may be another mount, and rename across
-// mounts fails, as on NFS), synced, closed, its size (and optionally its digest) checked
-// by reading it back, renamed into place, and the rename made durable.
+// mounts fails, as on NFS), synced, closed, its size (and optionally its digest) checked,
+// renamed into place, and the rename made durable.
+//
+// Between two Envs (local to SFTP) the bytes stream through this process and are
+// digested on the way. Within one Env the backend copies (Env::CopyWithin: the local
+// Env uses copy_file_range, so the bytes never pass through user space) and the copy is
+// then read back to digest it.
 //
 // Temporary names: "<dir>/.tmp.<base>.<host>.<pid>.<random>". Names beginning with '.'
 // are never NutchFiles (nutchfile.h), so List and WaitFor never see a temporary file.

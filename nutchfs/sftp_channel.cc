@@ -4,6 +4,7 @@
 #include "nutchfs/sftp_channel.h"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <utility>
 
@@ -127,7 +128,8 @@ Result<std::unique_ptr<SftpChannel>> SftpChannel::Open(ssh_session session, std:
   }
   if (ssh_channel_open_session(channel) != SSH_OK ||
       ssh_channel_request_subsystem(channel, "sftp") != SSH_OK) {
-    Status s = Status::IOError(name + ": cannot start the sftp subsystem: " + ssh_get_error(session));
+    Status s =
+        Status::IOError(name + ": cannot start the sftp subsystem: " + ssh_get_error(session));
     ssh_channel_free(channel);
     return Err(s);
   }
@@ -171,10 +173,18 @@ Status SftpChannel::Broken(std::string_view what, const std::string& path, std::
 Status SftpChannel::Send(std::string_view packet, std::string_view what, const std::string& path) {
   if (broken_) return broken_status_;
   while (!packet.empty()) {
+    const auto start = std::chrono::steady_clock::now();
     int w = ssh_channel_write(channel_, packet.data(), static_cast<uint32_t>(packet.size()));
     if (w <= 0) {
+      return Broken(
+          what, path,
+          std::string("connection lost: ") + ssh_get_error(ssh_channel_get_session(channel_)));
+    }
+    // When the peer stops taking data, libssh queues the bytes after waiting out its
+    // timeout and reports success: a write that slow means the link is gone.
+    if (std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(timeout_ms_)) {
       return Broken(what, path,
-                    std::string("connection lost: ") + ssh_get_error(ssh_channel_get_session(channel_)));
+                    "the server accepted no data within " + std::to_string(timeout_ms_) + " ms");
     }
     packet.remove_prefix(static_cast<size_t>(w));
   }
@@ -192,8 +202,9 @@ Status SftpChannel::ReadExactly(char* dst, size_t n, std::string_view what,
       continue;
     }
     if (r < 0) {
-      return Broken(what, path, std::string("connection lost: ") +
-                                    ssh_get_error(ssh_channel_get_session(channel_)));
+      return Broken(
+          what, path,
+          std::string("connection lost: ") + ssh_get_error(ssh_channel_get_session(channel_)));
     }
     if (ssh_channel_is_eof(channel_) || !ssh_channel_is_open(channel_)) {
       return Broken(what, path, "the server closed the SFTP channel");

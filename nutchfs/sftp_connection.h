@@ -51,10 +51,14 @@ class SftpConnection {
 
   static bool Succeeded(const Status& s) { return s.ok(); }
   template <typename T>
-  static bool Succeeded(const Result<T>& r) { return r.has_value(); }
+  static bool Succeeded(const Result<T>& r) {
+    return r.has_value();
+  }
   static Status ErrorOf(const Status& s) { return s; }
   template <typename T>
-  static Status ErrorOf(const Result<T>& r) { return r.error(); }
+  static Status ErrorOf(const Result<T>& r) {
+    return r.error();
+  }
 
   const SftpOptions options_;
   const std::string name_;
@@ -79,8 +83,8 @@ std::invoke_result_t<Op&, SshSession&> SftpConnection::Retry(Op&& op) {
     if (Succeeded(result) || !session_->broken()) return result;
     last = ErrorOf(result);
   }
-  return Err(last.WithContext("gave up after " + std::to_string(options_.max_retries + 1) +
-                              " attempts"));
+  return Err(
+      last.WithContext("gave up after " + std::to_string(options_.max_retries + 1) + " attempts"));
 }
 
 template <typename Op>
@@ -88,8 +92,8 @@ std::invoke_result_t<Op&, SshSession&> SftpConnection::Once(uint64_t serial,
                                                             const std::string& path, Op&& op) {
   std::lock_guard<std::mutex> lock(mu_);
   if (session_ == nullptr || session_->serial() != serial || session_->broken()) {
-    return Err(Status::IOError(name_ + ": " + path +
-                               ": the connection this file was opened on was lost"));
+    return Err(
+        Status::IOError(name_ + ": " + path + ": the connection this file was opened on was lost"));
   }
   return op(*session_);
 }

@@ -36,7 +36,8 @@ Attrs ToAttrs(sftp_attributes a) {
 // The attributes of path (of a link itself if !follow), or nullopt if it is missing.
 Result<std::optional<Attrs>> StatIfExists(SshSession& s, const std::string& path, bool follow) {
   s.BeginCall();
-  sftp_attributes a = follow ? sftp_stat(s.sftp(), path.c_str()) : sftp_lstat(s.sftp(), path.c_str());
+  sftp_attributes a =
+      follow ? sftp_stat(s.sftp(), path.c_str()) : sftp_lstat(s.sftp(), path.c_str());
   if (a != nullptr) return std::optional<Attrs>(ToAttrs(a));
   Status st = s.MetaError("stat", path);
   if (st.IsNotFound()) return std::optional<Attrs>();
@@ -89,7 +90,8 @@ Status RemoveTree(SshSession& s, const std::string& path) {
           Meta(s, "remove", child, true, [&] { return sftp_unlink(s.sftp(), child.c_str()); }));
     }
   }
-  return Meta(s, "remove directory", path, true, [&] { return sftp_rmdir(s.sftp(), path.c_str()); });
+  return Meta(s, "remove directory", path, true,
+              [&] { return sftp_rmdir(s.sftp(), path.c_str()); });
 }
 
 std::string StripTrailingSlashes(std::string path) {
@@ -135,8 +137,7 @@ class SftpEnv final : public Env {
     return NewSftpSequentialFile(connection_, path);
   }
 
-  Result<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
-      const std::string& path) override {
+  Result<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(const std::string& path) override {
     return NewSftpRandomAccessFile(connection_, path);
   }
 

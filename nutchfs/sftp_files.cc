@@ -39,8 +39,8 @@ class ReadHandle {
   void Close(SftpConnection& connection) {
     if (!open_) return;
     open_ = false;
-    Status s = connection.Once(serial_, file_.path,
-                               [&](SshSession& session) { return session.data().CloseFile(file_); });
+    Status s = connection.Once(
+        serial_, file_.path, [&](SshSession& session) { return session.data().CloseFile(file_); });
     (void)s;  // nothing to report from a destructor; the handle dies with the session anyway
   }
 
@@ -122,9 +122,8 @@ class SftpRandomAccessFile final : public RandomAccessFile {
   ~SftpRandomAccessFile() override { handle_.Close(*connection_); }
 
   Status Open() {
-    NUTCHFS_ASSIGN_OR_RETURN(size_, connection_->Retry([&](SshSession& s) {
-      return handle_.Size(s);
-    }));
+    NUTCHFS_ASSIGN_OR_RETURN(size_,
+                             connection_->Retry([&](SshSession& s) { return handle_.Size(s); }));
     return Status::OK();
   }
 
@@ -277,15 +276,16 @@ Result<bool> Exists(SshSession& s, const std::string& path) {
 // Opens path with O_CREAT|O_EXCL on session serial; Busy if it exists.
 Result<std::unique_ptr<SftpWritableFile>> CreateNew(std::shared_ptr<SftpConnection> connection,
                                                     uint64_t serial, const std::string& path) {
-  NUTCHFS_ASSIGN_OR_RETURN(SftpHandle file, connection->Once(serial, path, [&](SshSession& s)
-                                                                 -> Result<SftpHandle> {
-    auto opened = s.data().OpenFile(path, kSftpWrite | kSftpCreate | kSftpExclusive);
-    if (opened || s.broken()) return opened;
-    // SFTP v3 has no "already exists" status: OpenSSH answers a plain failure.
-    auto exists = Exists(s, path);
-    if (exists && *exists) return Err(Status::Busy(connection->name() + ": " + path + " exists"));
-    return opened;
-  }));
+  NUTCHFS_ASSIGN_OR_RETURN(
+      SftpHandle file, connection->Once(serial, path, [&](SshSession& s) -> Result<SftpHandle> {
+        auto opened = s.data().OpenFile(path, kSftpWrite | kSftpCreate | kSftpExclusive);
+        if (opened || s.broken()) return opened;
+        // SFTP v3 has no "already exists" status: OpenSSH answers a plain failure.
+        auto exists = Exists(s, path);
+        if (exists && *exists)
+          return Err(Status::Busy(connection->name() + ": " + path + " exists"));
+        return opened;
+      }));
   return std::make_unique<SftpWritableFile>(std::move(connection), std::move(file), serial);
 }
 
@@ -319,12 +319,12 @@ Status SftpCreateExclusive(std::shared_ptr<SftpConnection> connection, const std
                            std::string_view contents) {
   // A cheap round trip first, so that a dead connection is replaced (with retries)
   // before the one request that must not be repeated.
-  NUTCHFS_ASSIGN_OR_RETURN(uint64_t serial, connection->Retry([&](SshSession& s)
-                                                                   -> Result<uint64_t> {
-    NUTCHFS_ASSIGN_OR_RETURN(bool exists, Exists(s, path));
-    if (exists) return Err(Status::Busy(connection->name() + ": " + path + " exists"));
-    return s.serial();
-  }));
+  NUTCHFS_ASSIGN_OR_RETURN(
+      uint64_t serial, connection->Retry([&](SshSession& s) -> Result<uint64_t> {
+        NUTCHFS_ASSIGN_OR_RETURN(bool exists, Exists(s, path));
+        if (exists) return Err(Status::Busy(connection->name() + ": " + path + " exists"));
+        return s.serial();
+      }));
   NUTCHFS_ASSIGN_OR_RETURN(auto file, CreateNew(connection, serial, path));
   Status s = file->Append(contents);
   if (s.ok()) s = file->Sync();
@@ -337,8 +337,9 @@ Status SftpCreateExclusive(std::shared_ptr<SftpConnection> connection, const std
     Status st = session.MetaError("remove", path);
     return st.IsNotFound() ? Status::OK() : st;
   });
-  return removed.ok() ? s : s.WithContext("(and removing the partial file failed: " +
-                                          removed.ToString() + ")");
+  return removed.ok()
+             ? s
+             : s.WithContext("(and removing the partial file failed: " + removed.ToString() + ")");
 }
 
 }  // namespace nutchfs

@@ -7,7 +7,8 @@
 // numbers out of their field's range, md5s that are not 32 lowercase hex digits, urls
 // breaking ValidateUrl, anchors over 65535 bytes and trailing text after the object.
 // A "targetHasOutlink" given in a link must be a bool and is ignored (the db computes it).
-// Every error is InvalidArgument "FILE:LINE: reason" (FILE is "-" for standard input).
+// Every parse error is InvalidArgument "FILE:LINE: reason" (FILE is "-" for standard
+// input); read errors are the Env's.
 //
 // A CallFileReader owns its file and buffers; it is not thread-safe. A Call is a plain
 // value.

@@ -16,9 +16,14 @@ namespace po = boost::program_options;
 Status Usage(std::string msg) { return Status::InvalidArgument(std::move(msg)); }
 
 // The per-command options, as bits.
-enum OptionBit : unsigned { kTableOpt = 1, kMd5Opt = 2, kUrlOpt = 4, kMemoryOpt = 8 };
-constexpr std::pair<OptionBit, const char*> kOptionNames[] = {
-    {kTableOpt, "table"}, {kMd5Opt, "md5"}, {kUrlOpt, "url"}, {kMemoryOpt, "memory"}};
+enum OptionBit : unsigned {
+  kTableOpt = 1, kMd5Opt = 2, kUrlOpt = 4, kMemoryOpt = 8, kConfigOpt = 16
+};
+constexpr std::pair<OptionBit, const char*> kOptionNames[] = {{kTableOpt, "table"},
+                                                              {kMd5Opt, "md5"},
+                                                              {kUrlOpt, "url"},
+                                                              {kMemoryOpt, "memory"},
+                                                              {kConfigOpt, "config"}};
 
 struct CommandSpec {
   const char* name;
@@ -33,11 +38,13 @@ constexpr size_t kUnlimited = std::numeric_limits<size_t>::max();
 constexpr CommandSpec kCommands[] = {
     {"create", 1, 1, 0, "webdb create DB"},
     {"apply", 2, kUnlimited, kMemoryOpt, "webdb apply DB CALLFILE... [--memory SIZE]"},
-    {"dump", 1, 1, kTableOpt, "webdb dump DB --table pagesByURL|pagesByMD5|linksByURL|linksByMD5"},
-    {"stats", 1, 1, 0, "webdb stats DB"},
-    {"page", 2, 2, 0, "webdb page DB URL"},
-    {"pages", 1, 1, kMd5Opt, "webdb pages DB --md5 HEX"},
-    {"links", 1, 1, kUrlOpt | kMd5Opt, "webdb links DB (--url URL | --md5 HEX)"},
+    {"dump", 1, 1, kTableOpt | kConfigOpt,
+     "webdb dump (DB | --config FILE) --table pagesByURL|pagesByMD5|linksByURL|linksByMD5"},
+    {"stats", 1, 1, kConfigOpt, "webdb stats (DB | --config FILE)"},
+    {"page", 2, 2, kConfigOpt, "webdb page (DB | --config FILE) URL"},
+    {"pages", 1, 1, kMd5Opt | kConfigOpt, "webdb pages (DB | --config FILE) --md5 HEX"},
+    {"links", 1, 1, kUrlOpt | kMd5Opt | kConfigOpt,
+     "webdb links (DB | --config FILE) (--url URL | --md5 HEX)"},
 };
 
 po::options_description AllOptions() {
@@ -48,6 +55,7 @@ po::options_description AllOptions() {
       ("md5", po::value<std::string>())
       ("url", po::value<std::string>())
       ("memory", po::value<std::string>())
+      ("config", po::value<std::string>())
       ("quiet,q", po::bool_switch())
       ("log-level", po::value<std::string>())
       ("command", po::value<std::string>())
@@ -165,6 +173,11 @@ Result<Invocation> ParseCommandLine(int argc, const char* const* argv) {
   if (spec == nullptr) return Err(Usage("unknown command '" + inv.command + "'"));
   std::vector<std::string> args;
   if (vm.count("args")) args = vm["args"].as<std::vector<std::string>>();
+  // --config FILE takes the place of the DB argument.
+  if (vm.count("config")) {
+    inv.config = vm["config"].as<std::string>();
+    args.insert(args.begin(), std::string());
+  }
   NUTCHFS_RETURN_IF_ERROR(CheckCommandShape(vm, *spec, args));
   NUTCHFS_RETURN_IF_ERROR(FillGlobalOptions(vm, &inv));
   NUTCHFS_RETURN_IF_ERROR(FillCommandArgs(vm, args, &inv));
@@ -204,6 +217,7 @@ std::string UsageText() {
   for (const CommandSpec& c : kCommands) text += std::string("  ") + c.synopsis + "\n";
   text +=
       "\nOptions:\n"
+      "  --config FILE     read the distributed db of this cluster config (docs/DISTRIBUTED.md)\n"
       "  --memory SIZE     memory budget of apply's external sorts (default 256M;\n"
       "                    units K, M, G, T are powers of 1024; at least 1M)\n"
       "  --quiet, -q       no progress reports on stderr\n"

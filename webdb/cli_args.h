@@ -23,6 +23,7 @@ struct Invocation {
   std::string command;  // "create", "apply", "dump", "stats", "page", "pages", "links"
   bool help = false;    // --help: print UsageText() and do nothing else
   std::string db;
+  std::string config;  // read commands: a distributed db's cluster config instead of db
   std::vector<std::string> call_files;  // apply; "-" is standard input
   std::optional<std::string> url;       // page's URL argument, links --url
   std::optional<Md5> md5;               // pages/links --md5

@@ -108,7 +108,7 @@ Result<uint64_t> TotalSize(nutchfs::Env& env, const std::vector<std::string>& fi
 // One session: every call is logged, and only if all of them parse and log does
 // Close() apply them. On any error the Writer is destroyed unclosed, which publishes
 // nothing: the db stays exactly as it was.
-Result<int> RunApply(nutchfs::Env& env, const Invocation& inv, Output&) {
+Result<int> RunApply(nutchfs::Env& env, const Invocation& inv, Output&, const ReaderOpener& open) {
   auto start = std::chrono::steady_clock::now();
   ProgressReporter reporter(stderr);
   WriterOptions options;
@@ -136,13 +136,13 @@ Result<int> RunApply(nutchfs::Env& env, const Invocation& inv, Output&) {
   return kExitOk;
 }
 
-Result<int> RunCreate(nutchfs::Env& env, const Invocation& inv, Output&) {
+Result<int> RunCreate(nutchfs::Env& env, const Invocation& inv, Output&, const ReaderOpener& open) {
   NUTCHFS_RETURN_IF_ERROR(Writer::Create(env, inv.db));
   return kExitOk;
 }
 
-Result<int> RunDump(nutchfs::Env& env, const Invocation& inv, Output& out) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
+Result<int> RunDump(nutchfs::Env& env, const Invocation& inv, Output& out, const ReaderOpener& open) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, open(env, inv));
   Status s;
   switch (inv.table) {
     case TableId::kPagesByUrl: s = WritePages(reader->Pages(), out); break;
@@ -154,16 +154,16 @@ Result<int> RunDump(nutchfs::Env& env, const Invocation& inv, Output& out) {
   return kExitOk;
 }
 
-Result<int> RunStats(nutchfs::Env& env, const Invocation& inv, Output& out) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
+Result<int> RunStats(nutchfs::Env& env, const Invocation& inv, Output& out, const ReaderOpener& open) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, open(env, inv));
   AppendStatsJson(DbStats{reader->NumPages(), reader->NumLinks()}, out.buf());
   out.buf()->push_back('\n');
   NUTCHFS_RETURN_IF_ERROR(out.Flush());
   return kExitOk;
 }
 
-Result<int> RunPage(nutchfs::Env& env, const Invocation& inv, Output& out) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
+Result<int> RunPage(nutchfs::Env& env, const Invocation& inv, Output& out, const ReaderOpener& open) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, open(env, inv));
   NUTCHFS_ASSIGN_OR_RETURN(std::optional<Page> page, reader->GetPage(*inv.url));
   if (!page) {
     std::fputs(("webdb: no page at " + *inv.url + "\n").c_str(), stderr);
@@ -175,15 +175,15 @@ Result<int> RunPage(nutchfs::Env& env, const Invocation& inv, Output& out) {
   return kExitOk;
 }
 
-Result<int> RunPages(nutchfs::Env& env, const Invocation& inv, Output& out) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
+Result<int> RunPages(nutchfs::Env& env, const Invocation& inv, Output& out, const ReaderOpener& open) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, open(env, inv));
   NUTCHFS_ASSIGN_OR_RETURN(std::vector<Page> pages, reader->GetPages(*inv.md5));
   NUTCHFS_RETURN_IF_ERROR(WriteAll(pages, AppendPageJson, out));
   return kExitOk;
 }
 
-Result<int> RunLinks(nutchfs::Env& env, const Invocation& inv, Output& out) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
+Result<int> RunLinks(nutchfs::Env& env, const Invocation& inv, Output& out, const ReaderOpener& open) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, open(env, inv));
   std::vector<Link> links;
   if (inv.url) {
     NUTCHFS_ASSIGN_OR_RETURN(links, reader->GetLinks(std::string_view(*inv.url)));
@@ -194,7 +194,7 @@ Result<int> RunLinks(nutchfs::Env& env, const Invocation& inv, Output& out) {
   return kExitOk;
 }
 
-using CommandFn = Result<int> (*)(nutchfs::Env&, const Invocation&, Output&);
+using CommandFn = Result<int> (*)(nutchfs::Env&, const Invocation&, Output&, const ReaderOpener&);
 
 constexpr std::pair<const char*, CommandFn> kRunners[] = {
     {"create", RunCreate}, {"apply", RunApply}, {"dump", RunDump},   {"stats", RunStats},
@@ -203,14 +203,15 @@ constexpr std::pair<const char*, CommandFn> kRunners[] = {
 
 }  // namespace
 
-Result<std::unique_ptr<Reader>> OpenReader(nutchfs::Env& env, const Invocation& inv) {
+Result<std::unique_ptr<Reader>> OpenLocalReader(nutchfs::Env& env, const Invocation& inv) {
   return Reader::Open(env, inv.db);
 }
 
-Result<int> RunCommand(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
+Result<int> RunCommand(nutchfs::Env& env, const Invocation& inv, std::FILE* out,
+                       const ReaderOpener& open) {
   Output output(out);
   for (auto [name, run] : kRunners) {
-    if (inv.command == name) return run(env, inv, output);
+    if (inv.command == name) return run(env, inv, output, open);
   }
   return Err(Status::InvalidArgument("unknown command '" + inv.command + "'"));
 }

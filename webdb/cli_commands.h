@@ -9,6 +9,7 @@
 #define WEBDB_CLI_COMMANDS_H_
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 
 #include "nutchfs/env.h"
@@ -23,16 +24,22 @@ constexpr int kExitUsage = 2;
 constexpr int kExitBadInput = 3;
 constexpr int kExitFailure = 4;
 
+// How the read commands open the db: the tool passes one that also knows distributed
+// dbs (--config), which this library may not depend on.
+using ReaderOpener =
+    std::function<Result<std::unique_ptr<Reader>>(nutchfs::Env&, const Invocation&)>;
+
 // Runs inv.command, writing results to out. Returns kExitOk or kExitNotFound.
 // REQUIRES: inv came from ParseCommandLine and is not a --help invocation.
-Result<int> RunCommand(nutchfs::Env& env, const Invocation& inv, std::FILE* out);
+Result<int> RunCommand(nutchfs::Env& env, const Invocation& inv, std::FILE* out,
+                       const ReaderOpener& open);
 
 // kExitBadInput for InvalidArgument (bad call files, an existing db on create),
 // kExitFailure for everything else (I/O, corruption, a busy db, a missing db).
 int ExitCodeFor(const Status& status);
 
-// The db the read commands look at.
-Result<std::unique_ptr<Reader>> OpenReader(nutchfs::Env& env, const Invocation& inv);
+// The single-machine db at inv.db.
+Result<std::unique_ptr<Reader>> OpenLocalReader(nutchfs::Env& env, const Invocation& inv);
 
 }  // namespace webdb
 

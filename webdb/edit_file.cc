@@ -95,8 +95,8 @@ Status EditFileWriter::Add(const EditView& edit) {
   uint64_t record_size = VarintLength(edit.key.size()) + edit.key.size() + 9 +
                          VarintLength(edit.value.size()) + edit.value.size();
   if (record_size >= kEndMarker) {
-    return Status::InvalidArgument(path() + ": edit too large (" +
-                                   std::to_string(record_size) + " bytes)");
+    return Status::InvalidArgument(path() + ": edit too large (" + std::to_string(record_size) +
+                                   " bytes)");
   }
   if (sorted_) NUTCHFS_RETURN_IF_ERROR(CheckOrder(edit));
   size_t payload = frame_.size() - kFrameHeaderSize;
@@ -119,8 +119,7 @@ Status EditFileWriter::FlushFrame() {
   if (payload == 0) return Status::OK();
   std::string frame_header;
   PutFixed32(&frame_header, static_cast<uint32_t>(payload));
-  PutFixed32(&frame_header,
-             crc32c::Mask(crc32c::Value(frame_.data() + kFrameHeaderSize, payload)));
+  PutFixed32(&frame_header, crc32c::Mask(crc32c::Value(frame_.data() + kFrameHeaderSize, payload)));
   std::memcpy(frame_.data(), frame_header.data(), kFrameHeaderSize);
   file_crc_ = crc32c::Extend(file_crc_, frame_header.data() + 4, 4);
   NUTCHFS_RETURN_IF_ERROR(file_->Append(frame_));
@@ -232,8 +231,8 @@ Status EditFileIterator::Fill(size_t n, std::string_view what) {
     char* dst = buffer_.get() + end_;
     auto got = file_->Read(capacity_ - end_, dst);
     if (!got) return got.error();
-    if (got->empty()) return CorruptionAt(path(), std::string("truncated ") + std::string(what),
-                                          offset_);
+    if (got->empty())
+      return CorruptionAt(path(), std::string("truncated ") + std::string(what), offset_);
     if (got->data() != dst) std::memmove(dst, got->data(), got->size());
     end_ += got->size();
   }
@@ -305,8 +304,8 @@ void EditFileIterator::ReadFooter() {
     return Fail("bad footer magic", marker_offset + 4 + 20);
   }
   if (DecodeFixed64(footer) != records_) {
-    return Fail("footer record count " + std::to_string(DecodeFixed64(footer)) +
-                    " differs from " + std::to_string(records_) + " records read",
+    return Fail("footer record count " + std::to_string(DecodeFixed64(footer)) + " differs from " +
+                    std::to_string(records_) + " records read",
                 marker_offset + 4);
   }
   if (DecodeFixed64(footer + 8) != payload_bytes_) {
@@ -325,9 +324,9 @@ void EditFileIterator::DecodeRecord() {
   uint32_t key_size = 0, value_size = 0;
   std::string_view key, kind, value;
   uint64_t order = 0;
-  if (!GetVarint32(&in, &key_size) || !GetBytes(&in, key_size, &key) ||
-      !GetFixed64(&in, &order) || !GetBytes(&in, 1, &kind) ||
-      !GetVarint32(&in, &value_size) || !GetBytes(&in, value_size, &value)) {
+  if (!GetVarint32(&in, &key_size) || !GetBytes(&in, key_size, &key) || !GetFixed64(&in, &order) ||
+      !GetBytes(&in, 1, &kind) || !GetVarint32(&in, &value_size) ||
+      !GetBytes(&in, value_size, &value)) {
     return Fail("undecodable edit record", record_offset);
   }
   if (sorted_ && records_ > 0) {

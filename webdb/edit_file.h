@@ -29,8 +29,8 @@ class EditFileWriter final : public EditSink {
  public:
   // Creates (or truncates) path. If sorted, Add() insists on (key, order) order and the
   // header says so.
-  static Result<std::unique_ptr<EditFileWriter>> Create(nutchfs::Env& env,
-                                                        const std::string& path, bool sorted);
+  static Result<std::unique_ptr<EditFileWriter>> Create(nutchfs::Env& env, const std::string& path,
+                                                        bool sorted);
   ~EditFileWriter() override;
   EditFileWriter(const EditFileWriter&) = delete;
   EditFileWriter& operator=(const EditFileWriter&) = delete;
@@ -80,7 +80,7 @@ struct EditFileInfo {
   uint64_t count = 0;          // records
   uint64_t payload_bytes = 0;  // sum of frame payload lengths
   uint64_t file_size = 0;
-  uint32_t checksum = 0;       // the footer's file CRC (masked)
+  uint32_t checksum = 0;  // the footer's file CRC (masked)
   bool sorted = false;
 };
 

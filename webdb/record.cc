@@ -88,20 +88,24 @@ std::string Md5Hex(const Md5& md5) {
 }
 
 Result<Md5> ParseMd5Hex(std::string_view hex) {
-  auto nibble = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-  };
+  // -1 for every byte that is not a lowercase hex digit.
+  static constexpr auto kNibble = [] {
+    std::array<int8_t, 256> t{};
+    t.fill(-1);
+    for (int c = 0; c < 10; ++c) t['0' + c] = static_cast<int8_t>(c);
+    for (int c = 0; c < 6; ++c) t['a' + c] = static_cast<int8_t>(10 + c);
+    return t;
+  }();
   if (hex.size() != 32) return Err(Status::InvalidArgument("md5 must be 32 lowercase hex digits"));
   Md5 m;
+  int bad = 0;
   for (int i = 0; i < 16; ++i) {
-    int hi = nibble(hex[2 * i]), lo = nibble(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) {
-      return Err(Status::InvalidArgument("md5 must be 32 lowercase hex digits"));
-    }
+    int hi = kNibble[static_cast<uint8_t>(hex[2 * i])];
+    int lo = kNibble[static_cast<uint8_t>(hex[2 * i + 1])];
+    bad |= hi | lo;
     m[i] = static_cast<uint8_t>(hi << 4 | lo);
   }
+  if (bad < 0) return Err(Status::InvalidArgument("md5 must be 32 lowercase hex digits"));
   return m;
 }
 

@@ -1,7 +1,6 @@
 #include "webdb/sorter.h"
 
 #include <algorithm>
-#include <bit>
 #include <cstdio>
 #include <cstring>
 #include <utility>
@@ -32,32 +31,16 @@ size_t ReadBufferFor(size_t budget, size_t fan_in) {
   return std::clamp<size_t>(budget / (fan_in + 1), kMinReadBuffer, kMaxReadBuffer);
 }
 
-// The first 8 key bytes as a big-endian number (zero-padded), so that comparing two
-// prefixes as integers agrees with bytewise comparison of the keys when they differ.
-uint64_t KeyPrefix(std::string_view key) {
-  if (key.size() >= 8) {
-    uint64_t v;
-    std::memcpy(&v, key.data(), 8);
-    if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
-    return v;
-  }
-  uint64_t v = 0;
-  for (size_t i = 0; i < key.size(); ++i) {
-    v |= uint64_t{static_cast<uint8_t>(key[i])} << (56 - 8 * i);
-  }
-  return v;
-}
-
 }  // namespace
 
 // One block of memory: records grow from the front, sort entries from the back. Entries
-// are 16 bytes (8 key bytes as a number, the record's offset) so that sorting moves
+// are 16 bytes (a chunk of key bytes as a number, the record offset) so that sorting moves
 // little and most comparisons stay inside them; the offset breaks ties, which keeps
 // equal (key, order) pairs in insertion order.
 class SortBuffer {
  public:
   struct Entry {
-    uint64_t prefix;
+    uint64_t chunk;  // see Chunk()
     uint64_t offset;
   };
 
@@ -91,32 +74,18 @@ class SortBuffer {
     p[16] = static_cast<char>(edit.kind);
     std::memcpy(p + kRecordHeader, edit.key.data(), key_size);
     std::memcpy(p + kRecordHeader + key_size, edit.value.data(), value_size);
-    memory_[slots_ - n_ - 1] = Entry{0, used_};
+    memory_[slots_ - n_ - 1] = Entry{0, used_};  // chunk: set by Sort()
     NoteKey(std::string_view(p + kRecordHeader, key_size));
     ++n_;
     used_ += record_size;
   }
 
-  // Keys often share a long prefix ("http://www."): the entry prefix starts after the
-  // bytes that all keys held have in common, which keeps most comparisons inside entries.
-  void Sort() {
-    const char* arena = this->arena();
-    const size_t skip = common_;
-    Entry* end = entries() + n_;
-    for (Entry* e = entries(); e != end; ++e) {
-      e->prefix = KeyPrefix(Decode(arena, e->offset).key.substr(skip));
-    }
-    std::sort(entries(), end, [arena, skip](const Entry& a, const Entry& b) {
-      if (a.prefix != b.prefix) return a.prefix < b.prefix;
-      EditView x = Decode(arena, a.offset);
-      EditView y = Decode(arena, b.offset);
-      int c = x.key.substr(skip).compare(y.key.substr(skip));
-      if (c != 0) return c < 0;
-      if (x.order != y.order) return x.order < y.order;
-      return a.offset < b.offset;
-    });
-  }
-
+  // Sorts by (key, order, offset). Keys are compared 7 bytes at a time, held in the
+  // entries: a pass fills in every entry's chunk at the current depth, a sort orders by
+  // chunk, and each group of equal chunks is refined at the next depth. That touches each
+  // record about once per level instead of on every comparison. Sorting starts after the
+  // bytes all keys held share ("http://www."), which would otherwise cost a level each.
+  void Sort() { SortRange(arena(), entries(), entries() + n_, common_, kMaxLevels); }
   // The i-th edit in sorted order. REQUIRES: Sort() since the last Add(); i < size().
   // Records are read in random order: fetch one a few entries ahead.
   EditView Get(size_t i) const {
@@ -139,6 +108,59 @@ class SortBuffer {
   }
 
  private:
+  static constexpr size_t kChunkBytes = 7;
+  static constexpr uint64_t kKeyGoesOn = kChunkBytes + 1;
+  static constexpr ptrdiff_t kSmallRange = 16;
+  static constexpr int kMaxLevels = 16;
+
+  // Key bytes [depth, depth + 7) big-endian and zero-padded in the high 56 bits; in the
+  // low 8 bits how many key bytes remain from depth, capped at 8 (kKeyGoesOn). Ordering
+  // chunks as numbers agrees with bytewise key order: a key that ends inside the chunk
+  // sorts before a longer key with the same bytes. REQUIRES: key.size() >= depth.
+  static uint64_t Chunk(std::string_view key, size_t depth) {
+    size_t rest = key.size() - depth;
+    uint64_t v = 0;
+    for (size_t i = 0; i < kChunkBytes && i < rest; ++i) {
+      v |= uint64_t{static_cast<uint8_t>(key[depth + i])} << (56 - 8 * i);
+    }
+    return v | std::min<uint64_t>(rest, kKeyGoesOn);
+  }
+
+  // REQUIRES: the keys of [first, last) share their first depth bytes.
+  static void SortRange(const char* arena, Entry* first, Entry* last, size_t depth, int levels) {
+    if (last - first <= kSmallRange || levels == 0) {
+      return SortByFullKey(arena, first, last, depth);
+    }
+    constexpr ptrdiff_t kAhead = 8;  // records are scattered: fetch ahead
+    for (Entry* e = first; e != last; ++e) {
+      if (last - e > kAhead) __builtin_prefetch(arena + e[kAhead].offset + kRecordHeader + depth);
+      e->chunk = Chunk(Decode(arena, e->offset).key, depth);
+    }
+    std::sort(first, last, [](const Entry& a, const Entry& b) { return a.chunk < b.chunk; });
+    for (Entry* group = first; group != last;) {
+      Entry* end = group + 1;
+      while (end != last && end->chunk == group->chunk) ++end;
+      if ((group->chunk & 0xff) == kKeyGoesOn) {
+        SortRange(arena, group, end, depth + kChunkBytes + 1, levels - 1);
+      } else {
+        SortByFullKey(arena, group, end, depth);  // equal keys: by (order, offset)
+      }
+      group = end;
+    }
+  }
+
+  static void SortByFullKey(const char* arena, Entry* first, Entry* last, size_t depth) {
+    if (last - first < 2) return;
+    std::sort(first, last, [arena, depth](const Entry& a, const Entry& b) {
+      EditView x = Decode(arena, a.offset);
+      EditView y = Decode(arena, b.offset);
+      int c = x.key.substr(depth).compare(y.key.substr(depth));
+      if (c != 0) return c < 0;
+      if (x.order != y.order) return x.order < y.order;
+      return a.offset < b.offset;
+    });
+  }
+
   void NoteKey(std::string_view key) {
     if (n_ == 0) {
       first_key_ = key;
@@ -206,8 +228,8 @@ class SortBufferIterator final : public EditIterator {
 
 }  // namespace
 
-std::unique_ptr<Sorter> Sorter::Create(nutchfs::Env& env, std::string tmp_dir,
-                                       size_t memory_budget, std::string name) {
+std::unique_ptr<Sorter> Sorter::Create(nutchfs::Env& env, std::string tmp_dir, size_t memory_budget,
+                                       std::string name) {
   return std::unique_ptr<Sorter>(
       new Sorter(env, std::move(tmp_dir), memory_budget, std::move(name)));
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "distwriter/dist_reader.h"
 #include "nutchfs/env.h"
 #include "webdb/cli_args.h"
 #include "webdb/cli_commands.h"
@@ -18,6 +19,13 @@ void SetUpLogging(const std::string& level) {
   auto logger = spdlog::stderr_color_mt("webdb");
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::from_str(level));
+}
+
+// A distributed db through its cluster config, else the single-machine db.
+nutchfs::Result<std::unique_ptr<webdb::Reader>> OpenReader(nutchfs::Env& env,
+                                                           const webdb::Invocation& inv) {
+  if (!inv.config.empty()) return distwriter::OpenDistReader(inv.config);
+  return webdb::OpenLocalReader(env, inv);
 }
 
 }  // namespace
@@ -35,7 +43,7 @@ int main(int argc, char** argv) {
   }
   SetUpLogging(inv->log_level);
   std::unique_ptr<nutchfs::Env> env = nutchfs::NewLocalEnv();
-  auto code = webdb::RunCommand(*env, *inv, stdout);
+  auto code = webdb::RunCommand(*env, *inv, stdout, OpenReader);
   if (!code) {
     Fail(code.error().message());
     return webdb::ExitCodeFor(code.error());

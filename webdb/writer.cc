@@ -62,7 +62,15 @@ class SingleWriter final : public Writer {
   Status DeletePage(std::string_view url) override { return log_.DeletePage(url); }
   Status AddLink(const Link& l) override { return log_.AddLink(l); }
 
+  // An unclosed session is abandoned: nothing was published; drop its work area.
+  ~SingleWriter() override {
+    if (closed_) return;
+    Status ignored = env_.RemoveDirRecursively(dir_ + "/work");
+    (void)ignored;  // the next Open() removes it anyway
+  }
+
   Status Close() override {
+    closed_ = true;
     Status s = Apply();
     Status cleaned = env_.RemoveDirRecursively(dir_ + "/work");
     Status released = lock_->Release();
@@ -88,6 +96,7 @@ class SingleWriter final : public Writer {
   std::unique_ptr<nutchfs::ScopedLock> lock_;
   LocalPlumbing plumbing_;
   CallLog log_;
+  bool closed_ = false;
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -168,8 +169,9 @@ TEST_CASE("sftp env refuses a changed host key", "[ssh]") {
   REQUIRE(env->GetChildren(hosts.host(0).root));
   hosts.StopSshd(0);
   const std::string key = testutil::ShellQuote(hosts.host(0).host_key);
-  REQUIRE(hosts.Exec(0, "rm -f " + key + " " + key + ".pub && ssh-keygen -q -t ed25519 -N '' -f " +
-                            key).exit_code == 0);
+  REQUIRE(
+      hosts.Exec(0, "rm -f " + key + " " + key + ".pub && ssh-keygen -q -t ed25519 -N '' -f " + key)
+          .exit_code == 0);
   hosts.StartSshd(0);
   auto listed = env->GetChildren(hosts.host(0).root);
   REQUIRE_FALSE(listed);
@@ -255,4 +257,34 @@ TEST_CASE("sftp env: sshd killed mid-write fails the file, then the env reconnec
   auto rest = (*reader)->Read(1 << 20, scratch.data());
   REQUIRE(rest);
   CHECK(*rest == std::string_view(before).substr(1000, 1 << 20));
+}
+
+TEST_CASE("sftp env gives up on a cut link within its timeouts, then recovers", "[ssh][fault]") {
+  testutil::TestHosts hosts(1);
+  nutchfs::SftpOptions options = hosts.SftpOptionsFor(0);
+  options.io_timeout_ms = 1000;
+  options.connect_timeout_ms = 2000;
+  options.max_retries = 0;
+  auto env = Connect(options);
+  const std::string root = hosts.host(0).root;
+  auto file = env->NewWritableFile(root + "/part");
+  REQUIRE(file);
+  REQUIRE((*file)->Append(Pattern(1 << 20, 3)).ok());
+
+  const std::string dir = testutil::ShellQuote(hosts.dir());
+  hosts.Script("link " + dir + " h0 down");
+  const auto start = std::chrono::steady_clock::now();
+  Status s = (*file)->Append(Pattern(4 << 20, 4));
+  if (s.ok()) s = (*file)->Close();
+  CHECK(s.IsIOError());
+  CHECK_THAT(s.message(), Contains(Name(hosts, 0)) && Contains(root + "/part"));
+  auto listed = env->GetChildren(root);
+  REQUIRE_FALSE(listed);
+  CHECK(listed.error().IsIOError());
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+
+  hosts.Script("link " + dir + " h0 up");
+  auto healed = env->GetChildren(root);
+  REQUIRE(healed);
+  CHECK(*healed == std::vector<std::string>{"part"});
 }

@@ -11,7 +11,8 @@ std::ostream& operator<<(std::ostream& os, const OwnedEdit& e) {
     if (c >= 0x20 && c < 0x7f) {
       os << c;
     } else {
-      os << "\\x" << "0123456789abcdef"[c >> 4] << "0123456789abcdef"[c & 15];
+      os << "\\x"
+         << "0123456789abcdef"[c >> 4] << "0123456789abcdef"[c & 15];
     }
   }
   return os << " (" << e.key.size() << " bytes) order=" << e.order << " kind=" << int{e.kind}

@@ -39,6 +39,7 @@ class Model {
 
   // The reader's lookups, answered from the model.
   std::optional<webdb::Page> GetPage(const std::string& url) const;
+  // GetPages, PageExists and Inlinks scan the whole model: O(pages) or O(links) a call.
   std::vector<webdb::Page> GetPages(const webdb::Md5& md5) const;   // url order
   bool PageExists(const webdb::Md5& md5) const;
   std::vector<webdb::Link> Inlinks(const std::string& url) const;   // from order

@@ -62,12 +62,14 @@ TestHosts::TestHosts(int n, std::string script) : script_(std::move(script)) {
   char tmpl[] = "/tmp/testhosts.XXXXXX";
   if (::mkdtemp(tmpl) == nullptr) FAIL("TestHosts: mkdtemp failed");
   dir_ = tmpl;
-  const RunResult up = Run(ShellQuote(script_) + " up " + ShellQuote(dir_) + " " + std::to_string(n));
+  const RunResult up =
+      Run(ShellQuote(script_) + " up " + ShellQuote(dir_) + " " + std::to_string(n));
   if (up.exit_code != 0) {
     const RunResult down = Run(ShellQuote(script_) + " down " + ShellQuote(dir_));
     ::rmdir(dir_.c_str());
     FAIL("scripts/testhosts.sh up " << dir_ << " " << n << " failed (exit " << up.exit_code
-                                    << "):\n" << up.output << "\ndown: " << down.output);
+                                    << "):\n"
+                                    << up.output << "\ndown: " << down.output);
   }
   if (!LoadHostsEnv()) {
     const RunResult down = Run(ShellQuote(script_) + " down " + ShellQuote(dir_));
@@ -114,8 +116,8 @@ nutchfs::SftpOptions TestHosts::SftpOptionsFor(int i) const {
 }
 
 TestHosts::ExecResult TestHosts::Exec(int i, const std::string& cmd) const {
-  const RunResult r = Run(ShellQuote(script_) + " exec " + ShellQuote(dir_) + " " +
-                          host(i).name + " sh -c " + ShellQuote(cmd));
+  const RunResult r = Run(ShellQuote(script_) + " exec " + ShellQuote(dir_) + " " + host(i).name +
+                          " sh -c " + ShellQuote(cmd));
   return ExecResult{r.exit_code, r.output};
 }
 

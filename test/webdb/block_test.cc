@@ -2,7 +2,9 @@
 // trailers (webdb/table_format.h).
 #include "webdb/block.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -153,6 +155,24 @@ TEST_CASE("malformed records are Corruption", "[block][fault]") {
       ExpectCorruption(reader);
       CHECK_THAT(reader.status().message(), Catch::Contains("block at offset 4096"));
     }
+  }
+}
+
+TEST_CASE("mutated blocks decode to increasing keys or Corruption", "[block][fault][random]") {
+  std::string block = Build(SampleRows());
+  std::mt19937 rng(5);
+  for (int round = 0; round < 3000; ++round) {
+    std::string bad = block.substr(0, rng() % 2 == 0 ? block.size() : 200 + rng() % 300);
+    for (int i = 0, n = 1 + rng() % 4; i < n; ++i) {
+      size_t pos = rng() % std::min<size_t>(bad.size(), 400);  // where the headers are dense
+      bad[pos] = static_cast<char>(rng());
+    }
+    BlockReader reader;
+    reader.Reset(bad, &kPath, kBlockOffset);
+    Rows got = ReadAll(reader);
+    INFO("round " << round);
+    for (size_t i = 1; i < got.size(); ++i) REQUIRE(got[i - 1].first < got[i].first);
+    if (!reader.status().ok()) REQUIRE(reader.status().IsCorruption());
   }
 }
 

@@ -8,7 +8,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <random>
 #include <set>
@@ -165,11 +164,14 @@ void CheckLookupsByUrl(const webdb::Reader& reader, const Model& model, const We
 }
 
 void CheckLookupsByMd5(const webdb::Reader& reader, const Model& model, const WebGraph& graph) {
+  std::map<Md5, std::vector<Page>> pages_of;  // Model::GetPages is O(pages) per call
+  for (Page& p : model.PagesByMd5()) pages_of[p.md5].push_back(std::move(p));
   for (const Md5& md5 : graph.md5s()) {
     CAPTURE(webdb::Md5Hex(md5));
     auto pages = reader.GetPages(md5);
     REQUIRE(pages);
-    REQUIRE(*pages == model.GetPages(md5));
+    auto it = pages_of.find(md5);
+    REQUIRE(*pages == (it == pages_of.end() ? std::vector<Page>{} : it->second));
     auto exists = reader.PageExists(md5);
     REQUIRE(exists);
     REQUIRE(*exists == !pages->empty());
@@ -187,12 +189,8 @@ void CheckRound(ModelDb& db, const WebGraph& graph) {
   const Model& model = db.model();
   REQUIRE((*reader)->NumPages() == model.pages().size());
   REQUIRE((*reader)->NumLinks() == model.links().size());
-  auto t0 = std::chrono::steady_clock::now();
   CheckLookupsByUrl(**reader, model, graph);
-  auto t1 = std::chrono::steady_clock::now();
   CheckLookupsByMd5(**reader, model, graph);
-  auto t2 = std::chrono::steady_clock::now();
-  WARN("byurl " << std::chrono::duration<double>(t1-t0).count() << " bymd5 " << std::chrono::duration<double>(t2-t1).count());
   auto dump = DumpDb(**reader);
   REQUIRE(dump);
   std::string diff = CheckInvariants(*dump);  // strict order, same sets, counts
@@ -214,9 +212,7 @@ void RunDbTester(uint64_t seed, size_t pages, int rounds) {
   REQUIRE(db.model().links().size() > pages * 5);
   for (int round = 1; round <= rounds; ++round) {
     CAPTURE(round);
-    auto t0 = std::chrono::steady_clock::now();
     webdb::Status s = db.Apply(graph.RoundSession());
-    WARN("apply " << std::chrono::duration<double>(std::chrono::steady_clock::now()-t0).count());
     INFO(s.ToString());
     REQUIRE(s.ok());
     CheckRound(db, graph);
@@ -228,8 +224,8 @@ TEST_CASE("dbtester: random web graph, 2000 pages, 5 rounds of deletes and refet
   RunDbTester(/*seed=*/2004, 2000, 5);
 }
 
-TEST_CASE("dbtester: random web graph, 30000 pages", "[random][slow]") {
-  RunDbTester(/*seed=*/2005, 30000, 5);
+TEST_CASE("dbtester: random web graph, 20000 pages", "[random][slow]") {
+  RunDbTester(/*seed=*/2005, 20000, 5);
 }
 
 }  // namespace

@@ -21,8 +21,8 @@ struct Written {
   uint32_t checksum = 0;
 };
 
-Written WriteEdits(nutchfs::Env& env, const std::string& path,
-                   const std::vector<OwnedEdit>& edits, bool sorted) {
+Written WriteEdits(nutchfs::Env& env, const std::string& path, const std::vector<OwnedEdit>& edits,
+                   bool sorted) {
   auto writer = EditFileWriter::Create(env, path, sorted);
   REQUIRE(writer);
   for (const OwnedEdit& e : edits) REQUIRE((*writer)->Add(e.view()).ok());

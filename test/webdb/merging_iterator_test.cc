@@ -46,8 +46,8 @@ TEST_CASE("merging iterator breaks (key, order) ties by input index", "[merging_
   REQUIRE(got.status.ok());
   std::vector<std::string> values;
   for (const OwnedEdit& e : got.edits) values.push_back(e.key + e.value);
-  CHECK(values == std::vector<std::string>{"ain2", "ain0", "ain1", "ain1'", "ain2", "bin1",
-                                           "bin0", "bin2"});
+  CHECK(values ==
+        std::vector<std::string>{"ain2", "ain0", "ain1", "ain1'", "ain2", "bin1", "bin0", "bin2"});
 }
 
 TEST_CASE("merging iterator over no or empty inputs", "[merging_iterator]") {

@@ -40,8 +40,7 @@ TEST_CASE("sorter without a spill sorts in memory", "[sorter]") {
   CHECK_FALSE(env->FileExists(dir.File("tmp")));
 }
 
-TEST_CASE("sorter with tiny budgets spills, merges in passes, stays stable",
-          "[sorter][random]") {
+TEST_CASE("sorter with tiny budgets spills, merges in passes, stays stable", "[sorter][random]") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
   const size_t budget = GENERATE(size_t{4} << 10, size_t{64} << 10, size_t{512} << 10);
@@ -65,6 +64,41 @@ TEST_CASE("sorter with tiny budgets spills, merges in passes, stays stable",
     CHECK(got.edits == testutil::StableSorted(edits));
   }
   CHECK(FilesIn(*env, tmp) == 0);
+}
+
+// Keys that share long prefixes and differ (or end) at every position of the 7-byte
+// chunks the in-memory sort compares, padded with '\0' and '\xff' to catch padding bugs.
+std::vector<OwnedEdit> PrefixHeavyEdits(std::mt19937_64& rng, size_t n) {
+  const std::string kAlphabet("\0a\xff", 3);
+  const std::vector<std::string> bases = {"http://www.example.com/", std::string(200, 'p'), ""};
+  std::vector<OwnedEdit> edits;
+  for (size_t i = 0; i < n; ++i) {
+    std::string key = bases[i % 7 == 0 ? 1 + i % 2 : 0];
+    size_t extra = rng() % 40;
+    for (size_t j = 0; j < extra; ++j) key.push_back(kAlphabet[rng() % (j < 20 ? 1 : 3)]);
+    edits.push_back({key, rng() % 3, 0, std::to_string(i)});
+  }
+  return edits;
+}
+
+TEST_CASE("sorter orders keys with long shared prefixes", "[sorter][random]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const size_t budget = GENERATE(size_t{64} << 10, size_t{64} << 20);
+  const bool one_base = GENERATE(false, true);  // every key starts "http://www.example.com/"
+  INFO("budget " << budget << " one base " << one_base);
+  std::mt19937_64 rng(31);
+  std::vector<OwnedEdit> edits = PrefixHeavyEdits(rng, 20000);
+  if (one_base) {
+    for (OwnedEdit& e : edits) e.key = "http://www.example.com/" + e.key;
+  }
+  auto sorter = Sorter::Create(*env, dir.File("tmp"), budget, "prefixes");
+  AddAll(*sorter, edits);
+  auto it = sorter->Finish();
+  REQUIRE(it);
+  testutil::Drained got = Drain(**it);
+  CHECK(got.status.ok());
+  CHECK(got.edits == testutil::StableSorted(edits));
 }
 
 TEST_CASE("sorter fan-in follows the budget", "[sorter]") {

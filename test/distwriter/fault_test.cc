@@ -1,0 +1,362 @@
+// The distributed writer under faults, with real processes (docs/DISTRIBUTED.md,
+// "Restart" and "A round"): a writer killed at every step or at random moments and
+// restarted while its peers wait, a writer that never starts, a corrupted exchange file,
+// a second run of the same writer, and a rerun after commit. After each, the db is either
+// unchanged or equal to the single-machine db fed the same calls.
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "test/util/corrupt.h"
+#include "test/util/dist_cluster.h"
+#include "test/util/model_db.h"
+#include "test/util/session_gen.h"
+
+namespace distwriter {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+using testutil::DistCluster;
+using testutil::ProcessResult;
+using testutil::Session;
+using testutil::Subprocess;
+
+const std::string kDistwriter = PROJECT_BINARY_DIR "/distwriter/distwriter";
+
+testutil::GenOptions Sessions(size_t min_calls, size_t max_calls) {
+  testutil::GenOptions o;
+  o.hostile_bytes = false;  // call files carry valid UTF-8 only
+  o.universe_urls = 80;
+  o.min_calls = min_calls;
+  o.max_calls = max_calls;
+  return o;
+}
+
+// A distributed db of k writers beside a single-machine db fed the same sessions.
+class FaultDb {
+ public:
+  struct Round {
+    Session session;
+    std::vector<Session> slices;
+    std::vector<std::string> files;  // writer i's call file
+  };
+
+  FaultDb(int k, uint64_t seed, int timeout_ms, testutil::GenOptions gen = Sessions(50, 300))
+      : cluster_(kDistwriter, k, timeout_ms), gen_(seed, gen), cuts_(seed) {
+    cluster_.Create();
+  }
+
+  DistCluster& cluster() { return cluster_; }
+  testutil::SessionGenerator& gen() { return gen_; }
+
+  Round NextRound() { return Prepare(gen_.Next()); }
+  Round Prepare(Session session) {
+    Round r{std::move(session), {}, {}};
+    r.slices = testutil::SplitSession(r.session, static_cast<size_t>(cluster_.k()), cuts_);
+    for (int i = 0; i < cluster_.k(); ++i) r.files.push_back(cluster_.WriteCallFile(i, r.slices[i]));
+    return r;
+  }
+  std::unique_ptr<Subprocess> Start(int writer, const Round& r, std::vector<std::string> env = {},
+                                    std::vector<std::string> flags = {}) {
+    return cluster_.StartWriter(writer, r.files[writer], env, flags);
+  }
+
+  // The round committed: the distributed db equals the single-machine one after it.
+  void ExpectApplied(const Round& r) {
+    REQUIRE(single_.Apply(r.session).ok());
+    ExpectUnchanged();
+    ++version_;
+    for (int i = 0; i < cluster_.k(); ++i) REQUIRE(cluster_.Committed(i).version == version_);
+  }
+  // The distributed db equals the single-machine one, at the same version as before.
+  void ExpectUnchanged() {
+    auto expected = single_.Dump();
+    REQUIRE(expected.has_value());
+    REQUIRE(testutil::CompareDumps(*expected, cluster_.Dump()) == "");
+    REQUIRE(single_.Check() == "");
+  }
+  uint64_t version() const { return version_; }
+
+ private:
+  DistCluster cluster_;
+  testutil::ModelDb single_;
+  testutil::SessionGenerator gen_;
+  std::mt19937_64 cuts_;
+  uint64_t version_ = 1;
+};
+
+ProcessResult ExpectSuccess(Subprocess& p, int writer) {
+  ProcessResult r = p.Wait();
+  INFO("writer " << writer << ": " << r.Describe());
+  REQUIRE(r.exit_code == 0);
+  return r;
+}
+
+void ExpectAllSucceed(std::vector<std::unique_ptr<Subprocess>>& writers) {
+  for (size_t i = 0; i < writers.size(); ++i) {
+    if (writers[i]) ExpectSuccess(*writers[i], static_cast<int>(i));
+  }
+}
+
+// Polls until path exists (or fails the test after deadline).
+void AwaitFile(const std::string& path, milliseconds deadline = milliseconds(30000)) {
+  const auto end = std::chrono::steady_clock::now() + deadline;
+  while (!fs::exists(path)) {
+    INFO("waiting for " << path);
+    REQUIRE(std::chrono::steady_clock::now() < end);
+    std::this_thread::sleep_for(milliseconds(2));
+  }
+}
+
+// The one directory "rounds/<round>-<token>" in a group (the token is not known ahead).
+std::string AwaitRoundDir(const std::string& group_dir, uint64_t round) {
+  AwaitFile(group_dir + "/rounds");
+  const std::string prefix = std::to_string(round) + "-";
+  const auto end = std::chrono::steady_clock::now() + milliseconds(30000);
+  while (true) {
+    for (const auto& e : fs::directory_iterator(group_dir + "/rounds")) {
+      if (e.path().filename().string().starts_with(prefix)) return e.path().string();
+    }
+    INFO("waiting for round " << round << " in " << group_dir);
+    REQUIRE(std::chrono::steady_clock::now() < end);
+    std::this_thread::sleep_for(milliseconds(2));
+  }
+}
+
+const char* const kSteps[] = {"stage 0", "stage 1", "stage 2", "stage 3",
+                              "stage 4", "stage 5", "commit"};
+
+TEST_CASE("a writer killed at each step and restarted completes the round", "[fault]") {
+  FaultDb db(3, 11, 60000);
+  for (int n = 0; n < static_cast<int>(std::size(kSteps)); ++n) {
+    const int victim = n % 3;
+    CAPTURE(kSteps[n], victim);
+    const FaultDb::Round r = db.NextRound();
+    std::vector<std::unique_ptr<Subprocess>> writers;
+    for (int i = 0; i < 3; ++i) {
+      writers.push_back(db.Start(i, r, i == victim ? std::vector<std::string>{
+                                                         std::string("WEBDB_KILL_AT=") + kSteps[n]}
+                                                   : std::vector<std::string>{}));
+    }
+    ProcessResult killed = writers[victim]->Wait();
+    INFO(killed.Describe());
+    REQUIRE(killed.KilledBy(SIGKILL));
+    for (int i = 0; i < 3; ++i) {
+      if (i != victim) REQUIRE_FALSE(writers[i]->Finished());  // waiting for the victim
+    }
+    writers[victim] = db.Start(victim, r);
+    ExpectAllSucceed(writers);
+    db.ExpectApplied(r);
+  }
+}
+
+TEST_CASE("a writer killed twice in one round, then restarted, completes it", "[fault]") {
+  FaultDb db(3, 12, 60000);
+  const FaultDb::Round r = db.NextRound();
+  std::vector<std::unique_ptr<Subprocess>> writers;
+  writers.push_back(db.Start(0, r));
+  writers.push_back(db.Start(1, r, {"WEBDB_KILL_AT=stage 2"}));
+  writers.push_back(db.Start(2, r));
+  REQUIRE(writers[1]->Wait().KilledBy(SIGKILL));
+  writers[1] = db.Start(1, r, {"WEBDB_KILL_AT=stage 5"});
+  REQUIRE(writers[1]->Wait().KilledBy(SIGKILL));
+  writers[1] = db.Start(1, r);
+  ExpectAllSucceed(writers);
+  db.ExpectApplied(r);
+}
+
+TEST_CASE("a writer killed at a random moment and restarted completes the round", "[fault]") {
+  FaultDb db(3, 13, 60000, Sessions(1500, 2500));
+  const std::vector<std::string> flags = {"--memory", "1M"};
+  // The length of an undisturbed round, to spread the kills over.
+  const FaultDb::Round first = db.NextRound();
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::unique_ptr<Subprocess>> writers;
+  for (int i = 0; i < 3; ++i) writers.push_back(db.Start(i, first, {}, flags));
+  ExpectAllSucceed(writers);
+  const auto round_ms =
+      std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start).count();
+  db.ExpectApplied(first);
+  int kills = 0;
+  for (int n = 1; n <= 8; ++n) {
+    const int victim = n % 3;
+    const milliseconds after(round_ms * n / 9);
+    CAPTURE(victim, after.count(), round_ms);
+    const FaultDb::Round r = db.NextRound();
+    writers.clear();
+    for (int i = 0; i < 3; ++i) writers.push_back(db.Start(i, r, {}, flags));
+    std::this_thread::sleep_for(after);
+    if (!writers[victim]->Finished()) {
+      writers[victim]->Kill(SIGKILL);
+      ProcessResult killed = writers[victim]->Wait();
+      kills += killed.KilledBy(SIGKILL) ? 1 : 0;
+    }
+    writers[victim] = db.Start(victim, r, {}, flags);
+    ExpectAllSucceed(writers);
+    db.ExpectApplied(r);
+  }
+  WARN("timed kills: round of " << round_ms << " ms, " << kills << " of 8 kills hit a running writer");
+  CHECK(kills >= 4);
+}
+
+TEST_CASE("writers whose peer never starts time out, and the db is unchanged", "[fault]") {
+  FaultDb db(3, 14, 60000);
+  const FaultDb::Round warmup = db.NextRound();
+  {
+    std::vector<std::unique_ptr<Subprocess>> writers;
+    for (int i = 0; i < 3; ++i) writers.push_back(db.Start(i, warmup));
+    ExpectAllSucceed(writers);
+    db.ExpectApplied(warmup);
+  }
+  db.cluster().SetTimeoutMs(1500);
+  const FaultDb::Round r = db.NextRound();
+  const std::string round = std::to_string(db.version() + 1);
+  auto w0 = db.Start(0, r), w2 = db.Start(2, r);
+  for (Subprocess* w : {w0.get(), w2.get()}) {
+    ProcessResult res = w->Wait();
+    INFO(res.Describe());
+    CHECK(res.exit_code == 4);
+    CHECK_THAT(res.err, Catch::Contains("timed out after"));
+    CHECK_THAT(res.err, Catch::Contains("writer 1 (machine m1)"));
+    CHECK_THAT(res.err, Catch::Contains("rounds/" + round + "/s0/from-1.edits"));
+    CHECK_THAT(res.err, Catch::Contains("stage 0"));
+  }
+  db.ExpectUnchanged();
+  db.cluster().SetTimeoutMs(60000);
+  for (int i = 0; i < 3; ++i) REQUIRE(db.cluster().Committed(i).version == db.version());
+  std::vector<std::unique_ptr<Subprocess>> writers;
+  for (int i = 0; i < 3; ++i) writers.push_back(db.Start(i, r));
+  ExpectAllSucceed(writers);
+  db.ExpectApplied(r);
+}
+
+TEST_CASE("writers whose peer dies in stage 3 time out there; the rerun succeeds", "[fault]") {
+  FaultDb db(3, 15, 2500);
+  const FaultDb::Round r = db.NextRound();
+  std::vector<std::unique_ptr<Subprocess>> writers;
+  for (int i = 0; i < 3; ++i) {
+    writers.push_back(db.Start(i, r, i == 1 ? std::vector<std::string>{"WEBDB_KILL_AT=stage 3"}
+                                            : std::vector<std::string>{}));
+  }
+  REQUIRE(writers[1]->Wait().KilledBy(SIGKILL));
+  for (int i : {0, 2}) {
+    ProcessResult res = writers[i]->Wait();
+    INFO(res.Describe());
+    CHECK(res.exit_code == 4);
+    CHECK_THAT(res.err, Catch::Contains("timed out after"));
+    CHECK_THAT(res.err, Catch::Contains("stage 3"));
+    CHECK_THAT(res.err, Catch::Contains("/s3/from-1.edits"));
+    CHECK_THAT(res.err, Catch::Contains("writer 1 (machine m1)"));
+  }
+  db.ExpectUnchanged();
+  db.cluster().SetTimeoutMs(60000);
+  writers.clear();
+  for (int i = 0; i < 3; ++i) writers.push_back(db.Start(i, r));
+  ExpectAllSucceed(writers);
+  db.ExpectApplied(r);
+}
+
+// Pages for every section: writer 1 adds 300 pages, writers 0 and 2 a few.
+FaultDb::Round ManyPagesFromWriterOne(FaultDb& db) {
+  Session s;
+  for (int i = 0; i < 310; ++i) {
+    webdb::Page p;
+    p.url = "http://c.example/" + std::to_string(i * 7919 % 1000);
+    p.md5 = webdb::Md5Of(p.url);
+    s.push_back(testutil::AddPageCall(p));
+  }
+  FaultDb::Round r = db.Prepare(s);
+  r.slices = {Session(s.begin(), s.begin() + 5), Session(s.begin() + 5, s.end() - 5),
+              Session(s.end() - 5, s.end())};
+  r.files.clear();
+  for (int i = 0; i < 3; ++i) r.files.push_back(db.cluster().WriteCallFile(i, r.slices[i]));
+  return r;
+}
+
+TEST_CASE("a corrupted exchange file fails its receiver with Corruption naming it", "[fault]") {
+  FaultDb db(3, 16, 3000);
+  const FaultDb::Round r = ManyPagesFromWriterOne(db);
+  // Writer 0 dies as stage 1 begins; writers 1 and 2 publish their stage 1 files into its
+  // group and wait for its own. One of those is damaged before writer 0 comes back.
+  auto w0 = db.Start(0, r, {"WEBDB_KILL_AT=stage 1"});
+  auto w1 = db.Start(1, r), w2 = db.Start(2, r);
+  REQUIRE(w0->Wait().KilledBy(SIGKILL));
+  const std::string dir = AwaitRoundDir(db.cluster().GroupDir(0), db.version() + 1);
+  const std::string victim = dir + "/s1/from-1.edits";
+  AwaitFile(victim);
+  AwaitFile(dir + "/s1/from-2.edits");
+  const uint64_t size = fs::file_size(victim);
+  REQUIRE(size > 100);  // holds a frame of edits, not just header and footer
+  testutil::FlipByte(victim, 30);  // in the first frame's payload
+  w0 = db.Start(0, r);
+  ProcessResult res = w0->Wait();
+  INFO(res.Describe());
+  CHECK(res.exit_code == 4);
+  CHECK_THAT(res.err, Catch::Contains("Corruption") || Catch::Contains("corrupt"));
+  CHECK_THAT(res.err, Catch::Contains(victim));
+  for (Subprocess* w : {w1.get(), w2.get()}) {
+    ProcessResult peer = w->Wait();
+    INFO(peer.Describe());
+    CHECK(peer.exit_code == 4);  // waited in vain for writer 0's stage 2 file
+  }
+  db.ExpectUnchanged();
+  for (int i = 0; i < 3; ++i) REQUIRE(db.cluster().Committed(i).version == db.version());
+  db.cluster().SetTimeoutMs(60000);
+  // The same commands again redo the round: the senders publish fresh copies.
+  std::vector<std::unique_ptr<Subprocess>> writers;
+  for (int i = 0; i < 3; ++i) writers.push_back(db.Start(i, r));
+  ExpectAllSucceed(writers);
+  db.ExpectApplied(r);
+}
+
+TEST_CASE("a second run of a writer while it runs is refused", "[fault]") {
+  FaultDb db(3, 17, 60000);
+  const FaultDb::Round r = db.NextRound();
+  auto first = db.Start(0, r);
+  AwaitFile(db.cluster().GroupDir(0) + "/LOCK");
+  ProcessResult second = db.Start(0, r)->Wait();
+  INFO(second.Describe());
+  CHECK(second.exit_code == 4);
+  CHECK_THAT(second.err, Catch::Contains("LOCK"));
+  CHECK_THAT(second.err, Catch::Contains("held by live"));
+  REQUIRE_FALSE(first->Finished());
+  auto w1 = db.Start(1, r), w2 = db.Start(2, r);
+  ExpectSuccess(*first, 0);
+  ExpectSuccess(*w1, 1);
+  ExpectSuccess(*w2, 2);
+  db.ExpectApplied(r);
+}
+
+TEST_CASE("rerunning writers after their round committed reports already_applied", "[fault]") {
+  FaultDb db(3, 18, 60000);
+  const FaultDb::Round r = db.NextRound();
+  std::vector<std::unique_ptr<Subprocess>> writers;
+  for (int i = 0; i < 3; ++i) writers.push_back(db.Start(i, r));
+  ExpectAllSucceed(writers);
+  db.ExpectApplied(r);
+  // One writer alone (as after a kill past its commit), then all of them.
+  for (int alone : {0, -1}) {
+    CAPTURE(alone);
+    writers.clear();
+    for (int i = 0; i < 3; ++i) {
+      if (alone < 0 || i == alone) writers.push_back(db.Start(i, r));
+    }
+    for (auto& w : writers) {
+      ProcessResult res = w->Wait();
+      INFO(res.Describe());
+      REQUIRE(res.exit_code == 0);
+      testutil::RunReport report = testutil::ParseRunReport(res.out);
+      CHECK(report.already_applied);
+      CHECK(report.version == db.version());
+    }
+    db.ExpectUnchanged();
+    for (int i = 0; i < 3; ++i) REQUIRE(db.cluster().Committed(i).version == db.version());
+  }
+}
+
+}  // namespace
+}  // namespace distwriter
