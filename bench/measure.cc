@@ -1,6 +1,7 @@
 #include "bench/measure.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,6 +44,16 @@ uint64_t PeakRssBytes() {
 double NowSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+namespace {
+double Seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + tv.tv_usec * 1e-6; }
+}  // namespace
+
+double CpuSeconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return Seconds(usage.ru_utime) + Seconds(usage.ru_stime);
 }
 
 std::vector<std::string> FilesUnder(const std::string& dir) {
@@ -101,8 +112,10 @@ Result<CatTiming> TimeCat(const std::vector<std::string>& files, uint64_t bytes,
     ::_exit(127);
   }
   int wstatus = 0;
-  ::waitpid(pid, &wstatus, 0);
+  rusage usage{};
+  ::wait4(pid, &wstatus, 0, &usage);
   timing.seconds = NowSeconds() - start;
+  timing.cpu_seconds = Seconds(usage.ru_utime) + Seconds(usage.ru_stime);
   ::unlink(out_path.c_str());
   if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
     return nutchfs::Err(Status::IOError("cat into " + out_path + " failed"));

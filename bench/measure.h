@@ -31,6 +31,8 @@ Result<IoCounters> ReadSelfIo();
 uint64_t PeakRssBytes();
 
 double NowSeconds();  // monotonic
+// User + system CPU time of this process so far.
+double CpuSeconds();
 
 // Every regular file under dir, recursively, sorted, and their total size.
 std::vector<std::string> FilesUnder(const std::string& dir);
@@ -39,12 +41,15 @@ uint64_t BytesUnder(const std::string& dir);
 struct CatTiming {
   uint64_t bytes = 0;   // bytes cat copied (read once, written once)
   double seconds = 0;
+  double cpu_seconds = 0;  // cat's user + system time
 };
 // Runs /bin/cat over files (repeated as needed) until at least `bytes` have been
 // copied into out_path, then deletes out_path.
 Result<CatTiming> TimeCat(const std::vector<std::string>& files, uint64_t bytes,
                           const std::string& out_path);
 
+// Wall time is what a phase took on a shared machine; CPU time is what it would take
+// alone on an idle core (it does no waiting: the files are in the page cache).
 // The numbers a phase reports; trivially copyable, so a child can send it up a pipe.
 struct PhaseResult {
   bool ok = false;
@@ -52,6 +57,7 @@ struct PhaseResult {
   uint64_t calls = 0;
   double calls_seconds = 0;   // generating and logging the calls
   double close_seconds = 0;   // Writer::Close(): sorts, five stages, publish
+  double cpu_seconds = 0;     // user + system time of the whole phase
   IoCounters io;
   uint64_t peak_rss = 0;
 };

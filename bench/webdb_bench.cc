@@ -6,7 +6,8 @@
 // Creates a fresh db in DIR, runs the load (N pages, power-law outlinks) and R rounds,
 // each phase in a fresh child process, and prints per phase: wall time (calls + Close),
 // peak RSS, bytes read and written, db size, and the time `cat` takes to move the same
-// number of bytes (read + written) of the db's files, as a ratio. With --emit-json it
+// number of bytes (read + written) of the db's files, as a ratio; the same for CPU time
+// (user + system), which a busy machine distorts less than wall time. With --emit-json it
 // instead writes the same calls as call files OUTDIR/load.jsonl, OUTDIR/round-<r>.jsonl
 // for `webdb apply` and `distwriter launch`.
 #include <cstdio>
@@ -71,6 +72,7 @@ bench::PhaseResult RunPhase(const Flags& f, const bench::Workload& w, int round)
   auto io0 = bench::ReadSelfIo();
   if (!io0) return fail(io0.error());
   const double t0 = bench::NowSeconds();
+  const double cpu0 = bench::CpuSeconds();
   webdb::WriterOptions options;
   options.memory_budget = f.memory;
   auto writer = webdb::Writer::Open(*env, f.dir, std::move(options));
@@ -83,6 +85,7 @@ bench::PhaseResult RunPhase(const Flags& f, const bench::Workload& w, int round)
   auto io1 = bench::ReadSelfIo();
   if (!io1) return fail(io1.error());
   r.ok = true;
+  r.cpu_seconds = bench::CpuSeconds() - cpu0;
   r.calls = counts->total();
   r.calls_seconds = t1 - t0;
   r.close_seconds = t2 - t1;
@@ -124,15 +127,17 @@ int Report(const Flags& f, const bench::Workload& w, int round, const bench::Pha
   // cat moves 2 * cat->bytes (read + write); scale its time to the round's bytes.
   const double cat_seconds = cat->seconds * static_cast<double>(moved) / (2.0 * cat->bytes);
   const double total = r.calls_seconds + r.close_seconds;
+  const double cat_cpu = cat->cpu_seconds * static_cast<double>(moved) / (2.0 * cat->bytes);
   std::printf(
       "RESULT {\"phase\":\"%s\",\"pages\":%lu,\"calls\":%lu,\"seconds\":%.3f,"
       "\"calls_seconds\":%.3f,\"close_seconds\":%.3f,\"generator_seconds\":%.3f,"
       "\"peak_rss_mb\":%.1f,\"read_mb\":%.1f,\"written_mb\":%.1f,\"db_mb\":%.1f,"
-      "\"cat_seconds\":%.3f,\"ratio_to_cat\":%.2f}\n",
+      "\"cat_seconds\":%.3f,\"ratio_to_cat\":%.2f,\"cpu_seconds\":%.3f,"
+      "\"cat_cpu_seconds\":%.3f,\"cpu_ratio_to_cat\":%.2f}\n",
       name.c_str(), f.pages, r.calls, total, r.calls_seconds, r.close_seconds,
       GeneratorSeconds(w, round), r.peak_rss / 1048576.0, r.io.read_bytes / 1048576.0,
       r.io.written_bytes / 1048576.0, bench::BytesUnder(f.dir) / 1048576.0, cat_seconds,
-      total / cat_seconds);
+      total / cat_seconds, r.cpu_seconds, cat_cpu, r.cpu_seconds / cat_cpu);
   std::fflush(stdout);
   return 0;
 }

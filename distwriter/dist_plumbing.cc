@@ -13,6 +13,36 @@ constexpr webdb::TableId kStageTable[webdb::kNumStages] = {
     webdb::TableId::kPagesByUrl, webdb::TableId::kPagesByMd5, webdb::TableId::kLinksByMd5,
     webdb::TableId::kLinksByUrl, webdb::TableId::kLinksByMd5};
 
+// A received edit file that turns out corrupt is removed as soon as that is found
+// (DiscardIfCorrupt), however far the merge has read into it.
+class DiscardingIterator final : public webdb::EditIterator {
+ public:
+  DiscardingIterator(std::unique_ptr<webdb::EditIterator> in, nutchfs::Env& env, std::string path)
+      : in_(std::move(in)), env_(env), path_(std::move(path)) {
+    Check();
+  }
+  bool Valid() const override { return in_->Valid(); }
+  void Next() override {
+    in_->Next();
+    Check();
+  }
+  const webdb::EditView& edit() const override { return in_->edit(); }
+  Status status() const override { return in_->status(); }
+
+ private:
+  void Check() {
+    if (in_->Valid() || discarded_) return;
+    discarded_ = true;
+    Status ignored = DiscardIfCorrupt(env_, path_, in_->status());
+    (void)ignored;  // status() reports it
+  }
+
+  std::unique_ptr<webdb::EditIterator> in_;
+  nutchfs::Env& env_;
+  const std::string path_;
+  bool discarded_ = false;
+};
+
 }  // namespace
 
 DistPlumbing::DistPlumbing(nutchfs::Env& local, std::string work_dir, size_t memory_budget,
@@ -66,7 +96,7 @@ Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::ReceiveAll(int stage)
     NUTCHFS_ASSIGN_OR_RETURN(std::string path, exchange_.Receive(stage, from));
     auto file = webdb::OpenEditFile(local_, path, read_buffer_);
     if (!file) return Err(file.error().WithContext("writer " + std::to_string(self_)));
-    inputs.push_back(std::move(*file));
+    inputs.push_back(std::make_unique<DiscardingIterator>(std::move(*file), local_, path));
   }
   return webdb::NewMergingEditIterator(std::move(inputs));
 }

@@ -62,4 +62,12 @@ Status Exchange::RetractStageZero() {
   return Status::OK();
 }
 
+Status DiscardIfCorrupt(nutchfs::Env& local, const std::string& path, Status status) {
+  if (status.IsCorruption()) {
+    Status ignored = local.RemoveFile(path);
+    (void)ignored;  // the corruption is the error to report
+  }
+  return status;
+}
+
 }  // namespace distwriter

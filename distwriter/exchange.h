@@ -57,6 +57,11 @@ class Exchange {
   StageTraffic traffic_[kCommitStage + 1];
 };
 
+// Returns status; when it is Corruption, first removes the received file at path, so
+// that a rerun of the round waits for the sender's fresh copy instead of reading the
+// damaged one again.
+Status DiscardIfCorrupt(nutchfs::Env& local, const std::string& path, Status status);
+
 }  // namespace distwriter
 
 #endif  // DISTWRITER_EXCHANGE_H_

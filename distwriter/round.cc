@@ -83,6 +83,8 @@ class Round {
   Status Exchanged(DistPlumbing& plumbing, const std::string& work_dir,
                    const std::string& digest);
   Status AgreeOnRound(const std::string& digest, const std::string& work_dir);
+  Status SendStageZero(const std::string& digest, const std::string& work_dir);
+  Status ReadStageZero(const std::string& in, int from, std::vector<std::string>* urls);
   Status Commit(const webdb::Manifest& section, const std::string& work_dir);
   Status CleanUp();
 
@@ -160,11 +162,6 @@ Result<RoundReport> Round::Run() {
                                          std::chrono::milliseconds(config_.cluster.timeout_ms));
   DistPlumbing plumbing(local_, work_dir, options_.memory_budget, *exchange_, self_, config_.k);
   NUTCHFS_ASSIGN_OR_RETURN(std::string digest, LogCalls(plumbing));
-  if (committed_.digests[self_] == digest) {
-    report_.version = committed_.version;
-    report_.already_applied = true;
-    return report_;
-  }
   Status s = Exchanged(plumbing, work_dir, digest);
   if (!s.ok()) {
     // So that a retry with other inputs cannot meet this attempt's stage 0 file.
@@ -173,12 +170,13 @@ Result<RoundReport> Round::Run() {
     return Err(s);
   }
   for (int st = 0; st <= kCommitStage; ++st) report_.traffic[st] = exchange_->traffic(st);
-  NUTCHFS_RETURN_IF_ERROR(CleanUp());
+  const RoundManifest& result = report_.already_applied ? committed_ : next_;
+  if (!report_.already_applied) NUTCHFS_RETURN_IF_ERROR(CleanUp());
   NUTCHFS_RETURN_IF_ERROR(local_.RemoveDirRecursively(work_dir));
   NUTCHFS_RETURN_IF_ERROR(lock->Release());
-  report_.version = round;
-  report_.pages = next_.num_pages();
-  report_.links = next_.num_links();
+  report_.version = result.version;
+  report_.pages = result.num_pages();
+  report_.links = result.num_links();
   return report_;
 }
 
@@ -196,6 +194,7 @@ Status Round::Exchanged(DistPlumbing& plumbing, const std::string& work_dir,
   };
   enter(0, "stage 0");
   NUTCHFS_RETURN_IF_ERROR(AgreeOnRound(digest, work_dir));
+  if (report_.already_applied) return Status::OK();
   plumbing.set_partition(next_.partition());
   webdb::WriterOptions engine_options{options_.memory_budget, options_.progress,
                                       [&](std::string_view step) { enter(step[6] - '0', step); }};
@@ -211,7 +210,41 @@ Status Round::Exchanged(DistPlumbing& plumbing, const std::string& work_dir,
 
 // Stage 0: every writer sends its input digest (and url sample); the token is the MD5
 // of all k digests and the breakpoints, if not yet chosen, the quantiles of all samples.
+//
+// Inputs equal to those of the committed round are ambiguous on their own: this writer
+// may be restarted after its commit, or a new round may give it the same calls (an
+// empty slice twice, say). So it still takes part in stage 0. The round was applied
+// already when all k digests are the committed ones, or when no peer turns up and its
+// own digest is the committed one (a lone restart after commit).
 Status Round::AgreeOnRound(const std::string& digest, const std::string& work_dir) {
+  NUTCHFS_RETURN_IF_ERROR(SendStageZero(digest, work_dir));
+  next_ = committed_;
+  next_.version = committed_.version + 1;
+  std::vector<std::string> urls;
+  for (int from = 0; from < config_.k; ++from) {
+    auto in = exchange_->Receive(0, from);
+    if (!in && in.error().IsTimeout() && committed_.digests[self_] == digest) {
+      report_.already_applied = true;
+      return exchange_->RetractStageZero();
+    }
+    if (!in) return in.error();
+    NUTCHFS_RETURN_IF_ERROR(ReadStageZero(*in, from, &urls));
+  }
+  if (next_.digests == committed_.digests) {
+    report_.already_applied = true;
+    return exchange_->RemoveIncoming();  // read by no one else
+  }
+  Md5Stream token;
+  for (const std::string& d : next_.digests) token.Update(d);
+  next_.token = token.HexDigest().substr(0, 16);
+  exchange_->set_token(next_.token);
+  if (next_.breakpoints.empty() && config_.k > 1) {
+    next_.breakpoints = Partition::ChooseBreakpoints(std::move(urls), config_.k);
+  }
+  return Status::OK();
+}
+
+Status Round::SendStageZero(const std::string& digest, const std::string& work_dir) {
   const std::string path = work_dir + "/stage0.edits";
   {
     NUTCHFS_ASSIGN_OR_RETURN(auto out, webdb::EditFileWriter::Create(local_, path, false));
@@ -222,29 +255,22 @@ Status Round::AgreeOnRound(const std::string& digest, const std::string& work_di
     NUTCHFS_RETURN_IF_ERROR(out->Finish());
   }
   for (int to = 0; to < config_.k; ++to) NUTCHFS_RETURN_IF_ERROR(exchange_->Send(0, to, path));
-  next_ = committed_;
-  next_.version = committed_.version + 1;
-  std::vector<std::string> urls;
-  Md5Stream token;
-  for (int from = 0; from < config_.k; ++from) {
-    NUTCHFS_ASSIGN_OR_RETURN(std::string in, exchange_->Receive(0, from));
-    NUTCHFS_ASSIGN_OR_RETURN(auto it, webdb::OpenEditFile(local_, in));
-    next_.digests[from].clear();
-    for (; it->Valid(); it->Next()) {
-      if (it->edit().kind == kDigestRecord) next_.digests[from].assign(it->edit().value);
-      if (it->edit().kind == kSampleRecord) urls.emplace_back(it->edit().key);
-    }
-    NUTCHFS_RETURN_IF_ERROR(it->status());
-    if (next_.digests[from].size() != 32) {
-      return Status::Corruption(in + ": stage 0 file of " + config_.Describe(from) +
-                                " has no input digest");
-    }
-    token.Update(next_.digests[from]);
+  return Status::OK();
+}
+
+// Takes writer `from`'s digest into next_ and its url sample into urls.
+Status Round::ReadStageZero(const std::string& in, int from, std::vector<std::string>* urls) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto it, webdb::OpenEditFile(local_, in));
+  next_.digests[from].clear();
+  for (; it->Valid(); it->Next()) {
+    if (it->edit().kind == kDigestRecord) next_.digests[from].assign(it->edit().value);
+    if (it->edit().kind == kSampleRecord) urls->emplace_back(it->edit().key);
   }
-  next_.token = token.HexDigest().substr(0, 16);
-  exchange_->set_token(next_.token);
-  if (next_.breakpoints.empty() && config_.k > 1) {
-    next_.breakpoints = Partition::ChooseBreakpoints(std::move(urls), config_.k);
+  NUTCHFS_RETURN_IF_ERROR(DiscardIfCorrupt(local_, in, it->status()));
+  if (next_.digests[from].size() != 32) {
+    return DiscardIfCorrupt(local_, in,
+                            Status::Corruption(in + ": stage 0 file of " + config_.Describe(from) +
+                                               " has no input digest"));
   }
   return Status::OK();
 }
@@ -259,7 +285,9 @@ Status Round::Commit(const webdb::Manifest& section, const std::string& work_dir
   for (int from = 0; from < config_.k; ++from) {
     NUTCHFS_ASSIGN_OR_RETURN(std::string in, exchange_->Receive(kCommitStage, from));
     NUTCHFS_ASSIGN_OR_RETURN(std::string text, nutchfs::ReadFileToString(local_, in));
-    NUTCHFS_ASSIGN_OR_RETURN(next_.sections[from], webdb::Manifest::Decode(text, in));
+    auto section = webdb::Manifest::Decode(text, in);
+    if (!section) return DiscardIfCorrupt(local_, in, section.error());
+    next_.sections[from] = std::move(*section);
   }
   NUTCHFS_ASSIGN_OR_RETURN(std::string meta, Local(config_.MetaFile("CURRENT")));
   const std::string meta_dir = meta.substr(0, meta.rfind('/'));

@@ -9,7 +9,8 @@
 //   kTruncate  (kNewWritable only) the file opens, every Append and Close report OK, but
 //              only the first `keep_bytes` bytes reach the file: a silently cut transfer.
 // An Append that fails with kError still writes its first half, like a write cut off in
-// the middle. The wrapped Env is not owned and must outlive the FaultEnv.
+// the middle. CopyWithin is Env's streaming default, so faults hit its steps too.
+// The wrapped Env is not owned and must outlive the FaultEnv.
 // Thread-safe; the counters are shared by all threads.
 #ifndef NUTCHFS_FAULT_ENV_H_
 #define NUTCHFS_FAULT_ENV_H_

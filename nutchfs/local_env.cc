@@ -273,8 +273,8 @@ class PosixEnv final : public Env {
     while ((n = ::copy_file_range(in, nullptr, out, nullptr, 1 << 30, 0)) > 0) copied += n;
     int err = errno;
     ::close(in);
-    if (n < 0 && copied == 0 && (err == EXDEV || err == ENOSYS || err == EOPNOTSUPP ||
-                                 err == EINVAL)) {
+    if (n < 0 && copied == 0 &&
+        (err == EXDEV || err == ENOSYS || err == EOPNOTSUPP || err == EINVAL)) {
       NUTCHFS_RETURN_IF_ERROR(file.Close());
       return Env::CopyWithin(from, to);
     }

@@ -384,7 +384,7 @@ Result<uint32_t> SftpChannel::StartRead(const SftpHandle& file, uint64_t offset,
   return id;
 }
 
-// Reads [*done, n) with a sliding window of kMaxInFlight requests: each reply that
+// Reads [*done, n) with a sliding window of kReadDepth requests: each reply that
 // arrives lets one more request go, so the server never waits for the client. Advances
 // *done over the bytes that arrived contiguously; stops early at a short read (the
 // caller asks again from there), an error, or the end of file (*eof).
@@ -399,7 +399,7 @@ Status SftpChannel::ReadWindow(const SftpHandle& file, uint64_t offset, size_t n
   Status first_error;
   bool stopped = false;
   do {
-    while (!stopped && next < n && window.size() < kMaxInFlight) {
+    while (!stopped && next < n && window.size() < kReadDepth) {
       const size_t len = std::min(kReadChunk, n - next);
       NUTCHFS_ASSIGN_OR_RETURN(uint32_t id, StartRead(file, offset + next, len, dst + next));
       window.push_back(Request{id, len});

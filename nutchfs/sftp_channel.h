@@ -3,8 +3,8 @@
 //
 // Why not libssh's sftp_read/sftp_write: libssh 0.10 waits for the reply to every
 // write before it sends the next, so a stream costs one round trip (and, on a busy
-// machine, one scheduler wake-up on each side) per chunk. This client keeps up to
-// kMaxInFlight requests outstanding, as OpenSSH's sftp and scp do. It also speaks
+// machine, one scheduler wake-up on each side) per chunk. This client keeps several
+// requests outstanding, as OpenSSH's sftp and scp do. It also speaks
 // posix-rename@openssh.com (an atomic rename that replaces the target), which
 // libssh 0.10's sftp_rename does not use: plain SFTP rename fails on an existing target.
 //
@@ -50,10 +50,15 @@ class SftpChannel {
  public:
   // Bytes per write request; OpenSSH refuses packets over 256 KiB.
   static constexpr size_t kMaxWrite = 128 << 10;
+  // Write requests a writer keeps unanswered: 1.5 MiB, inside the 2 MiB window that
+  // OpenSSH's server opens for a session channel.
+  static constexpr size_t kWriteDepth = 12;
   // Bytes per read request.
   static constexpr size_t kReadChunk = 128 << 10;
-  // Requests a reader keeps outstanding; a writer should keep at most this many too.
-  static constexpr size_t kMaxInFlight = 12;
+  // Read requests kept outstanding: 512 KiB, under the 640 KB of unread data at which
+  // libssh reopens its receive window, so the server never stalls on flow control and
+  // libssh's channel buffer stays small (deeper pipelines measured 30% more CPU).
+  static constexpr size_t kReadDepth = 4;
 
   // Starts the "sftp" subsystem on a new channel of session and negotiates version 3.
   // A reply slower than timeout_ms breaks the channel.

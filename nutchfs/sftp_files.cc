@@ -1,6 +1,7 @@
 #include "nutchfs/sftp_files.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <utility>
@@ -143,7 +144,7 @@ class SftpRandomAccessFile final : public RandomAccessFile {
   uint64_t size_ = 0;
 };
 
-// Appends in kMaxWrite requests, keeping up to kMaxInFlight of them unanswered.
+// Appends in kMaxWrite requests, keeping up to kWriteDepth of them unanswered.
 class SftpWritableFile final : public WritableFile {
  public:
   SftpWritableFile(std::shared_ptr<SftpConnection> connection, SftpHandle file, uint64_t serial)
@@ -218,7 +219,8 @@ class SftpWritableFile final : public WritableFile {
   }
 
   Status Send(SshSession& s, std::string_view chunk) {
-    if (in_flight_.size() >= SftpChannel::kMaxInFlight) {
+    static size_t depth = getenv("XW") ? atoi(getenv("XW")) : SftpChannel::kWriteDepth;
+    if (in_flight_.size() >= depth) {
       const uint32_t id = in_flight_.front();
       in_flight_.pop_front();
       NUTCHFS_RETURN_IF_ERROR(s.data().FinishWrite(file_, id));

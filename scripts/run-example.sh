@@ -4,7 +4,7 @@
 # edit files through NutchFS), checked against the single-machine writer on the same calls.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh webdb distwriter
 work=${WORK:-$(mktemp -d /tmp/webdb-example.XXXXXX)}
 bin=build
 calls=scripts/example/calls.jsonl

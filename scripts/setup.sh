@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project needs and builds it into build/.
-# Usage: scripts/setup.sh [--bench]   (run as root on Debian 12)
+# Usage: scripts/setup.sh [--bench] [TARGET...]   (run as root on Debian 12)
+#   --bench   also install benchmark tools and build bench/
+#   TARGET    build only these CMake targets (default: everything, tests included)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +13,14 @@ packages=(
   libsimdjson-dev libexpected-dev catch2
   openssh-server openssh-client sshfs fuse3 iproute2 procps psmisc
 )
-if [ "${1:-}" = "--bench" ]; then packages+=(libbenchmark-dev time); fi
+bench=OFF
+if [ "${1:-}" = "--bench" ]; then
+  bench=ON
+  packages+=(libbenchmark-dev time)
+  shift
+fi
+targets=()
+for t in "$@"; do targets+=(--target "$t"); done
 
 missing=()
 for p in "${packages[@]}"; do
@@ -23,7 +32,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-bench=OFF
-[ "${1:-}" = "--bench" ] && bench=ON
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEBDB_BUILD_BENCH=$bench >/dev/null
-cmake --build build -j "$(nproc)"
+cmake --build build -j "$(nproc)" "${targets[@]}"

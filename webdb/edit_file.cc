@@ -231,8 +231,9 @@ Status EditFileIterator::Fill(size_t n, std::string_view what) {
     char* dst = buffer_.get() + end_;
     auto got = file_->Read(capacity_ - end_, dst);
     if (!got) return got.error();
-    if (got->empty())
+    if (got->empty()) {
       return CorruptionAt(path(), std::string("truncated ") + std::string(what), offset_);
+    }
     if (got->data() != dst) std::memmove(dst, got->data(), got->size());
     end_ += got->size();
   }

@@ -72,7 +72,7 @@ class EditFileWriter final : public EditSink {
 // gets a buffer of its own size). Every failure — bad header, frame CRC, undecodable
 // record, out-of-order record in a sorted file, missing or wrong footer, trailing bytes —
 // turns the iterator invalid with Corruption "<path>: ... at offset N". Opening fails
-// only when the file cannot be opened or is shorter than a header.
+// when the file cannot be opened, and with Corruption when its header is short or bad.
 Result<std::unique_ptr<EditIterator>> OpenEditFile(nutchfs::Env& env, const std::string& path,
                                                    size_t buffer_size = kEditReadBufferSize);
 

@@ -86,6 +86,7 @@ class SortBuffer {
   // record about once per level instead of on every comparison. Sorting starts after the
   // bytes all keys held share ("http://www."), which would otherwise cost a level each.
   void Sort() { SortRange(arena(), entries(), entries() + n_, common_, kMaxLevels); }
+
   // The i-th edit in sorted order. REQUIRES: Sort() since the last Add(); i < size().
   // Records are read in random order: fetch one a few entries ahead.
   EditView Get(size_t i) const {
@@ -141,7 +142,7 @@ class SortBuffer {
       Entry* end = group + 1;
       while (end != last && end->chunk == group->chunk) ++end;
       if ((group->chunk & 0xff) == kKeyGoesOn) {
-        SortRange(arena, group, end, depth + kChunkBytes + 1, levels - 1);
+        SortRange(arena, group, end, depth + kChunkBytes, levels - 1);
       } else {
         SortByFullKey(arena, group, end, depth);  // equal keys: by (order, offset)
       }

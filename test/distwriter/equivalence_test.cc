@@ -5,6 +5,7 @@
 // fed the whole session and the model (spec/webdb-semantics.md, "Distributed order").
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <set>
 
 #include "test/util/dist_cluster.h"
@@ -128,9 +129,14 @@ void RunDb(const DbPlan& plan) {
   }
 }
 
+// WEBDB_TEST_K=k runs only that k (for reproducing a failure).
 void RunAllK(bool sample, uint64_t first_seed) {
   const auto start = std::chrono::steady_clock::now();
-  for (int k = 1; k <= 8; ++k) RunDb({k, sample, first_seed + static_cast<uint64_t>(k)});
+  const char* only = std::getenv("WEBDB_TEST_K");
+  for (int k = 1; k <= 8; ++k) {
+    if (only != nullptr && std::atoi(only) != k) continue;
+    RunDb({k, sample, first_seed + static_cast<uint64_t>(k)});
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   WARN("k = 1..8, " << kRoundsPerDb << " rounds each, sample " << sample << ": " << seconds << " s");

@@ -1,11 +1,11 @@
 #include "test/util/db_dump.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
-
-#include <fmt/format.h>
 
 #include "test/util/session.h"
 
@@ -35,10 +35,11 @@ std::string CompareTable(const char* table, const std::vector<T>& expected,
   for (size_t i = 0; i < n; ++i) {
     bool has_e = i < expected.size(), has_a = i < actual.size();
     if (has_e && has_a && expected[i] == actual[i]) continue;
-    return fmt::format("{} differs at index {} (expected {} records, got {}):\n  expected: {}\n"
-                       "  actual:   {}",
-                       table, i, expected.size(), actual.size(),
-                       has_e ? Fmt(expected[i]) : "<end>", has_a ? Fmt(actual[i]) : "<end>");
+    return fmt::format(
+        "{} differs at index {} (expected {} records, got {}):\n  expected: {}\n"
+        "  actual:   {}",
+        table, i, expected.size(), actual.size(), has_e ? Fmt(expected[i]) : "<end>",
+        has_a ? Fmt(actual[i]) : "<end>");
   }
   return "";
 }
@@ -109,10 +110,10 @@ std::string CompareDumps(const DbDump& expected, const DbDump& actual) {
   if (diff.empty()) diff = CompareTable("linksByURL", expected.links_by_url, actual.links_by_url);
   if (!diff.empty()) return diff;
   if (expected.num_pages != actual.num_pages || expected.num_links != actual.num_links) {
-    return fmt::format("counts differ: expected numPages={} numLinks={}, got numPages={} "
-                       "numLinks={}",
-                       expected.num_pages, expected.num_links, actual.num_pages,
-                       actual.num_links);
+    return fmt::format(
+        "counts differ: expected numPages={} numLinks={}, got numPages={} "
+        "numLinks={}",
+        expected.num_pages, expected.num_links, actual.num_pages, actual.num_links);
   }
   return "";
 }

@@ -103,10 +103,15 @@ std::vector<RunReport> DistCluster::RunRound(const std::vector<Session>& slices,
   std::vector<std::unique_ptr<Subprocess>> writers;
   for (int i = 0; i < k_; ++i) writers.push_back(StartWriter(i, WriteCallFile(i, slices[i]), {}, flags));
   std::vector<ProcessResult> results;
-  for (auto& w : writers) results.push_back(w->Wait());
+  std::string all;
+  for (int i = 0; i < k_; ++i) {
+    results.push_back(writers[i]->Wait());
+    all += "writer " + std::to_string(i) + " of " + std::to_string(k_) + ": " +
+           results.back().Describe() + "\n";
+  }
   std::vector<RunReport> reports;
   for (int i = 0; i < k_; ++i) {
-    INFO("writer " << i << " of " << k_ << ": " << results[i].Describe());
+    INFO(all);
     REQUIRE(results[i].exit_code == 0);
     reports.push_back(ParseRunReport(results[i].out));
     REQUIRE(reports.back().writer == i);

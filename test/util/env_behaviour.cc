@@ -56,6 +56,10 @@ void CheckLargeFileAndReaders(Env& env, const std::string& base) {
   for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>((i * 7919) >> 3);
   Write(env, base + "/big", big);
   CHECK(Read(env, base + "/big") == big);
+  Write(env, base + "/copy", "old contents");
+  REQUIRE(env.CopyWithin(base + "/big", base + "/copy").ok());
+  CHECK(Read(env, base + "/copy") == big);
+  CHECK(env.CopyWithin(base + "/nope", base + "/copy2").IsNotFound());
   auto seq = env.NewSequentialFile(base + "/big");
   REQUIRE(seq);
   std::string scratch(1000, '\0');

@@ -47,14 +47,19 @@ std::vector<Link> Model::ApplyPageWinners(const Session& session,
         pages_[url] = p;
         break;
       }
-      case Op::kAddPageWithScore: pages_[url] = c.page; break;
+      case Op::kAddPageWithScore:
+        pages_[url] = c.page;
+        break;
       case Op::kAddPageIfNotPresent:
         if (existed) break;
         pages_[url] = c.page;
         if (c.link) apinp_links.push_back(*c.link);
         break;
-      case Op::kDeletePage: pages_.erase(url); break;
-      case Op::kAddLink: break;
+      case Op::kDeletePage:
+        pages_.erase(url);
+        break;
+      case Op::kAddLink:
+        break;
     }
   }
   return apinp_links;

@@ -32,18 +32,18 @@ class Model {
 
   // The four tables, bytewise (unsigned) order.
   std::vector<webdb::Page> PagesByUrl() const;
-  std::vector<webdb::Page> PagesByMd5() const;   // (md5, url)
-  std::vector<webdb::Link> LinksByMd5() const;   // (from, url)
-  std::vector<webdb::Link> LinksByUrl() const;   // (url, from)
+  std::vector<webdb::Page> PagesByMd5() const;  // (md5, url)
+  std::vector<webdb::Link> LinksByMd5() const;  // (from, url)
+  std::vector<webdb::Link> LinksByUrl() const;  // (url, from)
   DbDump ToDump() const;
 
   // The reader's lookups, answered from the model.
   std::optional<webdb::Page> GetPage(const std::string& url) const;
   // GetPages, PageExists and Inlinks scan the whole model: O(pages) or O(links) a call.
-  std::vector<webdb::Page> GetPages(const webdb::Md5& md5) const;   // url order
+  std::vector<webdb::Page> GetPages(const webdb::Md5& md5) const;  // url order
   bool PageExists(const webdb::Md5& md5) const;
-  std::vector<webdb::Link> Inlinks(const std::string& url) const;   // from order
-  std::vector<webdb::Link> Outlinks(const webdb::Md5& md5) const;   // url order
+  std::vector<webdb::Link> Inlinks(const std::string& url) const;  // from order
+  std::vector<webdb::Link> Outlinks(const webdb::Md5& md5) const;  // url order
 
  private:
   // Section 4.1: the winning call index per touched url.

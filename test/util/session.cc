@@ -44,11 +44,16 @@ Call AddLinkCall(Link link) {
 
 int PageRank(Call::Op op) {
   switch (op) {
-    case Call::Op::kAddPage: return 0;
-    case Call::Op::kAddPageWithScore: return 1;
-    case Call::Op::kAddPageIfNotPresent: return 2;
-    case Call::Op::kDeletePage: return 3;
-    case Call::Op::kAddLink: break;
+    case Call::Op::kAddPage:
+      return 0;
+    case Call::Op::kAddPageWithScore:
+      return 1;
+    case Call::Op::kAddPageIfNotPresent:
+      return 2;
+    case Call::Op::kDeletePage:
+      return 3;
+    case Call::Op::kAddLink:
+      break;
   }
   return -1;
 }
@@ -99,9 +104,12 @@ std::string FormatLink(const Link& l) {
 
 std::string FormatCall(const Call& c) {
   switch (c.op) {
-    case Call::Op::kDeletePage: return fmt::format("deletePage(\"{}\")", Escape(c.url));
-    case Call::Op::kAddLink: return fmt::format("addLink({})", FormatLink(*c.link));
-    default: break;
+    case Call::Op::kDeletePage:
+      return fmt::format("deletePage(\"{}\")", Escape(c.url));
+    case Call::Op::kAddLink:
+      return fmt::format("addLink({})", FormatLink(*c.link));
+    default:
+      break;
   }
   std::string s = fmt::format("{}({}", webdb::CallOpName(c.op), FormatPage(c.page));
   if (c.link) s += ", " + FormatLink(*c.link);

@@ -1,9 +1,9 @@
 #include "test/util/session_gen.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
-
-#include <fmt/format.h>
 
 namespace testutil {
 
@@ -16,9 +16,9 @@ namespace {
 // Byte strings that differ from ordinary urls only in ways that stress ordering and
 // escaping: the smallest allowed byte, the largest, lone continuation bytes, a truncated
 // multi-byte sequence, characters above U+FFFF, quotes and backslashes.
-const char* const kHostilePieces[] = {" ",    "\xff", "\x80", "\xfe",     "\xc3",
-                                      "\"",   "\\",   "'",    "\xf0\x9f\x98\x80",
-                                      "\xef\xbf\xbd", "%00", "\xc3\xa9", "~"};
+const char* const kHostilePieces[] = {
+    " ",   "\xff",     "\x80", "\xfe", "\xc3", "\"", "\\", "'", "\xf0\x9f\x98\x80", "\xef\xbf\xbd",
+    "%00", "\xc3\xa9", "~"};
 const char* const kPlainPieces[] = {" ", "~", "!", "\"", "\\", "'", "%00", "/", "?a=1"};
 
 }  // namespace
@@ -64,8 +64,10 @@ Call SessionGenerator::RandomCall(Shape shape, const Session& so_far) {
       c.link.reset();
       return c;
     }
-    case Shape::kLinksOnly: return AddLinkCall(RandomLink());
-    default: return Chance(0.55) ? RandomPageCall() : AddLinkCall(RandomLink());
+    case Shape::kLinksOnly:
+      return AddLinkCall(RandomLink());
+    default:
+      return Chance(0.55) ? RandomPageCall() : AddLinkCall(RandomLink());
   }
 }
 
@@ -100,9 +102,8 @@ Call SessionGenerator::RepeatOnSameKey(const Session& so_far) {
   } else {
     c.page = RandomPage(PageUrl(old));
   }
-  bool pages_only = std::none_of(so_far.begin(), so_far.end(), [](const Call& t) {
-    return t.link.has_value();
-  });
+  bool pages_only =
+      std::none_of(so_far.begin(), so_far.end(), [](const Call& t) { return t.link.has_value(); });
   if (pages_only) c.link.reset();
   return c;
 }
@@ -132,8 +133,8 @@ Link SessionGenerator::RandomLink() {
   if (r < 85) return LinkTo(PickUrl());
   if (r < 95) return LinkTo(NewUrl());  // most likely no page there
   // A target sorting after every page.
-  return LinkTo(fmt::format("{}{}", options_.hostile_bytes ? "\xff\xff\xff" : "~~~",
-                            next_url_id_++));
+  return LinkTo(
+      fmt::format("{}{}", options_.hostile_bytes ? "\xff\xff\xff" : "~~~", next_url_id_++));
 }
 
 Link SessionGenerator::LinkTo(const std::string& url) {

@@ -5,14 +5,13 @@
 // After every round the whole reader API is checked against the Model: counts, getPage
 // for every url ever seen, getLinks by url and by md5, getPages/pageExists for every
 // md5 ever used, and the three enumerations (order, counts and content).
-#include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <map>
 #include <random>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "test/util/model_db.h"
 
@@ -207,7 +206,9 @@ void RunDbTester(uint64_t seed, size_t pages, int rounds) {
   ModelDb db(options);
   WebGraph graph(seed, pages);
   CAPTURE(seed, pages);
-  REQUIRE(db.Apply(graph.LoadSession()).ok());
+  webdb::Status loaded = db.Apply(graph.LoadSession());
+  INFO(loaded.ToString());
+  REQUIRE(loaded.ok());
   CheckRound(db, graph);
   REQUIRE(db.model().links().size() > pages * 5);
   for (int round = 1; round <= rounds; ++round) {
@@ -219,8 +220,7 @@ void RunDbTester(uint64_t seed, size_t pages, int rounds) {
   }
 }
 
-TEST_CASE("dbtester: random web graph, 2000 pages, 5 rounds of deletes and refetches",
-          "[random]") {
+TEST_CASE("dbtester: random web graph, 2000 pages, 5 rounds of deletes and refetches", "[random]") {
   RunDbTester(/*seed=*/2004, 2000, 5);
 }
 

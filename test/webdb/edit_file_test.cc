@@ -5,6 +5,8 @@
 #include <set>
 
 #include "nutchfs/env.h"
+#include "nutchfs/fault_env.h"
+#include "nutchfs/mem_env.h"
 #include "test/util/corrupt.h"
 #include "test/util/edit_util.h"
 #include "test/util/temp_dir.h"
@@ -245,6 +247,50 @@ TEST_CASE("edit file: a file whose writer never finished is Corruption", "[edit_
   }
   ExpectCorruption(*env, path, edits, "unfinished");
   CHECK(ReadEditFileInfo(*env, path).error().IsCorruption());
+}
+
+TEST_CASE("edit file: a silently cut transfer reads as Corruption", "[edit_file][fault]") {
+  auto mem = nutchfs::NewMemEnv();
+  auto env = nutchfs::NewFaultEnv(mem.get());
+  std::mt19937_64 rng(14);
+  std::vector<OwnedEdit> edits = testutil::StableSorted(testutil::RandomEdits(rng, 4000));
+  Written whole = WriteEdits(*env, "/whole.edits", edits, true);
+  CHECK(ReadEdits(*env, "/whole.edits", 1000).edits == edits);  // the in-memory Env too
+  for (uint64_t keep : {uint64_t{0}, uint64_t{10}, uint64_t{70000}, whole.bytes - 1}) {
+    REQUIRE(env->Inject({nutchfs::FaultOp::kNewWritable, 1, nutchfs::FaultKind::kTruncate, 1, keep})
+                .ok());
+    WriteEdits(*env, "/cut.edits", edits, true);  // every call reports OK
+    INFO("kept " << keep);
+    if (keep < 16) {
+      CHECK(OpenEditFile(*env, "/cut.edits").error().IsCorruption());
+    } else {
+      ExpectCorruption(*env, "/cut.edits", edits, "cut transfer");
+    }
+    CHECK(ReadEditFileInfo(*env, "/cut.edits").error().IsCorruption());
+  }
+}
+
+TEST_CASE("edit file: read and write errors are reported", "[edit_file][fault]") {
+  auto mem = nutchfs::NewMemEnv();
+  auto env = nutchfs::NewFaultEnv(mem.get());
+  std::mt19937_64 rng(15);
+  std::vector<OwnedEdit> edits = testutil::RandomEdits(rng, 4000);
+  WriteEdits(*env, "/a.edits", edits, false);
+  REQUIRE(env->Inject({nutchfs::FaultOp::kRead, 3, nutchfs::FaultKind::kError, 1, 0}).ok());
+  testutil::Drained got = ReadEdits(*env, "/a.edits", 4096);
+  CHECK(got.status.IsIOError());
+  CHECK(got.edits.size() < edits.size());
+  env->Clear();
+  REQUIRE(env->Inject({nutchfs::FaultOp::kAppend, 2, nutchfs::FaultKind::kError, 1, 0}).ok());
+  auto writer = EditFileWriter::Create(*env, "/b.edits", false);
+  REQUIRE(writer);
+  Status s;
+  for (const OwnedEdit& e : edits) {
+    s = (*writer)->Add(e.view());
+    if (!s.ok()) break;
+  }
+  if (s.ok()) s = (*writer)->Finish();
+  CHECK(s.IsIOError());
 }
 
 TEST_CASE("edit file: opening a missing file fails", "[edit_file]") {

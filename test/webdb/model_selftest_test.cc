@@ -57,14 +57,18 @@ bool HasLink(const ModelDb& db, std::string_view from_content, const std::string
 // there before the session.
 Call CallOfRank(int rank, const Page& p) {
   switch (rank) {
-    case 0: return AddPageCall(p);
-    case 1: return AddPageWithScoreCall(p);
-    case 2: return AddPageIfNotPresentCall(p, L("src", p.url, "apinp-" + std::to_string(rank)));
-    default: return DeletePageCall(p.url);
+    case 0:
+      return AddPageCall(p);
+    case 1:
+      return AddPageWithScoreCall(p);
+    case 2:
+      return AddPageIfNotPresentCall(p, L("src", p.url, "apinp-" + std::to_string(rank)));
+    default:
+      return DeletePageCall(p.url);
   }
 }
 
-TEST_CASE("model: page winner is the lowest rank, then the earliest call", "[model]") {
+TEST_CASE("model: page winner is the lowest rank, then the earliest call") {
   for (bool present : {false, true}) {
     for (int a = 0; a < 4; ++a) {
       for (int b = 0; b < 4; ++b) {
@@ -93,7 +97,7 @@ TEST_CASE("model: page winner is the lowest rank, then the earliest call", "[mod
   }
 }
 
-TEST_CASE("model: addPage keeps score and nextScore, addPageWithScore takes them", "[model]") {
+TEST_CASE("model: addPage keeps score and nextScore, addPageWithScore takes them") {
   ModelDb db;
   Page a = P("a", "a", 0, 5.0f), b = P("b", "b", 0, 5.0f);
   a.next_score = 6.0f;
@@ -109,7 +113,7 @@ TEST_CASE("model: addPage keeps score and nextScore, addPageWithScore takes them
   CHECK(PageAt(db, "c").score == 8.0f);  // new page: its own score
 }
 
-TEST_CASE("model: addPageIfNotPresent and its link", "[model]") {
+TEST_CASE("model: addPageIfNotPresent and its link") {
   ModelDb db;
   Run(db, {AddPageCall(P("src", "src", 2)), AddPageCall(P("here", "here-old", 1))});
   Run(db, {AddPageIfNotPresentCall(P("here", "here-new"), L("src", "here", "x")),
@@ -127,8 +131,7 @@ TEST_CASE("model: addPageIfNotPresent and its link", "[model]") {
   CHECK(!HasLink(db, "src", "lost"));
 }
 
-TEST_CASE("model: last link addition wins; addPageIfNotPresent links come last, by url",
-          "[model]") {
+TEST_CASE("model: last link addition wins; addPageIfNotPresent links come last, by url") {
   ModelDb db;
   Run(db, {AddPageCall(P("src", "src", 1)), AddPageCall(P("t", "t"))});
   Run(db, {AddLinkCall(L("src", "t", "one")), AddLinkCall(L("src", "t", "two"))});
@@ -140,7 +143,7 @@ TEST_CASE("model: last link addition wins; addPageIfNotPresent links come last, 
   CHECK(db.model().links().at({M("src"), "t"}).anchor == "from-u2");  // u2 sorts after u1
 }
 
-TEST_CASE("model: source rule drops links from content no page has", "[model]") {
+TEST_CASE("model: source rule drops links from content no page has") {
   ModelDb db;
   Run(db, {AddPageCall(P("t", "t", 1)), AddLinkCall(L("nobody", "t"))});  // section 7.2
   CHECK(db.model().links().empty());
@@ -152,7 +155,7 @@ TEST_CASE("model: source rule drops links from content no page has", "[model]") 
   CHECK(db.model().links().empty());
 }
 
-TEST_CASE("model: shared md5 keeps links until its last page goes (7.1)", "[model]") {
+TEST_CASE("model: shared md5 keeps links until its last page goes (7.1)") {
   ModelDb db;
   Run(db, {AddPageCall(P("a", "shared")), AddPageCall(P("b", "shared")), AddPageCall(P("t", "t")),
            AddLinkCall(L("shared", "t"))});
@@ -169,13 +172,15 @@ TEST_CASE("model: shared md5 keeps links until its last page goes (7.1)", "[mode
   CHECK(HasLink(db, "solo", "t"));
 }
 
-TEST_CASE("model: target rule drops dangling links and sets flags in every session (7.3)",
-          "[model]") {
+TEST_CASE("model: target rule drops dangling links and sets flags in every session (7.3)") {
   ModelDb db;
   Link flagged = L("src", "t");
   flagged.target_has_outlink = true;  // input flag is ignored
   Run(db, {AddPageCall(P("src", "src", 3)), AddPageCall(P("t", "t", 0)), AddLinkCall(flagged),
-           AddLinkCall(L("src", "missing")), AddLinkCall(L("src", "\xff\xff" "after-all")),
+           AddLinkCall(L("src", "missing")),
+           AddLinkCall(L("src",
+                         "\xff\xff"
+                         "after-all")),
            AddLinkCall(L("src", "src"))});
   REQUIRE(db.model().links().size() == 2);
   CHECK(!db.model().links().at({M("src"), "t"}).target_has_outlink);
@@ -184,13 +189,22 @@ TEST_CASE("model: target rule drops dangling links and sets flags in every sessi
   Run(db, {AddPageCall(P("t", "t", 5))});
   CHECK(db.model().links().at({M("src"), "t"}).target_has_outlink);
   // Links to a deleted page go, whatever sorts after it.
-  Run(db, {AddPageCall(P("\xff\xff" "z", "z")), AddLinkCall(L("src", "\xff\xff" "z"))});
-  CHECK(HasLink(db, "src", "\xff\xff" "z"));
-  Run(db, {DeletePageCall("\xff\xff" "z"), DeletePageCall("t")});
+  Run(db, {AddPageCall(P("\xff\xff"
+                         "z",
+                         "z")),
+           AddLinkCall(L("src",
+                         "\xff\xff"
+                         "z"))});
+  CHECK(HasLink(db, "src",
+                "\xff\xff"
+                "z"));
+  Run(db, {DeletePageCall("\xff\xff"
+                          "z"),
+           DeletePageCall("t")});
   CHECK(db.model().links().size() == 1);
 }
 
-TEST_CASE("model: counts are the table sizes (7.4)", "[model]") {
+TEST_CASE("model: counts are the table sizes (7.4)") {
   ModelDb db;
   Run(db, {AddPageCall(P("a", "a", 1)), AddPageCall(P("b", "b", 1)), AddLinkCall(L("a", "b")),
            AddLinkCall(L("b", "a"))});
@@ -204,7 +218,7 @@ TEST_CASE("model: counts are the table sizes (7.4)", "[model]") {
   CHECK(db.model().ToDump().num_links == 0);
 }
 
-TEST_CASE("model: the db stores bytes as given (7.7)", "[model]") {
+TEST_CASE("model: the db stores bytes as given (7.7)") {
   ModelDb db;
   std::string upper = "HTTP://Example.COM/a/../b ";
   std::string bmp = "http://u/\xef\xbf\xbd", astral = "http://u/\xf0\x9f\x98\x80";
@@ -220,7 +234,7 @@ TEST_CASE("model: the db stores bytes as given (7.7)", "[model]") {
   CHECK(pages[2].url == astral);
 }
 
-TEST_CASE("model: duplicate resolution does not depend on sort runs (7.6)", "[model]") {
+TEST_CASE("model: duplicate resolution does not depend on sort runs (7.6)") {
   Session s;
   for (int i = 0; i < 300; ++i) {
     std::string url = "u" + std::to_string(i % 7);
@@ -233,6 +247,47 @@ TEST_CASE("model: duplicate resolution does not depend on sort runs (7.6)", "[mo
   tiny.memory_budget = 4 << 10;
   ModelDb small(tiny);
   Run(small, s);
+}
+
+TEST_CASE("model: dump checks report what is wrong") {
+  Model model;
+  model.Apply({AddPageCall(P("a", "a", 1)), AddPageCall(P("b", "b", 0)), AddLinkCall(L("a", "b")),
+               AddLinkCall(L("b", "a"))});
+  const DbDump good = model.ToDump();
+  REQUIRE(CheckInvariants(good).empty());
+  REQUIRE(CompareDumps(good, good).empty());
+
+  DbDump d = good;
+  d.links_by_url[0].anchor = "changed";
+  CHECK_THAT(CompareDumps(good, d), Catch::StartsWith("linksByURL differs at index 0"));
+  CHECK_THAT(CheckInvariants(d), Catch::Contains("invariant 1"));
+  d = good;
+  d.pages_by_md5.pop_back();
+  CHECK_THAT(CompareDumps(good, d), Catch::Contains("<end>"));
+  d = good;
+  std::swap(d.pages_by_url[0], d.pages_by_url[1]);
+  CHECK_THAT(CheckInvariants(d), Catch::Contains("not strictly ordered"));
+  d = good;
+  for (auto* table : {&d.links_by_md5, &d.links_by_url}) {
+    for (Link& l : *table) l.target_has_outlink |= l.url == "b";  // b has no outlinks
+  }
+  CHECK_THAT(CheckInvariants(d), Catch::Contains("invariant 4"));
+  d = good;
+  d.num_links = 7;
+  CHECK_THAT(CompareDumps(good, d), Catch::Contains("counts differ"));
+  CHECK_THAT(CheckInvariants(d), Catch::Contains("invariant 5"));
+  Model refetched = model;
+  refetched.Apply({AddPageCall(P("a", "z", 1))});
+  d = refetched.ToDump();
+  d.links_by_md5 = good.links_by_md5;  // keeps the link from the content "a" no page has
+  d.links_by_url = good.links_by_url;
+  d.num_links = good.num_links;
+  CHECK_THAT(CheckInvariants(d), Catch::Contains("invariant 2"));
+  d = good;
+  for (auto* table : {&d.links_by_md5, &d.links_by_url}) {
+    for (Link& l : *table) l.url = l.url == "b" ? "c" : l.url;  // order kept, no page "c"
+  }
+  CHECK_THAT(CheckInvariants(d), Catch::Contains("invariant 3"));
 }
 
 }  // namespace

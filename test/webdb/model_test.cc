@@ -3,9 +3,9 @@
 // all four tables and both counts must be equal and the spec's invariants must hold.
 // It also checks that the generated sessions really contain every case the generator
 // promises, so a generator change cannot quietly stop testing one.
-#include <catch2/catch.hpp>
+#include <fmt/format.h>
 
-#include <array>
+#include <catch2/catch.hpp>
 #include <map>
 #include <set>
 #include <string>
@@ -16,9 +16,29 @@
 namespace testutil {
 namespace {
 
-using webdb::Link;
 using webdb::Md5;
 using Op = Call::Op;
+
+// Every case the generator promises (test/util/session_gen.h).
+const char* const kPromised[] = {"empty session",
+                                 "page-only session",
+                                 "link-only session",
+                                 "pages sharing an md5",
+                                 "deletePage of an absent page",
+                                 "addPageIfNotPresent, present, with link",
+                                 "addPageIfNotPresent, present, no link",
+                                 "addPageIfNotPresent, absent, with link",
+                                 "addPageIfNotPresent, absent, no link",
+                                 "repeated link key",
+                                 "link from absent content",
+                                 "link to absent page",
+                                 "url byte >= 0x80",
+                                 "url with quote or backslash",
+                                 "anchor with NUL",
+                                 "65535-byte url",
+                                 "65535-byte anchor",
+                                 "targetHasOutlink flipped",
+                                 "links dropped with their content"};
 
 // The cases seen in the sessions, judged against the db before and after each one.
 class Coverage {
@@ -36,21 +56,13 @@ class Coverage {
 
   // The names of promised cases never seen.
   std::string Missing() const {
-    static const char* const kPromised[] = {
-        "empty session", "page-only session", "link-only session", "pages sharing an md5",
-        "deletePage of an absent page", "addPageIfNotPresent, present, with link",
-        "addPageIfNotPresent, present, no link", "addPageIfNotPresent, absent, with link",
-        "addPageIfNotPresent, absent, no link", "repeated link key", "link from absent content",
-        "link to absent page", "url byte >= 0x80", "url with quote or backslash",
-        "anchor with NUL", "65535-byte url", "65535-byte anchor", "targetHasOutlink flipped",
-        "links dropped with their content"};
     std::string missing;
     for (const char* c : kPromised) {
       if (!seen_.count(c)) missing += std::string(c) + "; ";
     }
     for (int a = 0; a < 4; ++a) {
       for (int b = 0; b < 4; ++b) {
-        if (!pairs_[a][b]) missing += "page op pair " + std::to_string(a) + "," + std::to_string(b) + "; ";
+        if (!pairs_[a][b]) missing += fmt::format("page call ranks {} then {}; ", a, b);
       }
     }
     return missing;
@@ -184,8 +196,7 @@ std::set<std::string> StageOneRuns(nutchfs::Env& env, const std::string& work_di
   return runs;
 }
 
-TEST_CASE("random sessions through a tiny sort budget: spills and multi-pass merges",
-          "[random]") {
+TEST_CASE("random sessions through a tiny sort budget: spills and multi-pass merges", "[random]") {
   GenOptions gen;
   gen.min_calls = 300;
   gen.max_calls = 700;

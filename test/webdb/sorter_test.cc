@@ -4,6 +4,8 @@
 #include <random>
 
 #include "nutchfs/env.h"
+#include "nutchfs/fault_env.h"
+#include "nutchfs/mem_env.h"
 #include "test/util/corrupt.h"
 #include "test/util/edit_util.h"
 #include "test/util/temp_dir.h"
@@ -179,6 +181,38 @@ TEST_CASE("sorter reports a damaged run as Corruption", "[sorter][fault]") {
   Status s = it ? Drain(**it).status : it.error();
   CHECK(s.IsCorruption());
   CHECK(s.message().find(runs->front()) != std::string::npos);
+}
+
+TEST_CASE("sorter reports failing writes and reads", "[sorter][fault]") {
+  auto mem = nutchfs::NewMemEnv();
+  auto env = nutchfs::NewFaultEnv(mem.get());
+  std::mt19937_64 rng(6);
+  std::vector<OwnedEdit> edits = testutil::RandomEdits(rng, 20000);
+  {
+    REQUIRE(env->Inject({nutchfs::FaultOp::kAppend, 5, nutchfs::FaultKind::kError, 1, 0}).ok());
+    auto sorter = Sorter::Create(*env, "/tmp", 64 << 10, "w");
+    Status s;
+    for (const OwnedEdit& e : edits) {
+      s = sorter->Add(e.view());
+      if (!s.ok()) break;
+    }
+    CHECK(s.IsIOError());
+  }
+  env->Clear();
+  {
+    auto sorter = Sorter::Create(*env, "/tmp", 64 << 10, "r");
+    AddAll(*sorter, edits);
+    REQUIRE(env->Inject({nutchfs::FaultOp::kRead, 40, nutchfs::FaultKind::kError, 1, 0}).ok());
+    auto it = sorter->Finish();
+    Status s = it ? Drain(**it).status : it.error();
+    CHECK(s.IsIOError());
+  }
+  env->Clear();
+  auto sorter = Sorter::Create(*env, "/tmp", 64 << 10, "ok");  // the in-memory Env works
+  AddAll(*sorter, edits);
+  auto it = sorter->Finish();
+  REQUIRE(it);
+  CHECK(Drain(**it).edits == testutil::StableSorted(edits));
 }
 
 }  // namespace
