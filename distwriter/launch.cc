@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -90,7 +91,16 @@ Result<Child> Spawn(const std::vector<std::string>& argv, int writer) {
   return c;
 }
 
-// Collects every child's stdout until all have closed it, then reaps them.
+// Reaps c, which has closed its stdout (so it is exiting).
+void Reap(Child& c) {
+  int status = 0;
+  ::waitpid(c.pid, &status, 0);
+  c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  c.pid = -1;
+}
+
+// Collects every child's stdout until all have exited. When one writer fails the round
+// cannot complete, so the others are stopped instead of waiting out their timeout.
 void WaitAll(std::vector<Child>& children) {
   std::vector<pollfd> fds;
   for (Child& c : children) fds.push_back({c.out_fd, POLLIN, 0});
@@ -108,12 +118,12 @@ void WaitAll(std::vector<Child>& children) {
       ::close(fds[i].fd);
       fds[i].fd = -1;
       --open;
+      Reap(children[i]);
+      if (children[i].exit_code == 0) continue;
+      for (const Child& other : children) {
+        if (other.pid > 0) ::kill(other.pid, SIGTERM);
+      }
     }
-  }
-  for (Child& c : children) {
-    int status = 0;
-    ::waitpid(c.pid, &status, 0);
-    c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
 }
 
@@ -158,14 +168,19 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   NUTCHFS_ASSIGN_OR_RETURN(auto slices, Slice(fs->local_env(), options.call_files, config.k));
   const std::string name = fmt::format("inputs/launch-{}.jsonl", ::getpid());
   const std::string tmp = "/tmp/webdb-launch-" + std::to_string(::getpid()) + ".jsonl";
-  std::vector<Child> children;
+  // Every slice is in place before any writer starts, so no writer waits in stage 0
+  // for a peer whose input is still being copied.
+  std::vector<std::string> inputs;
   for (int i = 0; i < config.k; ++i) {
     NUTCHFS_RETURN_IF_ERROR(nutchfs::WriteFileAtomically(fs->local_env(), tmp, slices[i]));
     auto put = fs->Put(tmp, config.WriterFile(i, name));
     if (!put) return put.error();
     const nutchfs::Location& loc = config.cluster.FindMachine(config.writer_machines[i])->location;
-    const std::string input = loc.root + "/" + config.WriterFile(i, name).RelativePath();
-    NUTCHFS_ASSIGN_OR_RETURN(Child c, Spawn(WriterCommand(config, options, i, input), i));
+    inputs.push_back(loc.root + "/" + config.WriterFile(i, name).RelativePath());
+  }
+  std::vector<Child> children;
+  for (int i = 0; i < config.k; ++i) {
+    NUTCHFS_ASSIGN_OR_RETURN(Child c, Spawn(WriterCommand(config, options, i, inputs[i]), i));
     children.push_back(std::move(c));
   }
   Status removed = fs->local_env().RemoveFile(tmp);
@@ -174,7 +189,11 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   for (const Child& c : children) {
     Status s = fs->Delete(config.WriterFile(c.writer, name));
     (void)s;  // a leftover input slice is harmless; the writers' results matter
-    if (c.exit_code != 0) failed += fmt::format(" {} (exit {})", config.Describe(c.writer), c.exit_code);
+    if (c.exit_code == 128 + SIGTERM) {
+      failed += fmt::format(" {} (stopped)", config.Describe(c.writer));
+    } else if (c.exit_code != 0) {
+      failed += fmt::format(" {} (exit {})", config.Describe(c.writer), c.exit_code);
+    }
   }
   if (!failed.empty()) return Status::IOError("writers failed:" + failed);
   PrintReport(config, children, out);

@@ -79,6 +79,7 @@ class Round {
     if (options_.before_step) options_.before_step(name);
   }
   Status ReadCommitted();
+  Result<bool> RestartedAfterCommit(const std::string& digest);
   Result<std::string> LogCalls(webdb::StagePlumbing& plumbing);
   Status Exchanged(DistPlumbing& plumbing, const std::string& work_dir,
                    const std::string& digest);
@@ -162,7 +163,8 @@ Result<RoundReport> Round::Run() {
                                          std::chrono::milliseconds(config_.cluster.timeout_ms));
   DistPlumbing plumbing(local_, work_dir, options_.memory_budget, *exchange_, self_, config_.k);
   NUTCHFS_ASSIGN_OR_RETURN(std::string digest, LogCalls(plumbing));
-  Status s = Exchanged(plumbing, work_dir, digest);
+  NUTCHFS_ASSIGN_OR_RETURN(bool restarted, RestartedAfterCommit(digest));
+  Status s = restarted ? exchange_->RemoveIncoming() : Exchanged(plumbing, work_dir, digest);
   if (!s.ok()) {
     // So that a retry with other inputs cannot meet this attempt's stage 0 file.
     Status ignored = exchange_->RetractStageZero();
@@ -178,6 +180,18 @@ Result<RoundReport> Round::Run() {
   report_.pages = result.num_pages();
   report_.links = result.num_links();
   return report_;
+}
+
+// True when this writer committed the round these very inputs made and was stopped
+// before cleaning up after it: its group still holds that round's exchange directory.
+Result<bool> Round::RestartedAfterCommit(const std::string& digest) {
+  if (committed_.digests[self_] != digest) return false;
+  NUTCHFS_ASSIGN_OR_RETURN(
+      std::string dir,
+      Local(config_.WriterFile(self_, fmt::format("rounds/{}-{}", committed_.version,
+                                                  committed_.token))));
+  report_.already_applied = local_.FileExists(dir);
+  return report_.already_applied;
 }
 
 // Stages 0 to 6, each timed from its start to the start of the next.
@@ -212,10 +226,10 @@ Status Round::Exchanged(DistPlumbing& plumbing, const std::string& work_dir,
 // of all k digests and the breakpoints, if not yet chosen, the quantiles of all samples.
 //
 // Inputs equal to those of the committed round are ambiguous on their own: this writer
-// may be restarted after its commit, or a new round may give it the same calls (an
-// empty slice twice, say). So it still takes part in stage 0. The round was applied
-// already when all k digests are the committed ones, or when no peer turns up and its
-// own digest is the committed one (a lone restart after commit).
+// may be restarted after its commit and clean-up, or a new round may give it the same
+// calls (an empty slice twice, say). So it still takes part in stage 0. The round was
+// applied already when all k digests are the committed ones, or when no peer turns up
+// and its own digest is the committed one (a lone restart after commit).
 Status Round::AgreeOnRound(const std::string& digest, const std::string& work_dir) {
   NUTCHFS_RETURN_IF_ERROR(SendStageZero(digest, work_dir));
   next_ = committed_;

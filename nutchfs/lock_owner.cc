@@ -8,6 +8,7 @@
 #include <chrono>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 namespace nutchfs {
@@ -47,23 +48,18 @@ bool ParseNumber(std::string_view s, Int* out) {
   return ec == std::errc() && end == s.data() + s.size();
 }
 
+// Stores one "key=value" field; false for an unknown key or a malformed number.
 bool SetField(LockOwner* o, std::string_view key, std::string_view value) {
-  if (key == "machine")
-    o->machine = value;
-  else if (key == "host")
-    o->host = value;
-  else if (key == "boot_id")
-    o->boot_id = value;
-  else if (key == "token")
-    o->token = value;
-  else if (key == "pid")
-    return ParseNumber(value, &o->pid);
-  else if (key == "proc_start")
-    return ParseNumber(value, &o->proc_start);
-  else if (key == "acquired_ms")
-    return ParseNumber(value, &o->acquired_ms);
-  else
-    return false;
+  if (key == "pid") return ParseNumber(value, &o->pid);
+  if (key == "proc_start") return ParseNumber(value, &o->proc_start);
+  if (key == "acquired_ms") return ParseNumber(value, &o->acquired_ms);
+  std::string* text = key == "machine"   ? &o->machine
+                      : key == "host"    ? &o->host
+                      : key == "boot_id" ? &o->boot_id
+                      : key == "token"   ? &o->token
+                                         : nullptr;
+  if (text == nullptr) return false;
+  *text = value;
   return true;
 }
 
@@ -86,22 +82,22 @@ Result<LockOwner> DecodeLockOwner(std::string_view text, const std::string& path
   auto bad = [&](std::string_view why) {
     return Err(Status::Corruption("lock file " + path + ": " + std::string(why)));
   };
-  if (!text.starts_with(kMagic) || !text.ends_with('\n')) return bad("not a NutchFS lock file");
-  text.remove_prefix(kMagic.size() + 1);
+  const std::string header = std::string(kMagic) + "\n";
+  if (!text.starts_with(header) || !text.ends_with('\n')) return bad("not a NutchFS lock file");
+  text.remove_prefix(header.size());
   LockOwner owner;
-  int fields = 0;
+  std::set<std::string_view> keys;
   while (!text.empty()) {
     size_t nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
     text.remove_prefix(nl + 1);
     size_t eq = line.find('=');
-    if (eq == std::string_view::npos ||
+    if (eq == std::string_view::npos || !keys.insert(line.substr(0, eq)).second ||
         !SetField(&owner, line.substr(0, eq), line.substr(eq + 1))) {
       return bad("bad line '" + std::string(line) + "'");
     }
-    ++fields;
   }
-  if (fields != 7 || owner.token.empty()) return bad("missing fields");
+  if (keys.size() != 7 || owner.token.empty()) return bad("missing fields");
   return owner;
 }
 

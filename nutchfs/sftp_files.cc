@@ -1,7 +1,6 @@
 #include "nutchfs/sftp_files.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <utility>
@@ -219,8 +218,7 @@ class SftpWritableFile final : public WritableFile {
   }
 
   Status Send(SshSession& s, std::string_view chunk) {
-    static size_t depth = getenv("XW") ? atoi(getenv("XW")) : SftpChannel::kWriteDepth;
-    if (in_flight_.size() >= depth) {
+    if (in_flight_.size() >= SftpChannel::kWriteDepth) {
       const uint32_t id = in_flight_.front();
       in_flight_.pop_front();
       NUTCHFS_RETURN_IF_ERROR(s.data().FinishWrite(file_, id));

@@ -4,9 +4,10 @@
 // Edits are copied into one memory buffer of memory_budget bytes (records from the
 // front, 16-byte sort entries from the back). When it is full its entries are sorted and
 // spilled as a sorted edit file (a run) into tmp_dir; Finish() merges the runs, in
-// several passes when there are more than fan_in() of them. Memory use stays within the
-// budget plus a small constant: the largest single edit, one frame of the edit file
-// being written and the Env's write buffer.
+// several passes when there are more than fan_in() of them, each run read through
+// budget / (fan_in() + 1) bytes. Memory use stays within the budget plus a small
+// constant: the largest single edit, one frame of the edit file being written, the Env's
+// write buffer, and for budgets under 384 KiB the floor of 128 KiB per merged run.
 //
 // The Sorter owns its run files (tmp_dir/<name>-run-NNNNNN.edits) and removes them when
 // destroyed; the iterator Finish() returns reads them (or the memory buffer), so it must
