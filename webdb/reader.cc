@@ -64,19 +64,25 @@ Result<std::vector<Record>> ScanPrefix(Iterator& it, std::string_view prefix, De
   return out;
 }
 
+// Moves a cursor's iterator to its next row: the first row on the first call. False at
+// the end or on error (then the iterator's status says which).
+bool StepCursor(Iterator& it, bool& started) {
+  if (!started) {
+    it.SeekToFirst();
+    started = true;
+  } else if (it.Valid()) {
+    it.Next();
+  }
+  return it.Valid();
+}
+
 }  // namespace
 
 PageCursor::PageCursor(std::unique_ptr<Iterator> it, TableId table)
     : it_(std::move(it)), table_(table) {}
 
 Result<std::optional<Page>> PageCursor::Next() {
-  if (!started_) {
-    it_->SeekToFirst();
-    started_ = true;
-  } else if (it_->Valid()) {
-    it_->Next();
-  }
-  if (!it_->Valid()) {
+  if (!StepCursor(*it_, started_)) {
     NUTCHFS_RETURN_IF_ERROR(it_->status());
     return std::optional<Page>();
   }
@@ -88,13 +94,7 @@ LinkCursor::LinkCursor(std::unique_ptr<Iterator> it, TableId table)
     : it_(std::move(it)), table_(table) {}
 
 Result<std::optional<Link>> LinkCursor::Next() {
-  if (!started_) {
-    it_->SeekToFirst();
-    started_ = true;
-  } else if (it_->Valid()) {
-    it_->Next();
-  }
-  if (!it_->Valid()) {
+  if (!StepCursor(*it_, started_)) {
     NUTCHFS_RETURN_IF_ERROR(it_->status());
     return std::optional<Link>();
   }
