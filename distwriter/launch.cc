@@ -55,7 +55,9 @@ std::vector<std::string> WriterCommand(const DistConfig& config, const LaunchOpt
   run.push_back(input);
   const nutchfs::Location& loc = config.cluster.FindMachine(config.writer_machines[i])->location;
   if (loc.scheme == nutchfs::Location::Scheme::kLocal) return run;
-  std::vector<std::string> ssh = {"ssh", "-o", "BatchMode=yes", "-p", std::to_string(loc.port)};
+  // -n: ssh must not read launch's standard input (a caller's loop input, a terminal).
+  std::vector<std::string> ssh = {"ssh", "-n", "-o", "BatchMode=yes", "-p",
+                                  std::to_string(loc.port)};
   if (!config.cluster.ssh.identity_file.empty()) {
     ssh.insert(ssh.end(), {"-i", config.cluster.ssh.identity_file});
   }

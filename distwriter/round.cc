@@ -274,7 +274,9 @@ Status Round::SendStageZero(const std::string& digest, const std::string& work_d
 
 // Takes writer `from`'s digest into next_ and its url sample into urls.
 Status Round::ReadStageZero(const std::string& in, int from, std::vector<std::string>* urls) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto it, webdb::OpenEditFile(local_, in));
+  auto opened = webdb::OpenEditFile(local_, in);
+  if (!opened) return DiscardIfCorrupt(local_, in, opened.error());
+  std::unique_ptr<webdb::EditIterator> it = std::move(*opened);
   next_.digests[from].clear();
   for (; it->Valid(); it->Next()) {
     if (it->edit().kind == kDigestRecord) next_.digests[from].assign(it->edit().value);

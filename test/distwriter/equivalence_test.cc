@@ -116,7 +116,9 @@ void RunDb(const DbPlan& plan) {
     std::vector<std::string> flags;
     if (r == big_round) flags = {"--memory", "1M"};
     const auto reports = cluster.RunRound(slices, flags);
-    REQUIRE(single.Apply(sessions[r]).ok());
+    const webdb::Status applied = single.Apply(sessions[r]);
+    INFO("single-machine apply: " << applied.ToString());
+    REQUIRE(applied.ok());
     auto expected = single.Dump();
     REQUIRE(expected.has_value());
     const testutil::DbDump actual = cluster.Dump();

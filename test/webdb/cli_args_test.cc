@@ -89,7 +89,9 @@ TEST_CASE("usage errors") {
   CheckUsageError({"dump", "db", "--tab", "pagesByURL"}, "--tab");  // no abbreviations
   CheckUsageError({"dump", "db", "--table", "pagesByURL", "--table", "linksByURL"}, "table");
   CheckUsageError({"stats", "db", "--memory", "1G"}, "--memory does not apply to stats");
-  CheckUsageError({"page", "db"}, "usage: webdb page DB URL");
+  CheckUsageError({"page", "db"}, "usage: webdb page (DB | --config FILE) URL");
+  CheckUsageError({"create", "--config", "c.conf"}, "--config does not apply to create");
+  CheckUsageError({"page", "--config", "c.conf", "db", "http://a/"}, "usage: webdb page");
   CheckUsageError({"page", "db", ""}, "bad URL argument: url is empty");
   CheckUsageError({"pages", "db"}, "pages needs --md5");
   CheckUsageError({"pages", "db", "--md5", "ABC"}, "--md5 ABC: expected 32 lowercase hex");
@@ -103,9 +105,21 @@ TEST_CASE("usage errors") {
 
 TEST_CASE("usage text names every command") {
   std::string text = UsageText();
-  for (const char* c : {"create", "apply", "dump", "stats", "page", "pages", "links"}) {
+  for (const char* c : {"create", "apply"}) {
     CHECK_THAT(text, Catch::Contains(std::string("webdb ") + c + " DB"));
   }
+  for (const char* c : {"dump", "stats", "page", "pages", "links"}) {
+    CHECK_THAT(text, Catch::Contains(std::string("webdb ") + c + " (DB | --config FILE)"));
+  }
+}
+
+TEST_CASE("--config takes the place of the db argument of the read commands") {
+  const char* argv[] = {"webdb", "page", "--config", "c.conf", "http://a/"};
+  auto inv = ParseCommandLine(5, argv);
+  REQUIRE(inv);
+  CHECK(inv->config == "c.conf");
+  CHECK(inv->db.empty());
+  CHECK(inv->url == "http://a/");
 }
 
 }  // namespace
