@@ -96,8 +96,8 @@ Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::ReceiveAll(int stage)
     NUTCHFS_ASSIGN_OR_RETURN(std::string path, exchange_.Receive(stage, from));
     auto file = webdb::OpenEditFile(local_, path, read_buffer_);
     if (!file) {
-      return Err(DiscardIfCorrupt(local_, path, file.error()).WithContext("writer " +
-                                                                          std::to_string(self_)));
+      return Err(DiscardIfCorrupt(local_, path, file.error())
+                     .WithContext("writer " + std::to_string(self_)));
     }
     inputs.push_back(std::make_unique<DiscardingIterator>(std::move(*file), local_, path));
   }

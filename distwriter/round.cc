@@ -188,8 +188,8 @@ Result<bool> Round::RestartedAfterCommit(const std::string& digest) {
   if (committed_.digests[self_] != digest) return false;
   NUTCHFS_ASSIGN_OR_RETURN(
       std::string dir,
-      Local(config_.WriterFile(self_, fmt::format("rounds/{}-{}", committed_.version,
-                                                  committed_.token))));
+      Local(config_.WriterFile(self_,
+                               fmt::format("rounds/{}-{}", committed_.version, committed_.token))));
   report_.already_applied = local_.FileExists(dir);
   return report_.already_applied;
 }

@@ -28,6 +28,9 @@ constexpr uint32_t kFxOk = 0;
 constexpr uint32_t kFxEof = 1;
 constexpr uint32_t kFxNoSuchFile = 2;
 constexpr uint32_t kAttrSize = 0x1;
+constexpr uint32_t kAttrUidGid = 0x2;
+constexpr uint32_t kAttrPermissions = 0x4;
+constexpr uint32_t kAttrTimes = 0x8;
 
 constexpr uint32_t kVersion = 3;
 // Largest reply accepted: a full DATA reply plus headers and a generous status text.
@@ -308,7 +311,7 @@ Status SftpChannel::CloseFile(const SftpHandle& file) {
   return Call(std::string(EndPacket(&send_buf_)), id, "close", file.path);
 }
 
-Result<uint64_t> SftpChannel::FileSize(const SftpHandle& file) {
+Result<SftpFileStat> SftpChannel::Stat(const SftpHandle& file) {
   const uint32_t id = NextId();
   BeginPacket(&send_buf_, kFxpFstat, id);
   PutString(&send_buf_, file.handle);
@@ -321,11 +324,18 @@ Result<uint64_t> SftpChannel::FileSize(const SftpHandle& file) {
   }
   PayloadReader in(reply.payload);
   const uint32_t flags = in.U32();
-  const uint64_t size = in.U64();
+  SftpFileStat stat;
+  if (flags & kAttrSize) stat.size = in.U64();
+  if (flags & kAttrUidGid) in.U64();
+  if (flags & kAttrPermissions) in.U32();
+  if (flags & kAttrTimes) {
+    in.U32();  // atime
+    stat.mtime = in.U32();
+  }
   if (!in.ok() || (flags & kAttrSize) == 0) {
     return Err(Broken("fstat", file.path, "the server sent no file size"));
   }
-  return size;
+  return stat;
 }
 
 Status SftpChannel::Fsync(const SftpHandle& file) {

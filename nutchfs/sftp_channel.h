@@ -46,6 +46,14 @@ struct SftpHandle {
   std::string path;
 };
 
+// What identifies a version of a file well enough to notice it was replaced.
+struct SftpFileStat {
+  uint64_t size = 0;
+  uint32_t mtime = 0;  // seconds; 0 if the server did not say
+
+  bool operator==(const SftpFileStat&) const = default;
+};
+
 class SftpChannel {
  public:
   // Bytes per write request; OpenSSH refuses packets over 256 KiB.
@@ -76,7 +84,7 @@ class SftpChannel {
   // NotFound if a file opened without kSftpCreate does not exist.
   Result<SftpHandle> OpenFile(const std::string& path, uint32_t flags);
   Status CloseFile(const SftpHandle& file);
-  Result<uint64_t> FileSize(const SftpHandle& file);
+  Result<SftpFileStat> Stat(const SftpHandle& file);
   // fsync@openssh.com; IOError if the server lacks it.
   Status Fsync(const SftpHandle& file);
   // posix-rename@openssh.com: atomically replaces to.

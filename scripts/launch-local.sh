@@ -10,7 +10,7 @@
 # DISTWRITER: the binary (default: build/distwriter/distwriter of this checkout).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=launch-common.sh
+# shellcheck source-path=SCRIPTDIR source=launch-common.sh
 . "$here/launch-common.sh"
 
 [ $# -ge 2 ] || usage_from "$0"

@@ -2,15 +2,15 @@
 # One distributed round on writers reached over ssh (docs/DISTRIBUTED.md, "Running it").
 # Usage: scripts/launch-ssh.sh CONFIG [DISTWRITER-OPTIONS] CALLFILE...
 #
-# Checks first that every writer's machine in CONFIG answers ssh with the config's
-# ssh_identity and ssh_known_hosts (key login, no prompts) and has the distwriter binary
-# at the same path as here, then runs `distwriter launch --config CONFIG CALLFILE...`:
+# Checks first, all at once, that every writer's machine in CONFIG answers ssh with the
+# config's ssh_identity and ssh_known_hosts (key login, no prompts) and has the distwriter
+# binary at the same path as here, then runs `distwriter launch --config CONFIG CALLFILE...`:
 # each slice of the calls is published to its writer's machine and each writer started
 # there with ssh. The db must exist (`distwriter create --config CONFIG`).
 # DISTWRITER: the binary (default: build/distwriter/distwriter of this checkout).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=launch-common.sh
+# shellcheck source-path=SCRIPTDIR source=launch-common.sh
 . "$here/launch-common.sh"
 
 [ $# -ge 2 ] || usage_from "$0"
@@ -24,24 +24,33 @@ ssh_opts=(-n -o BatchMode=yes -o ConnectTimeout=10)
 [ -z "$identity" ] || ssh_opts+=(-i "$(relative_to_config "$config" "$identity")")
 [ -z "$known_hosts" ] || ssh_opts+=(-o "UserKnownHostsFile=$(relative_to_config "$config" "$known_hosts")")
 
-writers=$(writer_machines "$config")
-failed=0
-while read -r writer machine location; do
+# Checks one writer's machine; prints why it is not usable and fails.
+check_writer() {
+  local writer=$1 machine=$2 location=$3 login port out
   if [[ ! $location =~ ^(([^@]+)@)?([^:@/]+)(:([0-9]+))?:(/.*)$ ]]; then
     echo "launch-ssh: writer $writer (machine $machine): '$location' is not a user@host[:port]:/root location" >&2
-    failed=1
-    continue
+    return 1
   fi
   login=${BASH_REMATCH[3]}
   [ -z "${BASH_REMATCH[2]}" ] || login=${BASH_REMATCH[2]}@$login
   port=${BASH_REMATCH[5]:-22}
   if ! out=$(ssh "${ssh_opts[@]}" -p "$port" "$login" "test -x '$bin' || echo 'no executable $bin'" 2>&1); then
     echo "launch-ssh: writer $writer (machine $machine): ssh -p $port $login failed: $out" >&2
-    failed=1
-  elif [ -n "$out" ]; then
-    echo "launch-ssh: writer $writer (machine $machine, $login): $out" >&2
-    failed=1
+    return 1
   fi
+  if [ -n "$out" ]; then
+    echo "launch-ssh: writer $writer (machine $machine, $login): $out" >&2
+    return 1
+  fi
+}
+
+writers=$(writer_machines "$config")
+pids=()
+while read -r writer machine location; do
+  check_writer "$writer" "$machine" "$location" &
+  pids+=($!)
 done <<<"$writers"
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
 [ "$failed" = 0 ] || exit 1
 exec "$bin" launch --config "$config" "$@"

@@ -111,8 +111,11 @@ Status Writer::Create(nutchfs::Env& env, const std::string& dir) {
 
 Result<std::unique_ptr<Writer>> Writer::Open(nutchfs::Env& env, const std::string& dir,
                                              WriterOptions options) {
-  NUTCHFS_ASSIGN_OR_RETURN(Manifest current, ReadCurrentManifest(env, dir));
+  if (!env.FileExists(dir + "/CURRENT")) return Err(Status::NotFound("no webdb at " + dir));
+  // The lock first: the version read after it cannot be replaced by another writer
+  // before this one has published (or given up).
   NUTCHFS_ASSIGN_OR_RETURN(auto lock, nutchfs::ScopedLock::Acquire(env, dir + "/LOCK", "webdb writer"));
+  NUTCHFS_ASSIGN_OR_RETURN(Manifest current, ReadCurrentManifest(env, dir));
   // Whatever an interrupted session left behind is not part of any version.
   NUTCHFS_RETURN_IF_ERROR(env.RemoveDirRecursively(dir + "/work"));
   NUTCHFS_RETURN_IF_ERROR(env.CreateDirs(dir + "/work"));

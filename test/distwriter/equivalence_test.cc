@@ -54,7 +54,8 @@ std::vector<Session> MakeSessions(const DbPlan& plan, int* big_round) {
   SessionGenerator big(plan.seed + 1000, BigSessions());
   *big_round = plan.k % kRoundsPerDb;
   std::vector<Session> sessions;
-  for (int r = 0; r < kRoundsPerDb; ++r) sessions.push_back(r == *big_round ? big.Next() : small.Next());
+  for (int r = 0; r < kRoundsPerDb; ++r)
+    sessions.push_back(r == *big_round ? big.Next() : small.Next());
   return sessions;
 }
 
@@ -141,7 +142,8 @@ void RunAllK(bool sample, uint64_t first_seed) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  WARN("k = 1..8, " << kRoundsPerDb << " rounds each, sample " << sample << ": " << seconds << " s");
+  WARN("k = 1..8, " << kRoundsPerDb << " rounds each, sample " << sample << ": " << seconds
+                    << " s");
 }
 
 TEST_CASE("distributed rounds without a sample equal the single-machine writer, k = 1..8",

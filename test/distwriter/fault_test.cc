@@ -58,7 +58,8 @@ class FaultDb {
   Round Prepare(Session session) {
     Round r{std::move(session), {}, {}};
     r.slices = testutil::SplitSession(r.session, static_cast<size_t>(cluster_.k()), cuts_);
-    for (int i = 0; i < cluster_.k(); ++i) r.files.push_back(cluster_.WriteCallFile(i, r.slices[i]));
+    for (int i = 0; i < cluster_.k(); ++i)
+      r.files.push_back(cluster_.WriteCallFile(i, r.slices[i]));
     return r;
   }
   std::unique_ptr<Subprocess> Start(int writer, const Round& r, std::vector<std::string> env = {},
@@ -147,9 +148,10 @@ TEST_CASE("a writer killed at each step and restarted completes the round", "[fa
     const FaultDb::Round r = db.NextRound();
     std::vector<std::unique_ptr<Subprocess>> writers;
     for (int i = 0; i < 3; ++i) {
-      writers.push_back(db.Start(i, r, i == victim ? std::vector<std::string>{
-                                                         std::string("WEBDB_KILL_AT=") + kSteps[n]}
-                                                   : std::vector<std::string>{}));
+      writers.push_back(
+          db.Start(i, r,
+                   i == victim ? std::vector<std::string>{std::string("WEBDB_KILL_AT=") + kSteps[n]}
+                               : std::vector<std::string>{}));
     }
     ProcessResult killed = writers[victim]->Wait();
     INFO(killed.Describe());
@@ -168,8 +170,9 @@ TEST_CASE("a writer killed after its commit finds the round applied when restart
   const FaultDb::Round r = db.NextRound();
   std::vector<std::unique_ptr<Subprocess>> writers;
   for (int i = 0; i < 3; ++i) {
-    writers.push_back(db.Start(i, r, i == 2 ? std::vector<std::string>{"WEBDB_KILL_AT=done"}
-                                            : std::vector<std::string>{}));
+    writers.push_back(db.Start(
+        i, r,
+        i == 2 ? std::vector<std::string>{"WEBDB_KILL_AT=done"} : std::vector<std::string>{}));
   }
   REQUIRE(writers[2]->Wait().KilledBy(SIGKILL));  // committed, not cleaned up
   writers[2].reset();
@@ -234,7 +237,8 @@ TEST_CASE("a writer killed at a random moment and restarted completes the round"
     ExpectAllSucceed(writers);
     db.ExpectApplied(r);
   }
-  WARN("timed kills: round of " << round_ms << " ms, " << kills << " of 8 kills hit a running writer");
+  WARN("timed kills: round of " << round_ms << " ms, " << kills
+                                << " of 8 kills hit a running writer");
   CHECK(kills >= 4);
 }
 
@@ -260,13 +264,14 @@ TEST_CASE("writers whose peer never starts time out, and the db is unchanged", "
   RunAll(db, r);
 }
 
-TEST_CASE("writers whose peer dies in stage 3 time out there; the rerun succeeds", "[fault]") {
+TEST_CASE("writers whose peer dies in stage 3 time out there, and a rerun succeeds", "[fault]") {
   FaultDb db(3, 15, 2500);
   const FaultDb::Round r = db.NextRound();
   std::vector<std::unique_ptr<Subprocess>> writers;
   for (int i = 0; i < 3; ++i) {
-    writers.push_back(db.Start(i, r, i == 1 ? std::vector<std::string>{"WEBDB_KILL_AT=stage 3"}
-                                            : std::vector<std::string>{}));
+    writers.push_back(db.Start(
+        i, r,
+        i == 1 ? std::vector<std::string>{"WEBDB_KILL_AT=stage 3"} : std::vector<std::string>{}));
   }
   REQUIRE(writers[1]->Wait().KilledBy(SIGKILL));
   for (int i : {0, 2}) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -217,10 +218,14 @@ TEST_CASE("sftp env: sshd killed mid-write fails the file, then the env reconnec
   const std::string data = Pattern(16 << 20, 7);
   const std::string before = Pattern(3 << 20, 8);
   REQUIRE(WriteInPieces(*env, root + "/before", before).ok());
+  REQUIRE(WriteInPieces(*env, root + "/swapped", before).ok());
   auto reader = env->NewSequentialFile(root + "/before");
+  auto reader2 = env->NewSequentialFile(root + "/swapped");
   REQUIRE(reader);
-  std::string scratch(1 << 20, '\0');
+  REQUIRE(reader2);
+  std::string scratch(4 << 20, '\0');
   REQUIRE((*reader)->Read(1000, scratch.data()));
+  REQUIRE((*reader2)->Read(1000, scratch.data()));
 
   // Publication protocol: write a temporary name, then rename; the crash comes first.
   const std::string final_path = root + "/published";
@@ -247,16 +252,25 @@ TEST_CASE("sftp env: sshd killed mid-write fails the file, then the env reconnec
   CHECK(down.error().IsIOError());
   CHECK_THAT(down.error().message(), Contains(Name(hosts, 0)));
 
+  // Meanwhile "swapped" is replaced by a new version.
+  std::ofstream(root + "/swapped.new") << "new version";
+  REQUIRE(std::rename((root + "/swapped.new").c_str(), (root + "/swapped").c_str()) == 0);
+
   // After a restart the same Env reconnects for its next operation.
   hosts.StartSshd(0);
   CHECK(env->FileExists(tmp));
   REQUIRE(WriteInPieces(*env, tmp, data).ok());
   REQUIRE(env->RenameFile(tmp, final_path).ok());
   CHECK(ReadLocal(final_path) == data);
-  // A reader opened before the crash reopens the file and goes on where it was.
-  auto rest = (*reader)->Read(1 << 20, scratch.data());
+  // Readers opened before the crash reopen their file on the new connection (reading
+  // past their 2 MiB read-ahead) and go on where they were, unless it was replaced.
+  auto rest = (*reader)->Read(scratch.size(), scratch.data());
   REQUIRE(rest);
-  CHECK(*rest == std::string_view(before).substr(1000, 1 << 20));
+  CHECK(*rest == std::string_view(before).substr(1000));
+  auto replaced = (*reader2)->Read(scratch.size(), scratch.data());
+  REQUIRE_FALSE(replaced);
+  CHECK(replaced.error().IsIOError());
+  CHECK_THAT(replaced.error().message(), Contains("replaced") && Contains(root + "/swapped"));
 }
 
 TEST_CASE("sftp env gives up on a cut link within its timeouts, then recovers", "[ssh][fault]") {

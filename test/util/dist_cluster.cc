@@ -90,8 +90,8 @@ std::string DistCluster::WriteCallFile(int writer, const Session& slice) {
 std::unique_ptr<Subprocess> DistCluster::StartWriter(int writer, const std::string& call_file,
                                                      const std::vector<std::string>& env,
                                                      const std::vector<std::string>& flags) {
-  std::vector<std::string> argv = {binary_, "run", "--config", config_, "--writer",
-                                   std::to_string(writer), "--quiet"};
+  std::vector<std::string> argv = {
+      binary_, "run", "--config", config_, "--writer", std::to_string(writer), "--quiet"};
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.push_back(call_file);
   return Subprocess::Start(argv, env, NextPrefix("run-w" + std::to_string(writer)));
@@ -101,7 +101,8 @@ std::vector<RunReport> DistCluster::RunRound(const std::vector<Session>& slices,
                                              const std::vector<std::string>& flags) {
   REQUIRE(slices.size() == static_cast<size_t>(k_));
   std::vector<std::unique_ptr<Subprocess>> writers;
-  for (int i = 0; i < k_; ++i) writers.push_back(StartWriter(i, WriteCallFile(i, slices[i]), {}, flags));
+  for (int i = 0; i < k_; ++i)
+    writers.push_back(StartWriter(i, WriteCallFile(i, slices[i]), {}, flags));
   std::vector<ProcessResult> results;
   std::string all;
   for (int i = 0; i < k_; ++i) {

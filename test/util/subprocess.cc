@@ -41,8 +41,8 @@ std::vector<char*> CStrings(std::vector<std::string>& strings) {
 }  // namespace
 
 std::string ProcessResult::Describe() const {
-  std::string how = signal != 0 ? "signal " + std::to_string(signal)
-                                : "exit " + std::to_string(exit_code);
+  std::string how =
+      signal != 0 ? "signal " + std::to_string(signal) : "exit " + std::to_string(exit_code);
   return how + ": " + err;
 }
 
@@ -65,8 +65,8 @@ std::unique_ptr<Subprocess> Subprocess::Start(const std::vector<std::string>& ar
   std::vector<std::string> args = argv, vars = MergedEnvironment(env);
   std::vector<char*> c_args = CStrings(args), c_vars = CStrings(vars);
   pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, argv.at(0).c_str(), &actions, nullptr, c_args.data(),
-                               c_vars.data());
+  const int rc =
+      ::posix_spawn(&pid, argv.at(0).c_str(), &actions, nullptr, c_args.data(), c_vars.data());
   posix_spawn_file_actions_destroy(&actions);
   INFO("posix_spawn " << argv.at(0) << ": " << std::strerror(rc));
   REQUIRE(rc == 0);

@@ -105,8 +105,7 @@ TEST_CASE("webdb apply killed as each step begins leaves the db as it was", "[fa
     CAPTURE(step);
     const Session s = NonEmpty(gen);
     const std::string calls = db.WriteCalls(s);
-    ProcessResult killed =
-        db.StartApply(calls, {std::string("WEBDB_KILL_AT=") + step})->Wait();
+    ProcessResult killed = db.StartApply(calls, {std::string("WEBDB_KILL_AT=") + step})->Wait();
     INFO(killed.Describe());
     REQUIRE(killed.KilledBy(SIGKILL));
     db.ExpectModel();  // the previous version, whole
@@ -156,8 +155,8 @@ TEST_CASE("webdb apply killed after a sweep of delays recovers on rerun", "[faul
     ++outcomes[ApplyKilledAfter(db, NonEmpty(gen), delay)];
   }
   const int before = outcomes[Outcome::kKilledBeforePublish];
-  WARN("apply of " << first.size() << " calls: " << apply_ms << " ms; of " << kPoints
-                   << " delays, " << before << " killed before publishing, "
+  WARN("apply of " << first.size() << " calls: " << apply_ms << " ms; of " << kPoints << " delays, "
+                   << before << " killed before publishing, "
                    << outcomes[Outcome::kKilledAfterPublish] << " after, "
                    << outcomes[Outcome::kFinished] << " finished");
   CHECK(before >= kPoints / 2 - 1);  // the sweep did hit the stages
