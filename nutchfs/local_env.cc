@@ -187,16 +187,27 @@ class PosixEnv final : public Env {
     return std::make_unique<PosixWritableFile>(path, fd);
   }
 
+  // The contents are written and synced under a private name first, then link()ed to
+  // path, which fails if path exists: the file appears complete or not at all, so a
+  // crash can never leave an empty lock behind (and link is atomic on NFS too).
   Status CreateExclusive(const std::string& path, std::string_view contents) override {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-      if (errno == EEXIST) return Status::Busy(path + " already exists");
-      return OpenError(path, errno);
+    static std::atomic<uint64_t> counter{0};
+    const std::string tmp = path + ".excl." + std::to_string(::getpid()) + "." +
+                            std::to_string(counter.fetch_add(1));
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return OpenError(tmp, errno);
+    Status s;
+    {
+      PosixWritableFile file(tmp, fd);
+      s = file.Append(contents);
+      if (s.ok()) s = file.Sync();
+      if (s.ok()) s = file.Close();
     }
-    PosixWritableFile file(path, fd);
-    NUTCHFS_RETURN_IF_ERROR(file.Append(contents));
-    NUTCHFS_RETURN_IF_ERROR(file.Sync());
-    return file.Close();
+    if (s.ok() && ::link(tmp.c_str(), path.c_str()) != 0) {
+      s = errno == EEXIST ? Status::Busy(path + " already exists") : OpenError(path, errno);
+    }
+    ::unlink(tmp.c_str());
+    return s;
   }
 
   bool FileExists(const std::string& path) override { return ::access(path.c_str(), F_OK) == 0; }

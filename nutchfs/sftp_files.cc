@@ -1,7 +1,6 @@
 #include "nutchfs/sftp_files.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <optional>
@@ -9,8 +8,6 @@
 
 namespace nutchfs {
 namespace {
-size_t XChunk() { static size_t v = getenv("XC") ? atoi(getenv("XC")) : SftpChannel::kMaxWrite; return v; }
-size_t XDepth() { static size_t v = getenv("XW") ? atoi(getenv("XW")) : SftpChannel::kWriteDepth; return v; }
 
 // A sequential reader fetches this much at a time, with pipelined requests.
 constexpr size_t kReadAhead = 2 << 20;
@@ -171,17 +168,17 @@ class SftpWritableFile final : public WritableFile {
 
   Status Append(std::string_view data) override {
     if (!status_.ok()) return status_;
-    if (buffer_.size() + data.size() < XChunk()) {
+    if (buffer_.size() + data.size() < SftpChannel::kMaxWrite) {
       buffer_.append(data);
       return Status::OK();
     }
     return Run([&](SshSession& s) -> Status {
-      const size_t fill = XChunk() - buffer_.size();
+      const size_t fill = SftpChannel::kMaxWrite - buffer_.size();
       buffer_.append(data.substr(0, fill));
       data.remove_prefix(fill);
       NUTCHFS_RETURN_IF_ERROR(Send(s, buffer_));
-      for (; data.size() >= XChunk(); data.remove_prefix(XChunk())) {
-        NUTCHFS_RETURN_IF_ERROR(Send(s, data.substr(0, XChunk())));
+      for (; data.size() >= SftpChannel::kMaxWrite; data.remove_prefix(SftpChannel::kMaxWrite)) {
+        NUTCHFS_RETURN_IF_ERROR(Send(s, data.substr(0, SftpChannel::kMaxWrite)));
       }
       buffer_.assign(data);
       return Status::OK();
@@ -232,7 +229,7 @@ class SftpWritableFile final : public WritableFile {
   }
 
   Status Send(SshSession& s, std::string_view chunk) {
-    if (in_flight_.size() >= XDepth()) {
+    if (in_flight_.size() >= SftpChannel::kWriteDepth) {
       const uint32_t id = in_flight_.front();
       in_flight_.pop_front();
       NUTCHFS_RETURN_IF_ERROR(s.data().FinishWrite(file_, id));
