@@ -25,6 +25,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nutchfs/sftp_env.h"
@@ -57,8 +58,12 @@ Flags ParseFlags(int argc, char** argv) {
   return flags;
 }
 
+// Set once the test host is up: tears it and the bench's files down again.
+std::string g_cleanup;
+
 [[noreturn]] void Die(const std::string& msg) {
   std::fprintf(stderr, "sftp_bench: %s\n", msg.c_str());
+  if (!g_cleanup.empty()) (void)std::system(g_cleanup.c_str());
   std::exit(1);
 }
 
@@ -261,6 +266,7 @@ int main(int argc, char** argv) {
   if (::mkdtemp(tmpl) == nullptr) Die("mkdtemp failed");
   const std::string dir = tmpl;
   const std::string hosts = dir + "/hosts";
+  g_cleanup = "'" + flags.script + "' down '" + hosts + "'; rm -rf '" + dir + "'";
   Shell("'" + flags.script + "' up '" + hosts + "' 1 >/dev/null");
   auto vars = ReadEnvFile(hosts + "/hosts.env");
   const std::string addr = vars["H0_ADDR"], root = vars["H0_ROOT"];
@@ -298,7 +304,7 @@ int main(int argc, char** argv) {
   Shell("cmp '" + src + "' '" + dir + "/sftp.bin'");
   Report(puts, bytes, "put");
   Report(gets, bytes, "get");
-  Shell("'" + flags.script + "' down '" + hosts + "'");
-  Shell("rm -rf '" + dir + "'");
+  const std::string cleanup = std::exchange(g_cleanup, "");
+  Shell(cleanup);
   return 0;
 }

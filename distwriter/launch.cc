@@ -22,8 +22,10 @@ struct Child {
   int writer = 0;
   pid_t pid = -1;
   int out_fd = -1;
+  int stdin_fd = -1;  // ssh writers: the write end of ssh's stdin, held open while it runs
   std::string output;
   int exit_code = -1;
+  bool stopped = false;  // sent SIGTERM because another writer failed
 };
 
 // Cuts the concatenated call files into k slices of about equal non-empty line counts.
@@ -47,6 +49,19 @@ Result<std::vector<std::string>> Slice(nutchfs::Env& env, const std::vector<std:
   return slices;
 }
 
+// The command an ssh writer runs under the remote login shell (a POSIX shell). sshd
+// leaves a command without a terminal running when the connection goes, so the writer
+// runs in the background and is stopped (SIGTERM) when the shell's standard input, a
+// pipe launch holds open, ends: launch stopped the ssh client or died, or the connection
+// broke.
+std::string RemoteCommand(const std::vector<std::string>& run) {
+  std::string writer;
+  for (const std::string& a : run) writer += "'" + a + "' ";  // paths hold no quotes
+  return "exec 3<&0 </dev/null; " + writer +
+         "& w=$!; { cat <&3 >/dev/null 2>&1; kill $w; } >/dev/null 2>&1 & c=$!; "
+         "wait $w; s=$?; kill $c 2>/dev/null; exit $s";
+}
+
 std::vector<std::string> WriterCommand(const DistConfig& config, const LaunchOptions& o, int i,
                                        const std::string& input) {
   std::vector<std::string> run = {o.distwriter_binary, "run", "--config", o.config_path,
@@ -55,9 +70,7 @@ std::vector<std::string> WriterCommand(const DistConfig& config, const LaunchOpt
   run.push_back(input);
   const nutchfs::Location& loc = config.cluster.FindMachine(config.writer_machines[i])->location;
   if (loc.scheme == nutchfs::Location::Scheme::kLocal) return run;
-  // -n: ssh must not read launch's standard input (a caller's loop input, a terminal).
-  std::vector<std::string> ssh = {"ssh", "-n", "-o", "BatchMode=yes", "-p",
-                                  std::to_string(loc.port)};
+  std::vector<std::string> ssh = {"ssh", "-o", "BatchMode=yes", "-p", std::to_string(loc.port)};
   if (!config.cluster.ssh.identity_file.empty()) {
     ssh.insert(ssh.end(), {"-i", config.cluster.ssh.identity_file});
   }
@@ -65,17 +78,24 @@ std::vector<std::string> WriterCommand(const DistConfig& config, const LaunchOpt
     ssh.insert(ssh.end(), {"-o", "UserKnownHostsFile=" + config.cluster.ssh.known_hosts_file});
   }
   ssh.push_back(loc.user.empty() ? loc.host : loc.user + "@" + loc.host);
-  std::string remote;
-  for (const std::string& a : run) remote += "'" + a + "' ";  // paths hold no quotes
-  ssh.push_back(remote);
+  ssh.push_back(RemoteCommand(run));
   return ssh;
 }
 
+// Starts argv with its stdout to a pipe. Its stdin is a pipe held open by the Child
+// (never launch's own stdin, which belongs to launch's caller).
 Result<Child> Spawn(const std::vector<std::string>& argv, int writer) {
-  int fds[2];
+  int fds[2], in[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return Err(Status::FromErrno("pipe", errno));
+  if (::pipe2(in, O_CLOEXEC) != 0) {
+    const int e = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return Err(Status::FromErrno("pipe", e));
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -85,11 +105,14 @@ Result<Child> Spawn(const std::vector<std::string>& argv, int writer) {
   int rc = ::posix_spawnp(&c.pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(fds[1]);
+  ::close(in[0]);
   if (rc != 0) {
     ::close(fds[0]);
+    ::close(in[1]);
     return Err(Status::FromErrno("start " + argv[0], rc));
   }
   c.out_fd = fds[0];
+  c.stdin_fd = in[1];
   return c;
 }
 
@@ -99,6 +122,8 @@ void Reap(Child& c) {
   ::waitpid(c.pid, &status, 0);
   c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   c.pid = -1;
+  ::close(c.stdin_fd);
+  c.stdin_fd = -1;
 }
 
 // Collects every child's stdout until all have exited. When one writer fails the round
@@ -122,8 +147,11 @@ void WaitAll(std::vector<Child>& children) {
       --open;
       Reap(children[i]);
       if (children[i].exit_code == 0) continue;
-      for (const Child& other : children) {
-        if (other.pid > 0) ::kill(other.pid, SIGTERM);
+      for (Child& other : children) {
+        if (other.pid > 0 && !other.stopped) {
+          ::kill(other.pid, SIGTERM);
+          other.stopped = true;
+        }
       }
     }
   }
@@ -191,9 +219,10 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   for (const Child& c : children) {
     Status s = fs->Delete(config.WriterFile(c.writer, name));
     (void)s;  // a leftover input slice is harmless; the writers' results matter
-    if (c.exit_code == 128 + SIGTERM) {
+    if (c.exit_code == 0) continue;
+    if (c.stopped || c.exit_code == 128 + SIGTERM) {
       failed += fmt::format(" {} (stopped)", config.Describe(c.writer));
-    } else if (c.exit_code != 0) {
+    } else {
       failed += fmt::format(" {} (exit {})", config.Describe(c.writer), c.exit_code);
     }
   }

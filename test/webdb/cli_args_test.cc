@@ -113,7 +113,7 @@ TEST_CASE("usage text names every command") {
   }
 }
 
-TEST_CASE("--config takes the place of the db argument of the read commands") {
+TEST_CASE("a config file takes the place of the db argument of the read commands") {
   const char* argv[] = {"webdb", "page", "--config", "c.conf", "http://a/"};
   auto inv = ParseCommandLine(5, argv);
   REQUIRE(inv);
