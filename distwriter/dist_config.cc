@@ -48,26 +48,31 @@ Status ReadWriters(DistConfig& d) {
   return Status::OK();
 }
 
-// Adds the groups w<i> and meta, refusing groups of those names in the file.
+// Adds the groups w<i> and meta. A config may declare them itself (so that the nutchfs
+// tool, which does not know about writers, sees them), but only as the writer derives them.
+Status AddGroup(DistConfig& d, nutchfs::GroupConfig group) {
+  if (const nutchfs::GroupConfig* g = d.cluster.FindGroup(group.name)) {
+    if (g->machines == group.machines) return Status::OK();
+    std::string want;
+    for (const std::string& m : group.machines) want += (want.empty() ? "" : ", ") + m;
+    return d.cluster.file.ErrorAt(g->line, "group " + g->name +
+                                               " is the distributed writer's: its machines must be " +
+                                               want);
+  }
+  d.cluster.groups.push_back(std::move(group));
+  return Status::OK();
+}
+
 Status AddGroups(DistConfig& d) {
   nutchfs::GroupConfig meta{kMetaGroup, {}, 0};
   for (int i = 0; i < d.k; ++i) {
-    const nutchfs::GroupConfig* g = d.cluster.FindGroup(WriterGroup(i));
-    if (g != nullptr) {
-      return d.cluster.file.ErrorAt(g->line, "group " + g->name + " is reserved for writer " +
-                                                 std::to_string(i));
-    }
-    d.cluster.groups.push_back({WriterGroup(i), {d.writer_machines[i]}, 0});
+    NUTCHFS_RETURN_IF_ERROR(AddGroup(d, {WriterGroup(i), {d.writer_machines[i]}, 0}));
     if (std::find(meta.machines.begin(), meta.machines.end(), d.writer_machines[i]) ==
         meta.machines.end()) {
       meta.machines.push_back(d.writer_machines[i]);
     }
   }
-  if (const nutchfs::GroupConfig* g = d.cluster.FindGroup(kMetaGroup)) {
-    return d.cluster.file.ErrorAt(g->line, "group meta is reserved");
-  }
-  d.cluster.groups.push_back(std::move(meta));
-  return Status::OK();
+  return AddGroup(d, std::move(meta));
 }
 
 }  // namespace

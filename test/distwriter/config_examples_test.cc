@@ -123,3 +123,16 @@ TEST_CASE("local-3.conf and nfs-3.conf, with local roots, run a launch round") {
 
 }  // namespace
 }  // namespace distwriter
+
+TEST_CASE("declared writer groups must match what the writer derives") {
+  const std::string base =
+      "db = d\nwriters = 2\n[machine.a]\nlocation = /ra\n[machine.b]\nlocation = /rb\n"
+      "[writer.0]\nmachine = a\n[writer.1]\nmachine = b\n";
+  auto ok = distwriter::DistConfig::Parse(
+      base + "[group.w1]\nmachines = b\n[group.meta]\nmachines = a, b\n", "x.conf");
+  REQUIRE(ok);
+  CHECK(ok->cluster.FindGroup("w1")->machines == std::vector<std::string>{"b"});
+  auto bad = distwriter::DistConfig::Parse(base + "[group.w0]\nmachines = b\n", "x.conf");
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(bad.error().message(), Catch::Contains("x.conf:12: group w0"));
+}
