@@ -22,10 +22,11 @@ struct Child {
   int writer = 0;
   pid_t pid = -1;
   int out_fd = -1;
-  int stdin_fd = -1;  // ssh writers: the write end of ssh's stdin, held open while it runs
+  int stdin_fd = -1;  // the write end of its stdin, held open while it runs
+  bool ssh = false;   // runs on another host through ssh
   std::string output;
   int exit_code = -1;
-  bool stopped = false;  // sent SIGTERM because another writer failed
+  bool stopped = false;  // stopped by launch because another writer failed
 };
 
 // Cuts the concatenated call files into k slices of about equal non-empty line counts.
@@ -52,8 +53,7 @@ Result<std::vector<std::string>> Slice(nutchfs::Env& env, const std::vector<std:
 // The command an ssh writer runs under the remote login shell (a POSIX shell). sshd
 // leaves a command without a terminal running when the connection goes, so the writer
 // runs in the background and is stopped (SIGTERM) when the shell's standard input, a
-// pipe launch holds open, ends: launch stopped the ssh client or died, or the connection
-// broke.
+// pipe launch holds open, ends: launch closed it (Stop) or died, or the connection broke.
 std::string RemoteCommand(const std::vector<std::string>& run) {
   std::string writer;
   for (const std::string& a : run) writer += "'" + a + "' ";  // paths hold no quotes
@@ -122,6 +122,20 @@ void Reap(Child& c) {
   ::waitpid(c.pid, &status, 0);
   c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   c.pid = -1;
+  if (c.stdin_fd >= 0) ::close(c.stdin_fd);
+  c.stdin_fd = -1;
+}
+
+// Stops a running writer: SIGTERM for a local one; for an ssh writer, the end of its
+// ssh client's stdin, which stops the remote writer (RemoteCommand) before ssh exits, so
+// that it has stopped when the ssh client is reaped.
+void Stop(Child& c) {
+  if (c.pid <= 0 || c.stopped) return;
+  c.stopped = true;
+  if (!c.ssh) {
+    ::kill(c.pid, SIGTERM);
+    return;
+  }
   ::close(c.stdin_fd);
   c.stdin_fd = -1;
 }
@@ -147,12 +161,7 @@ void WaitAll(std::vector<Child>& children) {
       --open;
       Reap(children[i]);
       if (children[i].exit_code == 0) continue;
-      for (Child& other : children) {
-        if (other.pid > 0 && !other.stopped) {
-          ::kill(other.pid, SIGTERM);
-          other.stopped = true;
-        }
-      }
+      for (Child& other : children) Stop(other);
     }
   }
 }
@@ -191,6 +200,48 @@ void PrintReport(const DistConfig& config, const std::vector<Child>& children, s
   std::fprintf(out, "\nversion %lu: %lu pages, %lu links\n", version, pages, links);
 }
 
+bool IsSsh(const DistConfig& config, int writer) {
+  return config.cluster.FindMachine(config.writer_machines[writer])->location.scheme ==
+         nutchfs::Location::Scheme::kSsh;
+}
+
+// The version committed at the meta group's view (writer 0's machine); the launched
+// round is the next one.
+Result<uint64_t> CommittedVersion(nutchfs::NutchFs& fs, const DistConfig& config,
+                                  const std::string& tmp) {
+  auto got = fs.Get(config.MetaFile("CURRENT"), tmp);
+  if (!got) {
+    return Err(got.error().WithContext("distributed webdb '" + config.db() +
+                                       "' (run distwriter create first?)"));
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(std::string name, nutchfs::ReadFileToString(fs.local_env(), tmp));
+  uint64_t version = 0;
+  if (std::sscanf(name.c_str(), "ROUND-%lu", &version) != 1) {
+    return Err(Status::Corruption("meta/CURRENT of '" + config.db() + "' names no round: " + name));
+  }
+  return version;
+}
+
+// The failed writers, for the error message. A writer retracts the stage 0 files it sent
+// when it fails, not when it is killed; so that a rerun with other inputs cannot read
+// them, they are retracted here for every writer that did not succeed (all have exited).
+std::string Failures(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t round,
+                     const std::vector<Child>& children) {
+  std::string failed;
+  for (const Child& c : children) {
+    if (c.exit_code == 0) continue;
+    if (c.stopped || c.exit_code == 128 + SIGTERM) {
+      failed += fmt::format(" {} (stopped)", config.Describe(c.writer));
+    } else {
+      failed += fmt::format(" {} (exit {})", config.Describe(c.writer), c.exit_code);
+    }
+    Exchange exchange(fs, config, c.writer, round, std::chrono::milliseconds(0));
+    Status s = exchange.RetractStageZero();
+    if (!s.ok()) failed += " (its stage 0 files remain: " + s.ToString() + ")";
+  }
+  return failed;
+}
+
 }  // namespace
 
 Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE* out) {
@@ -198,6 +249,7 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   NUTCHFS_ASSIGN_OR_RETURN(auto slices, Slice(fs->local_env(), options.call_files, config.k));
   const std::string name = fmt::format("inputs/launch-{}.jsonl", ::getpid());
   const std::string tmp = "/tmp/webdb-launch-" + std::to_string(::getpid()) + ".jsonl";
+  NUTCHFS_ASSIGN_OR_RETURN(const uint64_t committed, CommittedVersion(*fs, config, tmp));
   // Every slice is in place before any writer starts, so no writer waits in stage 0
   // for a peer whose input is still being copied.
   std::vector<std::string> inputs;
@@ -211,21 +263,16 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   std::vector<Child> children;
   for (int i = 0; i < config.k; ++i) {
     NUTCHFS_ASSIGN_OR_RETURN(Child c, Spawn(WriterCommand(config, options, i, inputs[i]), i));
+    c.ssh = IsSsh(config, i);
     children.push_back(std::move(c));
   }
   Status removed = fs->local_env().RemoveFile(tmp);
   WaitAll(children);
-  std::string failed;
   for (const Child& c : children) {
     Status s = fs->Delete(config.WriterFile(c.writer, name));
     (void)s;  // a leftover input slice is harmless; the writers' results matter
-    if (c.exit_code == 0) continue;
-    if (c.stopped || c.exit_code == 128 + SIGTERM) {
-      failed += fmt::format(" {} (stopped)", config.Describe(c.writer));
-    } else {
-      failed += fmt::format(" {} (exit {})", config.Describe(c.writer), c.exit_code);
-    }
   }
+  const std::string failed = Failures(*fs, config, committed + 1, children);
   if (!failed.empty()) return Status::IOError("writers failed:" + failed);
   PrintReport(config, children, out);
   return removed;

@@ -3,7 +3,10 @@
 // reached over ssh — waits for all, and reports per-writer and per-stage times and
 // bytes exchanged. The call stream (the concatenation of the call files) is cut into
 // k contiguous slices of about equal line counts; slice i is published into writer i's
-// share group, so it is on writer i's machine however that is reached.
+// share group, so it is on writer i's machine however that is reached. When a writer
+// fails, the others are stopped (an ssh writer on its own host, when its ssh client's
+// input ends), and the stage 0 files of every writer that did not succeed are
+// retracted, so that a rerun with other inputs cannot meet them.
 #ifndef DISTWRITER_LAUNCH_H_
 #define DISTWRITER_LAUNCH_H_
 

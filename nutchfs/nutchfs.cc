@@ -219,7 +219,10 @@ Status NutchFs::Rename(const NutchFile& from, const NutchFile& to) {
     const std::string what = "rename " + from.ToString() + " at machine " + name;
     Status s = src.env->CreateDirs(DirOf(dest));
     if (s.ok()) s = src.env->RenameFile(src.path, dest);
-    if (s.ok()) s = src.env->SyncDir(DirOf(dest));
+    if (s.ok()) {
+      s = src.env->SyncDir(DirOf(dest));
+      if (s.IsNotFound()) s = Status::OK();  // renamed, then removed with its directory
+    }
     if (!s.ok()) return s.WithContext(what);
     ++renamed;
   }

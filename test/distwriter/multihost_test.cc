@@ -14,9 +14,7 @@
 // `webdb dump --config` must print the same four tables as `webdb dump` of that db.
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <filesystem>
 #include <regex>
-#include <thread>
 
 #include "distwriter/dist_reader.h"
 #include "test/util/call_writer.h"
@@ -46,7 +44,6 @@ constexpr int kRounds = 2;
 constexpr auto kDeadline = std::chrono::seconds(60);
 
 using Transport = testutil::HostsTransport;
-using testutil::WriteTextFile;
 
 ProcessResult RunOrFail(const std::vector<std::string>& argv, const std::string& log_prefix) {
   ProcessResult r = testutil::Subprocess::Start(argv, {}, log_prefix)->Wait(kDeadline);
@@ -260,58 +257,6 @@ TEST_CASE("distwriter launch starts each writer on its host over ssh", "[ssh]") 
     CHECK(launch.out.find(summary) != std::string::npos);
   }
   CheckCliDumps(config, single.dir(), logs);
-}
-
-// Pids of the processes whose command line contains every one of parts.
-std::vector<int> ProcessesWith(const std::vector<std::string>& parts) {
-  std::vector<int> pids;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::string cmdline = testutil::ReadFileOrEmpty(entry.path() / "cmdline");
-    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
-    if (std::all_of(parts.begin(), parts.end(),
-                    [&](const std::string& p) { return cmdline.find(p) != std::string::npos; })) {
-      pids.push_back(std::stoi(name));
-    }
-  }
-  return pids;
-}
-
-// Writer 2's slice ends in a bad call: it exits 3 at once while writers 0 and 1 wait
-// for it in stage 0. launch must stop those two on their hosts (not just their ssh
-// clients), so that they release their locks and a new launch can run right away.
-TEST_CASE("distwriter launch stops the writers it started over ssh when one fails", "[ssh]") {
-  TestHosts hosts(kWriters);
-  testutil::TempDir logs;
-  const std::string config = testutil::WriteHostsConfig(hosts, Transport::kSftp);
-  RunOrFail({kDistwriter, "create", "--config", config}, logs.File("create"));
-  const std::vector<Session> sessions = MakeSessions(405);
-  const std::string calls = logs.File("calls.jsonl");
-  testutil::WriteCallFile(calls, sessions[0]);
-  WriteTextFile(logs.File("bad.jsonl"), testutil::ReadFileOrEmpty(calls) + "{\"bad\":1}\n");
-
-  const ProcessResult failed =
-      testutil::Subprocess::Start({kDistwriter, "launch", "--config", config, "--quiet",
-                                   logs.File("bad.jsonl")},
-                                  {}, logs.File("bad"))
-          ->Wait(kDeadline);
-  INFO("failed launch: " << failed.Describe());
-  CHECK(failed.exit_code == 4);
-  CHECK(failed.err.find("writer 2 (machine h2) (exit 3)") != std::string::npos);
-  CHECK(failed.err.find("writer 0 (machine h0) (stopped)") != std::string::npos);
-  CHECK(failed.err.find("writer 1 (machine h1) (stopped)") != std::string::npos);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!ProcessesWith({kDistwriter, " run ", config}).empty() &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  REQUIRE(ProcessesWith({kDistwriter, " run ", config}).empty());
-
-  RunOrFail({kDistwriter, "launch", "--config", config, "--quiet", calls}, logs.File("good"));
-  testutil::ModelDb single;
-  REQUIRE(single.Apply(sessions[0]).ok());
-  CheckRound(single, config, sessions[0]);
 }
 
 }  // namespace
