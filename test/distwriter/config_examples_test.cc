@@ -8,9 +8,8 @@
 #include <regex>
 
 #include "distwriter/dist_config.h"
-#include "distwriter/dist_reader.h"
 #include "test/util/call_writer.h"
-#include "test/util/model_db.h"
+#include "test/util/dist_cluster.h"
 #include "test/util/session_gen.h"
 #include "test/util/subprocess.h"
 #include "test/util/temp_dir.h"
@@ -105,15 +104,7 @@ void RunExample(const std::string& name, const std::string& root_prefix) {
   INFO("distwriter launch: " << launch.Describe());
   REQUIRE(launch.exit_code == 0);
 
-  testutil::ModelDb single;
-  REQUIRE(single.Apply(session).ok());
-  auto expected = single.Dump();
-  REQUIRE(expected.has_value());
-  auto reader = OpenDistReader(config);
-  REQUIRE(reader.has_value());
-  auto actual = testutil::DumpDb(**reader);
-  REQUIRE(actual.has_value());
-  CHECK(testutil::CompareDumps(*expected, *actual) == "");
+  testutil::CheckDistDbMatchesSingle(config, {session});
 }
 
 TEST_CASE("local-3.conf and nfs-3.conf, with local roots, run a launch round") {

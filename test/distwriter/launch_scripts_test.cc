@@ -5,10 +5,9 @@
 // Every result is compared with the single-machine writer fed the same calls.
 #include <catch2/catch.hpp>
 
-#include "distwriter/dist_reader.h"
 #include "test/util/call_writer.h"
+#include "test/util/dist_cluster.h"
 #include "test/util/hosts_config.h"
-#include "test/util/model_db.h"
 #include "test/util/session_gen.h"
 #include "test/util/subprocess.h"
 #include "test/util/temp_dir.h"
@@ -49,20 +48,6 @@ ProcessResult Run(const std::vector<std::string>& argv, const testutil::TempDir&
   return testutil::Subprocess::Start(argv, env, dir.File(log))->Wait(std::chrono::seconds(60));
 }
 
-// The distributed db equals the single-machine db fed all sessions.
-void CheckDb(const std::string& config, const std::vector<Session>& sessions) {
-  testutil::ModelDb single;
-  for (const Session& s : sessions) REQUIRE(single.Apply(s).ok());
-  auto expected = single.Dump();
-  REQUIRE(expected.has_value());
-  auto reader = OpenDistReader(config);
-  INFO("OpenDistReader " << config << ": " << (reader ? "" : reader.error().ToString()));
-  REQUIRE(reader.has_value());
-  auto actual = testutil::DumpDb(**reader);
-  REQUIRE(actual.has_value());
-  CHECK(testutil::CompareDumps(*expected, *actual) == "");
-}
-
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
@@ -81,7 +66,7 @@ TEST_CASE("launch-local.sh makes the cluster once, then launches a round per cal
     REQUIRE(p.exit_code == 0);
     CHECK(Contains(p.out, "version " + std::to_string(r + 2) + ":"));
   }
-  CheckDb(cluster + "/cluster.conf", sessions);
+  testutil::CheckDistDbMatchesSingle(cluster + "/cluster.conf", sessions);
 
   const ProcessResult wrong_k =
       Run({script, "2", calls[0]}, dir, "wrong-k", "WEBDB_LOCAL=" + cluster);
@@ -117,7 +102,7 @@ TEST_CASE("launch-nfs.sh checks that every root is a reachable local path, then 
   CHECK(Contains(p.out, "version 2:"));
   Session both = sessions[0];
   both.insert(both.end(), sessions[1].begin(), sessions[1].end());
-  CheckDb(config, {both});
+  testutil::CheckDistDbMatchesSingle(config, {both});
 
   const ProcessResult bad =
       Run({script, SharedConfig(dir, "root@10.0.0.1:/srv"), calls[0]}, dir, "bad");
@@ -158,7 +143,7 @@ TEST_CASE("launch-ssh.sh refuses a host that does not answer, then runs rounds i
   REQUIRE(p.exit_code == 0);
   CHECK(Contains(p.out, "version 2:"));
   CHECK(Contains(p.out, "version 3:"));
-  CheckDb(config, sessions);
+  testutil::CheckDistDbMatchesSingle(config, sessions);
 }
 
 }  // namespace

@@ -12,11 +12,9 @@
 #include <regex>
 #include <thread>
 
-#include "distwriter/dist_reader.h"
 #include "test/util/call_writer.h"
 #include "test/util/dist_cluster.h"
 #include "test/util/hosts_config.h"
-#include "test/util/model_db.h"
 #include "test/util/session_gen.h"
 #include "test/util/subprocess.h"
 #include "test/util/temp_dir.h"
@@ -96,15 +94,7 @@ void FailThenRerun(const std::string& config, const std::vector<std::string>& ma
   INFO("rerun: " << rerun.Describe());
   REQUIRE(rerun.exit_code == 0);
   CHECK_THAT(rerun.out, Catch::Contains("version 2:"));
-  testutil::ModelDb single;
-  REQUIRE(single.Apply(session).ok());
-  auto expected = single.Dump();
-  REQUIRE(expected.has_value());
-  auto reader = OpenDistReader(config);
-  REQUIRE(reader.has_value());
-  auto actual = testutil::DumpDb(**reader);
-  REQUIRE(actual.has_value());
-  CHECK(testutil::CompareDumps(*expected, *actual) == "");
+  testutil::CheckDistDbMatchesSingle(config, {session});
 }
 
 TEST_CASE("launch stops its local writers when one fails and retracts their stage 0 files") {

@@ -123,21 +123,11 @@ std::vector<RunReport> RunRoundOnHosts(const TestHosts& hosts, Transport t,
   return reports;
 }
 
-testutil::DbDump DumpDist(const std::string& config) {
-  auto reader = OpenDistReader(config);
-  INFO("OpenDistReader " << config << ": " << (reader ? "" : reader.error().ToString()));
-  REQUIRE(reader.has_value());
-  auto dump = testutil::DumpDb(**reader);
-  INFO("dumping the distributed db: " << (dump ? "" : dump.error().ToString()));
-  REQUIRE(dump.has_value());
-  return *dump;
-}
-
 // The distributed db after a round equals the single-machine db and the model.
 void CheckRound(testutil::ModelDb& single, const std::string& config, const Session& session) {
   auto expected = single.Dump();
   REQUIRE(expected.has_value());
-  const testutil::DbDump actual = DumpDist(config);
+  const testutil::DbDump actual = testutil::DumpDistDb(config);
   INFO("session:\n" << testutil::FormatSession(session, 40));
   REQUIRE(testutil::CompareDumps(*expected, actual) == "");
   REQUIRE(testutil::CompareDumps(single.model().ToDump(), actual) == "");
@@ -187,7 +177,7 @@ void RunOnHosts(Transport t, uint64_t seed) {
     const auto reports = RunRoundOnHosts(hosts, t, config, slices, r, logs);
     REQUIRE(single.Apply(sessions[r]).ok());
     CheckRound(single, config, sessions[r]);
-    CheckReports(reports, slices, r, DumpDist(config));
+    CheckReports(reports, slices, r, testutil::DumpDistDb(config));
   }
   CheckCliDumps(config, single.dir(), logs);
 }
@@ -238,7 +228,7 @@ TEST_CASE("distwriter launch starts each writer on its host over ssh", "[ssh]") 
         {kDistwriter, "launch", "--config", config, "--quiet", calls}, logs.File("launch"));
     REQUIRE(single.Apply(sessions[r]).ok());
     CheckRound(single, config, sessions[r]);
-    const testutil::DbDump dump = DumpDist(config);
+    const testutil::DbDump dump = testutil::DumpDistDb(config);
 
     INFO("launch report:\n" << launch.out);
     const std::vector<LaunchRow> rows = LaunchRows(launch.out);

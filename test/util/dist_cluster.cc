@@ -6,6 +6,7 @@
 
 #include "distwriter/dist_reader.h"
 #include "test/util/call_writer.h"
+#include "test/util/model_db.h"
 
 namespace testutil {
 namespace {
@@ -130,14 +131,24 @@ distwriter::RoundManifest DistCluster::Committed(int writer) const {
   return *round;
 }
 
-DbDump DistCluster::Dump() const {
-  auto reader = distwriter::OpenDistReader(config_);
-  INFO("OpenDistReader " << config_ << ": " << (reader ? "" : reader.error().ToString()));
+DbDump DistCluster::Dump() const { return DumpDistDb(config_); }
+
+DbDump DumpDistDb(const std::string& config) {
+  auto reader = distwriter::OpenDistReader(config);
+  INFO("OpenDistReader " << config << ": " << (reader ? "" : reader.error().ToString()));
   REQUIRE(reader.has_value());
   auto dump = DumpDb(**reader);
   INFO("dumping the distributed db: " << (dump ? "" : dump.error().ToString()));
   REQUIRE(dump.has_value());
   return *dump;
+}
+
+void CheckDistDbMatchesSingle(const std::string& config, const std::vector<Session>& sessions) {
+  ModelDb single;
+  for (const Session& s : sessions) REQUIRE(single.Apply(s).ok());
+  auto expected = single.Dump();
+  REQUIRE(expected.has_value());
+  CHECK(CompareDumps(*expected, DumpDistDb(config)) == "");
 }
 
 std::string DistCluster::NextPrefix(const std::string& what) {

@@ -85,6 +85,12 @@ class DistCluster {
   int counter_ = 0;
 };
 
+// The distributed db of a cluster config, read through OpenDistReader; requires that
+// it opens and reads.
+DbDump DumpDistDb(const std::string& config);
+// Checks that the distributed db equals a single-machine db fed the same sessions.
+void CheckDistDbMatchesSingle(const std::string& config, const std::vector<Session>& sessions);
+
 }  // namespace testutil
 
 #endif  // TEST_UTIL_DIST_CLUSTER_H_
