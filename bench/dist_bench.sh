@@ -19,8 +19,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build-bench}
 WORK=${WORK:-/tmp/dist_bench}
 MEMORY=${MEMORY:-256M}
-WEBDB=$BUILD/webdb/webdb
-DISTWRITER=$BUILD/distwriter/distwriter
+WEBDB=$BUILD/tools/webdb
+DISTWRITER=$BUILD/tools/distwriter
 
 rm -rf "$WORK"
 mkdir -p "$WORK"

@@ -18,7 +18,7 @@
 #include "bench/json_call_sink.h"
 #include "bench/measure.h"
 #include "bench/workload.h"
-#include "webdb/cli_args.h"
+#include "tools/cli_args.h"
 #include "webdb/writer.h"
 
 namespace {
@@ -40,7 +40,7 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     } else if (name == "--rounds") {
       f->rounds = std::stoi(value);
     } else if (name == "--memory") {
-      auto m = webdb::ParseMemorySize(value);
+      auto m = tools::ParseMemorySize(value);
       if (!m) return false;
       f->memory = *m;
     } else if (name == "--dir") {

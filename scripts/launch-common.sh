@@ -14,9 +14,9 @@ config_path() {
   realpath "$1"
 }
 
-# $DISTWRITER, else the checkout's build/distwriter/distwriter.
+# $DISTWRITER, else the checkout's build/tools/distwriter.
 distwriter_binary() {
-  local bin=${DISTWRITER:-$1/../build/distwriter/distwriter}
+  local bin=${DISTWRITER:-$1/../build/tools/distwriter}
   [ -x "$bin" ] || { echo "launch: no distwriter binary at $bin (set DISTWRITER)" >&2; exit 2; }
   realpath "$bin"
 }

@@ -7,7 +7,7 @@
 # $WEBDB_LOCAL/m0..m(K-1), and `distwriter create` the empty db (with --sample
 # $WEBDB_SAMPLE, a file of urls, if set). Every call then runs one round:
 # `distwriter launch`. Read the result with `webdb ... --config $WEBDB_LOCAL/cluster.conf`.
-# DISTWRITER: the binary (default: build/distwriter/distwriter of this checkout).
+# DISTWRITER: the binary (default: build/tools/distwriter of this checkout).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=launch-common.sh

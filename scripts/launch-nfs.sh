@@ -7,7 +7,7 @@
 # system it is on; then runs `distwriter launch --config CONFIG CALLFILE...`. The roots
 # are paths, so launch runs all k writers as processes of this host, each reaching the
 # others' roots through the mount (docs/DISTRIBUTED.md, "Running it", for one writer
-# per host). DISTWRITER: the binary (default: build/distwriter/distwriter).
+# per host). DISTWRITER: the binary (default: build/tools/distwriter).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=launch-common.sh

@@ -7,7 +7,7 @@
 # binary at the same path as here, then runs `distwriter launch --config CONFIG CALLFILE...`:
 # each slice of the calls is published to its writer's machine and each writer started
 # there with ssh. The db must exist (`distwriter create --config CONFIG`).
-# DISTWRITER: the binary (default: build/distwriter/distwriter of this checkout).
+# DISTWRITER: the binary (default: build/tools/distwriter of this checkout).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=launch-common.sh

@@ -9,17 +9,17 @@ work=${WORK:-$(mktemp -d /tmp/webdb-example.XXXXXX)}
 bin=build
 calls=scripts/example/calls.jsonl
 echo "== example in $work"
-$bin/distwriter/distwriter init-local --writers 3 --root "$work/cluster" --out "$work/cluster.conf"
-$bin/distwriter/distwriter create --config "$work/cluster.conf" --sample scripts/example/sample-urls.txt
-$bin/distwriter/distwriter launch --config "$work/cluster.conf" "$calls"
+$bin/tools/distwriter init-local --writers 3 --root "$work/cluster" --out "$work/cluster.conf"
+$bin/tools/distwriter create --config "$work/cluster.conf" --sample scripts/example/sample-urls.txt
+$bin/tools/distwriter launch --config "$work/cluster.conf" "$calls"
 echo "== distributed db"
-$bin/webdb/webdb stats --config "$work/cluster.conf"
+$bin/tools/webdb stats --config "$work/cluster.conf"
 echo "== single-machine db, same calls"
-$bin/webdb/webdb create "$work/single"
-$bin/webdb/webdb apply --quiet "$work/single" "$calls"
-$bin/webdb/webdb stats "$work/single"
+$bin/tools/webdb create "$work/single"
+$bin/tools/webdb apply --quiet "$work/single" "$calls"
+$bin/tools/webdb stats "$work/single"
 for t in pagesByURL pagesByMD5 linksByMD5 linksByURL; do
-  cmp <($bin/webdb/webdb dump --config "$work/cluster.conf" --table $t) \
-      <($bin/webdb/webdb dump "$work/single" --table $t)
+  cmp <($bin/tools/webdb dump --config "$work/cluster.conf" --table $t) \
+      <($bin/tools/webdb dump "$work/single" --table $t)
 done
 echo "== all four tables identical: the 3-writer result equals the single-machine result"

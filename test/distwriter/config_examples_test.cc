@@ -18,7 +18,7 @@ namespace distwriter {
 namespace {
 
 const std::string kConfigDir = PROJECT_SOURCE_DIR "/config/";
-const std::string kDistwriter = PROJECT_BINARY_DIR "/distwriter/distwriter";
+const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
 
 DistConfig LoadExample(const std::string& name) {
   auto config = DistConfig::Load(kConfigDir + name);

@@ -20,7 +20,7 @@ using testutil::ModelDb;
 using testutil::Session;
 using testutil::SessionGenerator;
 
-const std::string kDistwriter = PROJECT_BINARY_DIR "/distwriter/distwriter";
+const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
 constexpr int kRoundsPerDb = 4;
 
 // Call files carry only valid UTF-8 (webdb/json_out.h), so no hostile bytes here; quotes,

@@ -26,7 +26,7 @@ using testutil::ProcessResult;
 using testutil::Session;
 using testutil::Subprocess;
 
-const std::string kDistwriter = PROJECT_BINARY_DIR "/distwriter/distwriter";
+const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
 
 testutil::GenOptions Sessions(size_t min_calls, size_t max_calls) {
   testutil::GenOptions o;

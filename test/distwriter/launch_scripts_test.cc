@@ -19,7 +19,7 @@ namespace {
 using testutil::ProcessResult;
 using testutil::Session;
 
-const std::string kDistwriter = PROJECT_BINARY_DIR "/distwriter/distwriter";
+const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
 const std::string kScripts = PROJECT_SOURCE_DIR "/scripts/";
 const std::vector<std::string> kEnv = {"DISTWRITER=" + kDistwriter};
 

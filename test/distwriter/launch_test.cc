@@ -26,7 +26,7 @@ namespace {
 using testutil::ProcessResult;
 using testutil::Session;
 
-const std::string kDistwriter = PROJECT_BINARY_DIR "/distwriter/distwriter";
+const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
 
 Session MakeSession(uint64_t seed) {
   testutil::GenOptions o;

@@ -36,8 +36,8 @@ using testutil::ShellQuote;
 using testutil::Subprocess;
 using testutil::TestHosts;
 
-const std::string kDistwriter = PROJECT_BINARY_DIR "/distwriter/distwriter";
-const std::string kWebdb = PROJECT_BINARY_DIR "/webdb/webdb";
+const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
+const std::string kWebdb = PROJECT_BINARY_DIR "/tools/webdb";
 const std::string kScript = PROJECT_SOURCE_DIR "/scripts/testhosts.sh";
 constexpr int kWriters = 3;
 constexpr int kRounds = 2;

@@ -15,7 +15,7 @@ using nutchfs::NutchFs;
 
 namespace {
 
-const std::string kNutchfs = PROJECT_BINARY_DIR "/nutchfs/nutchfs";
+const std::string kNutchfs = PROJECT_BINARY_DIR "/tools/nutchfs";
 
 // Machines a (local), h0 and h1 (ssh); groups g1 (h1), both (h0, h1), mine (a, h1).
 std::string ConfigText(const testutil::TestHosts& hosts) {

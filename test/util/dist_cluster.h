@@ -1,5 +1,5 @@
 // DistCluster: a distributed WebDB of k writer processes on this host, for tests that run
-// the real `distwriter` binary (PROJECT_BINARY_DIR/distwriter/distwriter): the config
+// the real `distwriter` binary (PROJECT_BINARY_DIR/tools/distwriter): the config
 // made by `distwriter init-local` in a temporary directory, `distwriter create`, writer
 // processes started one at a time (for fault tests) or a whole round at once, the JSON
 // report line of `distwriter run`, and reads through distwriter::OpenDistReader.
@@ -41,7 +41,7 @@ RunReport ParseRunReport(const std::string& line);
 class DistCluster {
  public:
   // `distwriter init-local --writers k` with the binary at distwriter_binary (test
-  // binaries know it as PROJECT_BINARY_DIR "/distwriter/distwriter"), then timeout_ms
+  // binaries know it as PROJECT_BINARY_DIR "/tools/distwriter"), then timeout_ms
   // set to timeout_ms (the default of ten minutes would let a broken round hang a test).
   DistCluster(std::string distwriter_binary, int k, int timeout_ms = 60000);
   DistCluster(const DistCluster&) = delete;

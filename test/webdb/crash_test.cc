@@ -28,7 +28,7 @@ using testutil::ProcessResult;
 using testutil::Session;
 using testutil::Subprocess;
 
-const std::string kWebdb = PROJECT_BINARY_DIR "/webdb/webdb";
+const std::string kWebdb = PROJECT_BINARY_DIR "/tools/webdb";
 
 // A db made by `webdb create`, and the model of what it should hold.
 class CrashDb {

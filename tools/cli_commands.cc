@@ -1,4 +1,4 @@
-#include "webdb/cli_commands.h"
+#include "tools/cli_commands.h"
 
 #include <cerrno>
 #include <chrono>
@@ -8,14 +8,29 @@
 
 #include <fmt/format.h>
 
+#include "distwriter/dist_reader.h"
 #include "webdb/call_file.h"
 #include "webdb/json_out.h"
-#include "webdb/kill_hook.h"
-#include "webdb/progress_reporter.h"
+#include "tools/kill_hook.h"
+#include "tools/progress_reporter.h"
 #include "webdb/writer.h"
 
-namespace webdb {
+namespace tools {
 namespace {
+
+using webdb::AppendLinkJson;
+using webdb::AppendPageJson;
+using webdb::AppendStatsJson;
+using webdb::Call;
+using webdb::DbStats;
+using webdb::CallFileReader;
+using webdb::Link;
+using webdb::LinkCursor;
+using webdb::Page;
+using webdb::PageCursor;
+using webdb::Reader;
+using webdb::Writer;
+using webdb::WriterOptions;
 
 // Collects output and hands it to the stream in large writes.
 class Output {
@@ -108,7 +123,7 @@ Result<uint64_t> TotalSize(nutchfs::Env& env, const std::vector<std::string>& fi
 // One session: every call is logged, and only if all of them parse and log does
 // Close() apply them. On any error the Writer is destroyed unclosed, which publishes
 // nothing: the db stays exactly as it was.
-Result<int> RunApply(nutchfs::Env& env, const Invocation& inv, Output&, const ReaderOpener& open) {
+Result<int> RunApply(nutchfs::Env& env, const Invocation& inv, Output&) {
   auto start = std::chrono::steady_clock::now();
   ProgressReporter reporter(stderr);
   WriterOptions options;
@@ -136,13 +151,13 @@ Result<int> RunApply(nutchfs::Env& env, const Invocation& inv, Output&, const Re
   return kExitOk;
 }
 
-Result<int> RunCreate(nutchfs::Env& env, const Invocation& inv, Output&, const ReaderOpener& open) {
+Result<int> RunCreate(nutchfs::Env& env, const Invocation& inv, Output&) {
   NUTCHFS_RETURN_IF_ERROR(Writer::Create(env, inv.db));
   return kExitOk;
 }
 
-Result<int> RunDump(nutchfs::Env& env, const Invocation& inv, Output& out, const ReaderOpener& open) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, open(env, inv));
+Result<int> RunDump(nutchfs::Env& env, const Invocation& inv, Output& out) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
   Status s;
   switch (inv.table) {
     case TableId::kPagesByUrl: s = WritePages(reader->Pages(), out); break;
@@ -154,16 +169,16 @@ Result<int> RunDump(nutchfs::Env& env, const Invocation& inv, Output& out, const
   return kExitOk;
 }
 
-Result<int> RunStats(nutchfs::Env& env, const Invocation& inv, Output& out, const ReaderOpener& open) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, open(env, inv));
+Result<int> RunStats(nutchfs::Env& env, const Invocation& inv, Output& out) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
   AppendStatsJson(DbStats{reader->NumPages(), reader->NumLinks()}, out.buf());
   out.buf()->push_back('\n');
   NUTCHFS_RETURN_IF_ERROR(out.Flush());
   return kExitOk;
 }
 
-Result<int> RunPage(nutchfs::Env& env, const Invocation& inv, Output& out, const ReaderOpener& open) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, open(env, inv));
+Result<int> RunPage(nutchfs::Env& env, const Invocation& inv, Output& out) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
   NUTCHFS_ASSIGN_OR_RETURN(std::optional<Page> page, reader->GetPage(*inv.url));
   if (!page) {
     std::fputs(("webdb: no page at " + *inv.url + "\n").c_str(), stderr);
@@ -175,15 +190,15 @@ Result<int> RunPage(nutchfs::Env& env, const Invocation& inv, Output& out, const
   return kExitOk;
 }
 
-Result<int> RunPages(nutchfs::Env& env, const Invocation& inv, Output& out, const ReaderOpener& open) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, open(env, inv));
+Result<int> RunPages(nutchfs::Env& env, const Invocation& inv, Output& out) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
   NUTCHFS_ASSIGN_OR_RETURN(std::vector<Page> pages, reader->GetPages(*inv.md5));
   NUTCHFS_RETURN_IF_ERROR(WriteAll(pages, AppendPageJson, out));
   return kExitOk;
 }
 
-Result<int> RunLinks(nutchfs::Env& env, const Invocation& inv, Output& out, const ReaderOpener& open) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, open(env, inv));
+Result<int> RunLinks(nutchfs::Env& env, const Invocation& inv, Output& out) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
   std::vector<Link> links;
   if (inv.url) {
     NUTCHFS_ASSIGN_OR_RETURN(links, reader->GetLinks(std::string_view(*inv.url)));
@@ -194,7 +209,7 @@ Result<int> RunLinks(nutchfs::Env& env, const Invocation& inv, Output& out, cons
   return kExitOk;
 }
 
-using CommandFn = Result<int> (*)(nutchfs::Env&, const Invocation&, Output&, const ReaderOpener&);
+using CommandFn = Result<int> (*)(nutchfs::Env&, const Invocation&, Output&);
 
 constexpr std::pair<const char*, CommandFn> kRunners[] = {
     {"create", RunCreate}, {"apply", RunApply}, {"dump", RunDump},   {"stats", RunStats},
@@ -203,15 +218,15 @@ constexpr std::pair<const char*, CommandFn> kRunners[] = {
 
 }  // namespace
 
-Result<std::unique_ptr<Reader>> OpenLocalReader(nutchfs::Env& env, const Invocation& inv) {
-  return Reader::Open(env, inv.db);
+Result<std::unique_ptr<webdb::Reader>> OpenReader(nutchfs::Env& env, const Invocation& inv) {
+  if (!inv.config.empty()) return distwriter::OpenDistReader(inv.config);
+  return webdb::Reader::Open(env, inv.db);
 }
 
-Result<int> RunCommand(nutchfs::Env& env, const Invocation& inv, std::FILE* out,
-                       const ReaderOpener& open) {
+Result<int> RunCommand(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
   Output output(out);
   for (auto [name, run] : kRunners) {
-    if (inv.command == name) return run(env, inv, output, open);
+    if (inv.command == name) return run(env, inv, output);
   }
   return Err(Status::InvalidArgument("unknown command '" + inv.command + "'"));
 }
@@ -221,4 +236,4 @@ int ExitCodeFor(const Status& status) {
   return status.IsInvalidArgument() ? kExitBadInput : kExitFailure;
 }
 
-}  // namespace webdb
+}  // namespace tools

@@ -21,7 +21,7 @@ extern char** environ;
 namespace webdb {
 namespace {
 
-const std::string kWebdb = PROJECT_BINARY_DIR "/webdb/webdb";
+const std::string kWebdb = PROJECT_BINARY_DIR "/tools/webdb";
 
 struct RunResult {
   int exit_code = -1;

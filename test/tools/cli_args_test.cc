@@ -1,11 +1,13 @@
-#include "webdb/cli_args.h"
+#include "tools/cli_args.h"
 
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
-namespace webdb {
+namespace tools {
 namespace {
+
+using webdb::Md5Hex;
 
 Result<Invocation> Parse(std::vector<std::string> args) {
   std::vector<const char*> argv = {"webdb"};
@@ -123,4 +125,4 @@ TEST_CASE("a config file takes the place of the db argument of the read commands
 }
 
 }  // namespace
-}  // namespace webdb
+}  // namespace tools

@@ -1,4 +1,4 @@
-#include "webdb/cli_args.h"
+#include "tools/cli_args.h"
 
 #include <spdlog/common.h>
 
@@ -8,8 +8,12 @@
 #include <cstdint>
 #include <limits>
 
-namespace webdb {
+namespace tools {
 namespace {
+
+using webdb::ParseMd5Hex;
+using webdb::ParseTableName;
+using webdb::ValidateUrl;
 
 namespace po = boost::program_options;
 
@@ -228,4 +232,4 @@ std::string UsageText() {
   return text;
 }
 
-}  // namespace webdb
+}  // namespace tools

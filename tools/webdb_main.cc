@@ -5,10 +5,9 @@
 #include <cstdio>
 #include <string>
 
-#include "distwriter/dist_reader.h"
 #include "nutchfs/env.h"
-#include "webdb/cli_args.h"
-#include "webdb/cli_commands.h"
+#include "tools/cli_args.h"
+#include "tools/cli_commands.h"
 
 namespace {
 
@@ -21,32 +20,25 @@ void SetUpLogging(const std::string& level) {
   spdlog::set_level(spdlog::level::from_str(level));
 }
 
-// A distributed db through its cluster config, else the single-machine db.
-nutchfs::Result<std::unique_ptr<webdb::Reader>> OpenReader(nutchfs::Env& env,
-                                                           const webdb::Invocation& inv) {
-  if (!inv.config.empty()) return distwriter::OpenDistReader(inv.config);
-  return webdb::OpenLocalReader(env, inv);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto inv = webdb::ParseCommandLine(argc, argv);
+  auto inv = tools::ParseCommandLine(argc, argv);
   if (!inv) {
     Fail(inv.error().message());
     std::fputs("Run 'webdb --help' for usage.\n", stderr);
-    return webdb::kExitUsage;
+    return tools::kExitUsage;
   }
   if (inv->help) {
-    std::fputs(webdb::UsageText().c_str(), stdout);
-    return webdb::kExitOk;
+    std::fputs(tools::UsageText().c_str(), stdout);
+    return tools::kExitOk;
   }
   SetUpLogging(inv->log_level);
   std::unique_ptr<nutchfs::Env> env = nutchfs::NewLocalEnv();
-  auto code = webdb::RunCommand(*env, *inv, stdout, OpenReader);
+  auto code = tools::RunCommand(*env, *inv, stdout);
   if (!code) {
     Fail(code.error().message());
-    return webdb::ExitCodeFor(code.error());
+    return tools::ExitCodeFor(code.error());
   }
   return *code;
 }

@@ -18,7 +18,7 @@ extern char** environ;
 
 namespace {
 
-const std::string kNutchfs = PROJECT_BINARY_DIR "/nutchfs/nutchfs";
+const std::string kNutchfs = PROJECT_BINARY_DIR "/tools/nutchfs";
 
 struct RunResult {
   int exit_code = -1;

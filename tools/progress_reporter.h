@@ -6,8 +6,8 @@
 //
 // The reporter writes to a FILE* it does not own. Not thread-safe: report from the
 // thread that drives the work (as the writer does).
-#ifndef WEBDB_PROGRESS_REPORTER_H_
-#define WEBDB_PROGRESS_REPORTER_H_
+#ifndef TOOLS_PROGRESS_REPORTER_H_
+#define TOOLS_PROGRESS_REPORTER_H_
 
 #include <chrono>
 #include <cstdint>
@@ -17,7 +17,10 @@
 
 #include "webdb/writer.h"
 
-namespace webdb {
+namespace tools {
+
+using webdb::Progress;
+using webdb::ProgressFn;
 
 class ProgressReporter {
  public:
@@ -49,6 +52,6 @@ class ProgressReporter {
   Clock::time_point step_start_;
 };
 
-}  // namespace webdb
+}  // namespace tools
 
-#endif  // WEBDB_PROGRESS_REPORTER_H_
+#endif  // TOOLS_PROGRESS_REPORTER_H_

@@ -18,10 +18,10 @@
 #include "distwriter/create.h"
 #include "distwriter/launch.h"
 #include "distwriter/round.h"
-#include "webdb/cli_args.h"
-#include "webdb/cli_commands.h"
-#include "webdb/kill_hook.h"
-#include "webdb/progress_reporter.h"
+#include "tools/cli_args.h"
+#include "tools/cli_commands.h"
+#include "tools/kill_hook.h"
+#include "tools/progress_reporter.h"
 
 namespace po = boost::program_options;
 using nutchfs::Result;
@@ -118,8 +118,8 @@ void PrintReport(const distwriter::RoundReport& r, int writer, std::FILE* out) {
 
 Status Run(const Args& a, size_t memory) {
   NUTCHFS_ASSIGN_OR_RETURN(auto config, distwriter::DistConfig::Load(a.config));
-  webdb::ProgressReporter reporter(stderr);
-  distwriter::RunOptions options{a.writer, a.files, memory, {}, webdb::KillHookFromEnvironment()};
+  tools::ProgressReporter reporter(stderr);
+  distwriter::RunOptions options{a.writer, a.files, memory, {}, tools::KillHookFromEnvironment()};
   if (!a.quiet) options.progress = reporter.AsProgressFn();
   NUTCHFS_ASSIGN_OR_RETURN(auto report, distwriter::RunRound(config, options));
   if (report.already_applied && !a.quiet) {
@@ -138,7 +138,7 @@ std::string SelfPath() {
 
 Status Dispatch(const Args& a) {
   if (a.command == "init-local") return InitLocal(a);
-  NUTCHFS_ASSIGN_OR_RETURN(size_t memory, webdb::ParseMemorySize(a.memory));
+  NUTCHFS_ASSIGN_OR_RETURN(size_t memory, tools::ParseMemorySize(a.memory));
   if (a.command == "run") return Run(a, memory);
   NUTCHFS_ASSIGN_OR_RETURN(auto config, distwriter::DistConfig::Load(a.config));
   if (a.command == "create") return distwriter::CreateDistDb(config, a.sample);
@@ -154,18 +154,18 @@ int main(int argc, char** argv) {
   auto args = Parse(argc, argv);
   if (!args) {
     std::fprintf(stderr, "distwriter: %s\n%s", args.error().message().c_str(), kUsage);
-    return webdb::kExitUsage;
+    return tools::kExitUsage;
   }
   if (args->help) {
     std::fputs(kUsage, stdout);
-    return webdb::kExitOk;
+    return tools::kExitOk;
   }
   spdlog::set_default_logger(spdlog::stderr_color_mt("distwriter"));
   spdlog::set_level(spdlog::level::from_str(args->log_level));
   Status s = Dispatch(*args);
   if (!s.ok()) {
     std::fprintf(stderr, "distwriter: %s\n", s.message().c_str());
-    return webdb::ExitCodeFor(s);
+    return tools::ExitCodeFor(s);
   }
-  return webdb::kExitOk;
+  return tools::kExitOk;
 }

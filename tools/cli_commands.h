@@ -5,18 +5,17 @@
 // Exit codes (spec/interfaces.md section 3): a command's own result is kExitOk or, for
 // a lookup that found nothing, kExitNotFound; a failed Status maps through ExitCodeFor.
 // Functions are not thread-safe with respect to the streams they write.
-#ifndef WEBDB_CLI_COMMANDS_H_
-#define WEBDB_CLI_COMMANDS_H_
+#ifndef TOOLS_CLI_COMMANDS_H_
+#define TOOLS_CLI_COMMANDS_H_
 
 #include <cstdio>
-#include <functional>
 #include <memory>
 
 #include "nutchfs/env.h"
-#include "webdb/cli_args.h"
+#include "tools/cli_args.h"
 #include "webdb/reader.h"
 
-namespace webdb {
+namespace tools {
 
 constexpr int kExitOk = 0;
 constexpr int kExitNotFound = 1;
@@ -24,23 +23,18 @@ constexpr int kExitUsage = 2;
 constexpr int kExitBadInput = 3;
 constexpr int kExitFailure = 4;
 
-// How the read commands open the db: the tool passes one that also knows distributed
-// dbs (--config), which this library may not depend on.
-using ReaderOpener =
-    std::function<Result<std::unique_ptr<Reader>>(nutchfs::Env&, const Invocation&)>;
-
 // Runs inv.command, writing results to out. Returns kExitOk or kExitNotFound.
 // REQUIRES: inv came from ParseCommandLine and is not a --help invocation.
-Result<int> RunCommand(nutchfs::Env& env, const Invocation& inv, std::FILE* out,
-                       const ReaderOpener& open);
+Result<int> RunCommand(nutchfs::Env& env, const Invocation& inv, std::FILE* out);
 
 // kExitBadInput for InvalidArgument (bad call files, an existing db on create),
 // kExitFailure for everything else (I/O, corruption, a busy db, a missing db).
 int ExitCodeFor(const Status& status);
 
-// The single-machine db at inv.db.
-Result<std::unique_ptr<Reader>> OpenLocalReader(nutchfs::Env& env, const Invocation& inv);
+// The db a read command names: the distributed db of inv.config, else the
+// single-machine db at inv.db.
+Result<std::unique_ptr<webdb::Reader>> OpenReader(nutchfs::Env& env, const Invocation& inv);
 
-}  // namespace webdb
+}  // namespace tools
 
-#endif  // WEBDB_CLI_COMMANDS_H_
+#endif  // TOOLS_CLI_COMMANDS_H_

@@ -1,8 +1,8 @@
-#include "webdb/progress_reporter.h"
+#include "tools/progress_reporter.h"
 
 #include <fmt/format.h>
 
-namespace webdb {
+namespace tools {
 
 ProgressReporter::ProgressReporter(std::FILE* out, Clock::duration interval)
     : out_(out), interval_(interval), last_print_(Clock::now()) {}
@@ -42,4 +42,4 @@ ProgressFn ProgressReporter::AsProgressFn() {
   return [this](const Progress& p) { Report(p); };
 }
 
-}  // namespace webdb
+}  // namespace tools

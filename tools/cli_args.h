@@ -3,8 +3,8 @@
 // well-formed, typed arguments.
 //
 // Plain values and functions; thread-safe.
-#ifndef WEBDB_CLI_ARGS_H_
-#define WEBDB_CLI_ARGS_H_
+#ifndef TOOLS_CLI_ARGS_H_
+#define TOOLS_CLI_ARGS_H_
 
 #include <cstddef>
 #include <optional>
@@ -14,7 +14,13 @@
 
 #include "webdb/record.h"
 
-namespace webdb {
+namespace tools {
+
+using nutchfs::Err;
+using nutchfs::Result;
+using nutchfs::Status;
+using webdb::Md5;
+using webdb::TableId;
 
 constexpr size_t kDefaultMemoryBudget = size_t{256} << 20;
 constexpr size_t kMinMemoryBudget = size_t{1} << 20;
@@ -45,6 +51,6 @@ Result<size_t> ParseMemorySize(std::string_view text);
 // The --help text.
 std::string UsageText();
 
-}  // namespace webdb
+}  // namespace tools
 
-#endif  // WEBDB_CLI_ARGS_H_
+#endif  // TOOLS_CLI_ARGS_H_

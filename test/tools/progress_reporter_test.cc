@@ -1,11 +1,11 @@
-#include "webdb/progress_reporter.h"
+#include "tools/progress_reporter.h"
 
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <string>
 #include <thread>
 
-namespace webdb {
+namespace tools {
 namespace {
 
 // What the reporter wrote to its temporary file.
@@ -56,4 +56,4 @@ TEST_CASE("reports are throttled") {
 }
 
 }  // namespace
-}  // namespace webdb
+}  // namespace tools

@@ -1,4 +1,4 @@
-#include "webdb/kill_hook.h"
+#include "tools/kill_hook.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-namespace webdb {
+namespace tools {
 
 std::function<void(std::string_view)> KillHookFromEnvironment() {
   const char* at = std::getenv("WEBDB_KILL_AT");
@@ -16,4 +16,4 @@ std::function<void(std::string_view)> KillHookFromEnvironment() {
   };
 }
 
-}  // namespace webdb
+}  // namespace tools

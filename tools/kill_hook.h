@@ -2,17 +2,17 @@
 // WEBDB_KILL_AT names a step ("stage 3", "publish", "commit", ...), the process kills
 // itself with SIGKILL as that step begins, so tests can crash a writer exactly at
 // every stage boundary. Unset (always, outside tests), the hook does nothing.
-#ifndef WEBDB_KILL_HOOK_H_
-#define WEBDB_KILL_HOOK_H_
+#ifndef TOOLS_KILL_HOOK_H_
+#define TOOLS_KILL_HOOK_H_
 
 #include <functional>
 #include <string_view>
 
-namespace webdb {
+namespace tools {
 
 // A WriterOptions::before_step callback; empty when WEBDB_KILL_AT is not set.
 std::function<void(std::string_view)> KillHookFromEnvironment();
 
-}  // namespace webdb
+}  // namespace tools
 
-#endif  // WEBDB_KILL_HOOK_H_
+#endif  // TOOLS_KILL_HOOK_H_
