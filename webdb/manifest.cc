@@ -16,11 +16,11 @@ Status Bad(const std::string& path, int line, std::string_view why) {
   return Status::Corruption(fmt::format("{}:{}: {}", path, line, why));
 }
 
-bool IsDbFile(std::string_view name) {
+}  // namespace
+
+bool IsDbFileName(std::string_view name) {
   return name.starts_with("MANIFEST-") || name.ends_with(".tbl");
 }
-
-}  // namespace
 
 std::string ManifestFileName(uint64_t version) { return fmt::format("MANIFEST-{:06d}", version); }
 
@@ -116,7 +116,7 @@ Status RemoveObsoleteFiles(nutchfs::Env& env, const std::string& dir,
                            const std::vector<const Manifest*>& live) {
   NUTCHFS_ASSIGN_OR_RETURN(auto names, env.GetChildren(dir));
   for (const std::string& name : names) {
-    if (!IsDbFile(name)) continue;
+    if (!IsDbFileName(name)) continue;
     bool used = false;
     for (const Manifest* m : live) {
       used = used || name == ManifestFileName(m->version);

@@ -49,6 +49,10 @@ std::string ManifestFileName(uint64_t version);
 // "<table>-<version>.tbl", with an optional suffix before ".tbl".
 std::string TableFileName(TableId t, uint64_t version, std::string_view suffix = "");
 
+// True for the names of files a db directory's versions are made of (manifests and
+// table files, complete or not).
+bool IsDbFileName(std::string_view name);
+
 // Creates dir (if needed) and four empty table files of version 1 in it; returns their
 // manifest, not installed.
 Result<Manifest> CreateEmptyTables(nutchfs::Env& env, const std::string& dir);

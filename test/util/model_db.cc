@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "webdb/verify.h"
+
 namespace testutil {
 
 ModelDb::ModelDb(webdb::WriterOptions options)
@@ -35,6 +37,19 @@ std::string ModelDb::Check() {
   if (!diff.empty()) return "db differs from the model: " + diff;
   diff = CheckInvariants(*dump);
   if (!diff.empty()) return "db breaks an invariant: " + diff;
+  return Verify();
+}
+
+std::string ModelDb::Verify() {
+  std::string findings;
+  webdb::VerifyOptions options;
+  options.memory_budget = 256 << 10;  // small: the verify sorts spill
+  options.tmp_env = env_.get();
+  options.tmp_dir = tmp_.File("verify");
+  options.on_finding = [&](const webdb::Finding& f) { findings += f.ToString() + "; "; };
+  auto summary = webdb::VerifyDb(*env_, dir_, options);
+  if (!summary) return "verify failed: " + summary.error().ToString();
+  if (!findings.empty()) return "verify found: " + findings;
   return "";
 }
 

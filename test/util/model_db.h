@@ -38,8 +38,11 @@ class ModelDb {
   // The real db's content.
   webdb::Result<DbDump> Dump();
   // Empty when the real db equals the model in all four tables and both counts and the
-  // spec's invariants hold on it; otherwise what differs first.
+  // spec's invariants hold on it and webdb::VerifyDb finds nothing; otherwise what
+  // differs first.
   std::string Check();
+  // Empty when webdb::VerifyDb finds nothing, else the findings.
+  std::string Verify();
 
   const Model& model() const { return model_; }
   nutchfs::Env& env() { return *env_; }

@@ -1,0 +1,103 @@
+#include "webdb/table_check.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "webdb/crc32c.h"
+#include "webdb/table.h"
+
+namespace webdb {
+namespace {
+
+constexpr size_t kCrcReadSize = 1 << 20;
+
+// The unmasked CRC32C and size of the whole file.
+Status FileCrc(nutchfs::Env& env, const std::string& path, uint32_t* crc, uint64_t* size) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewSequentialFile(path));
+  auto scratch = std::make_unique<char[]>(kCrcReadSize);
+  *crc = 0;
+  *size = 0;
+  for (;;) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, file->Read(kCrcReadSize, scratch.get()));
+    if (got.empty()) return Status::OK();
+    *crc = crc32c::Extend(*crc, got.data(), got.size());
+    *size += got.size();
+  }
+}
+
+// Checks the bytes of the file against the manifest entry. False if it cannot be read.
+bool CheckWholeFile(nutchfs::Env& env, const TableCheck& check, FindingLog& log) {
+  uint32_t crc = 0;
+  uint64_t size = 0;
+  Status s = FileCrc(env, check.path, &crc, &size);
+  if (s.IsNotFound()) {
+    log.Add({check.path, "", "missing: named by " + check.manifest});
+    return false;
+  }
+  if (!s.ok()) {
+    log.AddStatus(check.path, s);
+    return false;
+  }
+  if (size != check.expected.size) {
+    log.Add({check.path, "", fmt::format("size {} bytes, {} says {}", size, check.manifest,
+                                         check.expected.size)});
+  }
+  if (crc != check.expected.crc) {
+    log.Add({check.path, "", fmt::format("file CRC32C {:08x}, {} says {:08x}", crc, check.manifest,
+                                         check.expected.crc)});
+  }
+  return true;
+}
+
+Status DecodeRow(TableId t, std::string_view key, std::string_view value) {
+  if (t == TableId::kPagesByUrl || t == TableId::kPagesByMd5) {
+    auto page = DecodePage(t, key, value);
+    return page ? ValidatePage(*page) : page.error();
+  }
+  auto link = DecodeLink(t, key, value);
+  return link ? ValidateLink(*link) : link.error();
+}
+
+// Reads every row; the Table iterator checks blocks, order and the record count.
+void ScanRows(const Table& table, const TableCheck& check, FindingLog& log, uint64_t* rows) {
+  auto it = table.NewIterator();
+  std::string previous;
+  uint64_t n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    std::string_view key = it->key();
+    if (n > 0 && key <= std::string_view(previous)) {
+      log.Add({check.path, DescribeKey(check.table, key), "key not greater than the one before"});
+    }
+    Status s = DecodeRow(check.table, key, it->value());
+    if (!s.ok()) log.Add({check.path, DescribeKey(check.table, key), s.message()});
+    if (check.in_range && !check.in_range(key)) {
+      log.Add({check.path, DescribeKey(check.table, key), "key outside this section's range"});
+    }
+    previous.assign(key);
+    ++n;
+  }
+  if (!it->status().ok()) log.AddStatus(check.path, it->status());
+  if (rows) *rows += n;
+}
+
+}  // namespace
+
+bool CheckTableFile(nutchfs::Env& env, const TableCheck& check, FindingLog& log, uint64_t* rows) {
+  const uint64_t before = log.count();
+  if (!CheckWholeFile(env, check, log)) return false;
+  auto table = Table::Open(env, check.path);
+  if (!table) {
+    log.AddStatus(check.path, table.error());
+    return false;
+  }
+  if ((*table)->num_records() != check.expected.records) {
+    log.Add({check.path, "", fmt::format("footer counts {} records, {} says {}",
+                                         (*table)->num_records(), check.manifest,
+                                         check.expected.records)});
+  }
+  ScanRows(**table, check, log, rows);
+  return log.count() == before;
+}
+
+}  // namespace webdb
