@@ -8,7 +8,7 @@
 namespace distwriter {
 namespace {
 
-constexpr size_t kLiveSorters = 3;  // as in the single-machine writer
+constexpr size_t kLiveSorters = 3;  // sorters holding edits at once, for the read buffers
 constexpr webdb::TableId kStageTable[webdb::kNumStages] = {
     webdb::TableId::kPagesByUrl, webdb::TableId::kPagesByMd5, webdb::TableId::kLinksByMd5,
     webdb::TableId::kLinksByUrl, webdb::TableId::kLinksByMd5};
@@ -53,15 +53,18 @@ DistPlumbing::DistPlumbing(nutchfs::Env& local, std::string work_dir, size_t mem
       self_(self),
       k_(k),
       read_buffer_(std::clamp<size_t>(memory_budget / kLiveSorters / static_cast<size_t>(k),
-                                      64 << 10, webdb::kEditReadBufferSize)) {
+                                      64 << 10, webdb::kEditReadBufferSize)),
+      memory_(memory_budget) {
   for (int s = 1; s <= webdb::kNumStages; ++s) {
-    sorters_[s - 1] = webdb::Sorter::Create(local, work_dir_, memory_budget / kLiveSorters,
-                                            "stage" + std::to_string(s));
+    sorters_[s - 1] = webdb::Sorter::Create(local, work_dir_, memory_, "stage" + std::to_string(s));
   }
 }
 
 Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::Incoming(int stage) {
   for (int s = 1; s < stage; ++s) sorters_[s - 1].reset();
+  for (int s = stage + 1; s <= webdb::kNumStages; ++s) {
+    NUTCHFS_RETURN_IF_ERROR(sorters_[s - 1]->ReleaseMemory());
+  }
   {
     NUTCHFS_ASSIGN_OR_RETURN(auto sorted, sorters_[stage - 1]->Finish());
     NUTCHFS_RETURN_IF_ERROR(SendSections(stage, *sorted));

@@ -2,7 +2,8 @@
 // a stage are sorted locally; when the stage begins, the sorted stream is cut by
 // section into exactly k edit files (empty ones too), each sent to the writer owning
 // that section; then the k files addressed to this writer are awaited and merged
-// (ties by order, then by sender). Not thread-safe.
+// (ties by order, then by sender). The stages' sorters share one pool of the memory
+// budget. Not thread-safe.
 #ifndef DISTWRITER_DIST_PLUMBING_H_
 #define DISTWRITER_DIST_PLUMBING_H_
 
@@ -13,6 +14,7 @@
 
 #include "distwriter/exchange.h"
 #include "distwriter/partition.h"
+#include "webdb/sort_memory.h"
 #include "webdb/sorter.h"
 #include "webdb/update.h"
 
@@ -40,6 +42,7 @@ class DistPlumbing final : public webdb::StagePlumbing {
   const int k_;
   const size_t read_buffer_;
   std::optional<Partition> partition_;
+  webdb::SortMemory memory_;  // shared by the sorters
   std::array<std::unique_ptr<webdb::Sorter>, webdb::kNumStages> sorters_;
 };
 

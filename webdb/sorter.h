@@ -1,17 +1,19 @@
 // External sorter for edits: accepts edits in any order and returns them sorted by
 // (key bytewise, order ascending), with equal pairs in insertion order (stable).
 //
-// Edits are copied into one memory buffer of memory_budget bytes (records from the
-// front, 16-byte sort entries from the back). When it is full its entries are sorted and
-// spilled as a sorted edit file (a run) into tmp_dir; Finish() merges the runs, in
-// several passes when there are more than fan_in() of them, each run read through
-// budget / (fan_in() + 1) bytes. Memory use stays within the budget plus a small
+// Edits are packed into an in-memory buffer (webdb/sort_buffer.h) that takes memory
+// from a SortMemory pool, shared with the session's other sorters. When the pool has no
+// more to give, the buffer is sorted and spilled as a sorted edit file (a run) into
+// tmp_dir; Finish() merges the runs, in several passes only when there are more than
+// fan_in() of them, each run read through an equal share of what the pool has left
+// (between 128 KiB and 4 MiB). Memory use stays within the pool's budget plus a small
 // constant: the largest single edit, one frame of the edit file being written, the Env's
-// write buffer, and for budgets under 384 KiB the floor of 128 KiB per merged run.
+// write buffer, and the floor of 128 KiB per merged run when the pool is exhausted.
 //
 // The Sorter owns its run files (tmp_dir/<name>-run-NNNNNN.edits) and removes them when
 // destroyed; the iterator Finish() returns reads them (or the memory buffer), so it must
-// be destroyed before the Sorter. The Env must outlive the Sorter. Not thread-safe.
+// be destroyed before the Sorter. The Env and the pool must outlive the Sorter. Not
+// thread-safe.
 #ifndef WEBDB_SORTER_H_
 #define WEBDB_SORTER_H_
 
@@ -28,14 +30,19 @@ namespace webdb {
 
 using nutchfs::Result;
 
-class SortBuffer;  // the in-memory part, defined in sorter.cc
+class SortBuffer;
+class SortMemory;
 
 class Sorter final : public EditSink {
  public:
   // At most this many runs are merged at once.
-  static constexpr size_t kMaxFanIn = 64;
+  static constexpr size_t kMaxFanIn = 128;
 
   // name tells apart the runs of several sorters sharing tmp_dir (created if missing).
+  // The sorter takes its memory from the shared pool.
+  static std::unique_ptr<Sorter> Create(nutchfs::Env& env, std::string tmp_dir,
+                                        SortMemory& memory, std::string name);
+  // A sorter with a pool of memory_budget bytes of its own.
   static std::unique_ptr<Sorter> Create(nutchfs::Env& env, std::string tmp_dir,
                                         size_t memory_budget, std::string name);
   ~Sorter() override;
@@ -47,6 +54,10 @@ class Sorter final : public EditSink {
   // The sorted stream of every edit added. Without a spill it iterates the memory
   // buffer (no disk I/O). Once only; no Add() afterwards.
   Result<std::unique_ptr<EditIterator>> Finish();
+  // If runs were spilled already, spills the edits held in memory too, which gives their
+  // memory back to the pool for the sorters filling now; a sorter that never spilled
+  // keeps its edits (sorting them in memory later is cheaper). Before Finish() only.
+  Status ReleaseMemory();
 
   uint64_t count() const { return count_; }
   // For tests and progress reports: runs spilled from memory, intermediate merge passes
@@ -56,9 +67,11 @@ class Sorter final : public EditSink {
   size_t fan_in() const { return fan_in_; }
 
  private:
-  Sorter(nutchfs::Env& env, std::string tmp_dir, size_t memory_budget, std::string name);
+  Sorter(nutchfs::Env& env, std::string tmp_dir, SortMemory& memory,
+         std::unique_ptr<SortMemory> own_memory, std::string name);
   std::string NewRunPath();
   Status Spill();
+  void TakeReadMemory();
   Status MergePass();
   Status MergeRuns(const std::vector<std::string>& inputs, const std::string& output);
   Result<std::vector<std::unique_ptr<EditIterator>>> OpenRuns(
@@ -67,8 +80,11 @@ class Sorter final : public EditSink {
   nutchfs::Env& env_;
   const std::string tmp_dir_;
   const std::string name_;
+  std::unique_ptr<SortMemory> own_memory_;  // when not shared
+  SortMemory& memory_;
   const size_t fan_in_;
-  const size_t read_buffer_;  // read buffer of each run being merged
+  size_t read_buffer_ = 0;      // read buffer of each run being merged
+  size_t read_memory_ = 0;      // taken from memory_ for them
   std::unique_ptr<SortBuffer> buffer_;
   std::vector<std::string> runs_;     // sorted runs in insertion order
   std::vector<std::string> created_;  // every file made, for cleanup

@@ -6,6 +6,7 @@
 #include "nutchfs/env.h"
 #include "nutchfs/fault_env.h"
 #include "nutchfs/mem_env.h"
+#include "webdb/sort_memory.h"
 #include "test/util/corrupt.h"
 #include "test/util/edit_util.h"
 #include "test/util/temp_dir.h"
@@ -108,7 +109,7 @@ TEST_CASE("sorter fan-in follows the budget", "[sorter]") {
   auto env = nutchfs::NewLocalEnv();
   CHECK(Sorter::Create(*env, dir.path(), 4 << 10, "a")->fan_in() == 2);
   CHECK(Sorter::Create(*env, dir.path(), 512 << 10, "a")->fan_in() == 3);
-  CHECK(Sorter::Create(*env, dir.path(), 16 << 20, "a")->fan_in() == Sorter::kMaxFanIn);
+  CHECK(Sorter::Create(*env, dir.path(), 32 << 20, "a")->fan_in() == Sorter::kMaxFanIn);
   CHECK(Sorter::Create(*env, dir.path(), size_t{1} << 30, "a")->fan_in() == Sorter::kMaxFanIn);
 }
 
@@ -213,6 +214,30 @@ TEST_CASE("sorter reports failing writes and reads", "[sorter][fault]") {
   auto it = sorter->Finish();
   REQUIRE(it);
   CHECK(Drain(**it).edits == testutil::StableSorted(edits));
+}
+
+TEST_CASE("sorters sharing a pool: a lone sorter uses it all, ReleaseMemory spills", "[sorter]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::mt19937_64 rng(8);
+  std::vector<OwnedEdit> edits = testutil::RandomEdits(rng, 20000);  // ~1.7 MB packed
+  SortMemory memory(size_t{1} << 20);
+  auto big = Sorter::Create(*env, dir.File("tmp"), memory, "big");
+  auto small = Sorter::Create(*env, dir.File("tmp"), memory, "small");
+  AddAll(*big, edits);
+  CHECK(big->runs_spilled() == 1);  // runs of the whole pool
+  REQUIRE(big->ReleaseMemory().ok());
+  CHECK(big->runs_spilled() == 2);
+  CHECK(memory.taken() == 0);
+  REQUIRE(small->Add(edits[0].view()).ok());
+  REQUIRE(small->ReleaseMemory().ok());  // never spilled: keeps its edit
+  CHECK(small->runs_spilled() == 0);
+  CHECK(memory.taken() > 0);
+  auto it = big->Finish();
+  REQUIRE(it);
+  testutil::Drained got = Drain(**it);
+  CHECK(got.status.ok());
+  CHECK(got.edits == testutil::StableSorted(edits));
 }
 
 }  // namespace

@@ -1,0 +1,224 @@
+#include "webdb/sort_buffer.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace webdb {
+namespace {
+
+// Record: key size u32, value size u32, order u64, kind u8, key, value.
+constexpr size_t kRecordHeader = 4 + 4 + 8 + 1;
+// Memory is taken from the pool in steps of this many bytes.
+constexpr size_t kStep = size_t{1} << 20;
+constexpr size_t kChunkBytes = 7;
+constexpr uint64_t kKeyGoesOn = kChunkBytes + 1;
+// Ranges this small are sorted by comparison; larger ones by radix passes.
+constexpr ptrdiff_t kSmallRange = 16;
+constexpr ptrdiff_t kSmallRadix = 48;
+constexpr int kMaxLevels = 16;
+constexpr ptrdiff_t kAhead = 8;  // records are scattered: fetch this far ahead
+
+// Key bytes [depth, depth + 7) big-endian and zero-padded in the high 56 bits; in the
+// low 8 bits how many key bytes remain from depth, capped at 8 (kKeyGoesOn). Ordering
+// chunks as numbers agrees with bytewise key order: a key that ends inside the chunk
+// sorts before a longer key with the same bytes. REQUIRES: key.size() >= depth.
+uint64_t Chunk(std::string_view key, size_t depth) {
+  const size_t rest = key.size() - depth;
+  const char* p = key.data() + depth;
+  uint64_t v = 0;
+  if (rest >= 8) {
+    std::memcpy(&v, p, 8);
+    v = __builtin_bswap64(v) & ~uint64_t{0xff};
+  } else {
+    for (size_t i = 0; i < kChunkBytes && i < rest; ++i) {
+      v |= uint64_t{static_cast<uint8_t>(p[i])} << (56 - 8 * i);
+    }
+  }
+  return v | std::min<uint64_t>(rest, kKeyGoesOn);
+}
+
+}  // namespace
+
+SortBuffer::SortBuffer(SortMemory& memory)
+    : memory_(memory), budget_slots_(std::max<size_t>(memory.budget() / sizeof(Entry), 1)) {}
+
+SortBuffer::~SortBuffer() { Release(); }
+
+size_t SortBuffer::RecordSize(const EditView& e) {
+  return kRecordHeader + e.key.size() + e.value.size() + sizeof(Entry);
+}
+
+bool SortBuffer::Reserve(size_t record_size) {
+  const size_t need = used_ + n_ * sizeof(Entry) + record_size;
+  if (need > capacity()) {
+    if (!empty()) return false;
+    Allocate(need);
+  }
+  if (need <= taken_) return true;
+  const size_t step = std::min(std::max(need - taken_, kStep), capacity() - taken_);
+  if (memory_.Take(step)) {
+    taken_ += step;
+    return true;
+  }
+  const size_t rest = need - taken_;
+  if (!memory_.Take(rest)) {
+    if (!empty()) return false;
+    memory_.Force(rest);
+  }
+  taken_ = need;
+  return true;
+}
+
+void SortBuffer::Add(const EditView& edit) {
+  char* p = arena() + used_;
+  const auto key_size = static_cast<uint32_t>(edit.key.size());
+  const auto value_size = static_cast<uint32_t>(edit.value.size());
+  std::memcpy(p, &key_size, 4);
+  std::memcpy(p + 4, &value_size, 4);
+  std::memcpy(p + 8, &edit.order, 8);
+  p[16] = static_cast<char>(edit.kind);
+  std::memcpy(p + kRecordHeader, edit.key.data(), key_size);
+  std::memcpy(p + kRecordHeader + key_size, edit.value.data(), value_size);
+  block_[slots_ - n_ - 1] = Entry{0, used_};  // chunk: set by Sort()
+  NoteKey(std::string_view(p + kRecordHeader, key_size));
+  ++n_;
+  used_ += kRecordHeader + key_size + value_size;
+}
+
+// Sorting starts after the bytes all keys share ("http://www."), which would otherwise
+// cost a level each.
+void SortBuffer::Sort() {
+  if (n_ > 1) SortRange(arena(), entries(), entries() + n_, common_, kMaxLevels);
+}
+
+EditView SortBuffer::Get(size_t i) const {
+  if (i + kAhead < n_) __builtin_prefetch(arena() + entries()[i + kAhead].offset);
+  return Decode(arena(), entries()[i].offset);
+}
+
+void SortBuffer::Clear() {
+  used_ = 0;
+  n_ = 0;
+  if (slots_ > budget_slots_) Release();
+}
+
+void SortBuffer::Release() {
+  block_.reset();
+  slots_ = 0;
+  used_ = 0;
+  n_ = 0;
+  memory_.Give(taken_);
+  taken_ = 0;
+}
+
+EditView SortBuffer::Decode(const char* arena, uint64_t offset) {
+  const char* p = arena + offset;
+  uint32_t key_size, value_size;
+  std::memcpy(&key_size, p, 4);
+  std::memcpy(&value_size, p + 4, 4);
+  EditView e;
+  std::memcpy(&e.order, p + 8, 8);
+  e.kind = static_cast<uint8_t>(p[16]);
+  e.key = std::string_view(p + kRecordHeader, key_size);
+  e.value = std::string_view(p + kRecordHeader + key_size, value_size);
+  return e;
+}
+
+// REQUIRES: the keys of [first, last) share their first depth bytes. Each level fills in
+// every entry's chunk at depth, radix-sorts by chunk, and refines each group of equal
+// chunks at the next depth; that touches each record about once per level.
+void SortBuffer::SortRange(const char* arena, Entry* first, Entry* last, size_t depth,
+                           int levels) {
+  if (last - first <= kSmallRange || levels == 0) {
+    return SortByFullKey(arena, first, last, depth);
+  }
+  for (Entry* e = first; e != last; ++e) {
+    if (last - e > kAhead) __builtin_prefetch(arena + e[kAhead].offset + kRecordHeader + depth);
+    e->chunk = Chunk(Decode(arena, e->offset).key, depth);
+  }
+  RadixSort(first, last, 0);
+  for (Entry* group = first; group != last;) {
+    Entry* end = group + 1;
+    while (end != last && end->chunk == group->chunk) ++end;
+    if (end - group > 1) {
+      if ((group->chunk & 0xff) == kKeyGoesOn) {
+        SortRange(arena, group, end, depth + kChunkBytes, levels - 1);
+      } else {
+        SortByFullKey(arena, group, end, depth);  // equal keys: by (order, offset)
+      }
+    }
+    group = end;
+  }
+}
+
+// Most significant byte first, in place (American flag sort), by chunk alone; bytes
+// every entry of the range shares are skipped without moving anything.
+void SortBuffer::RadixSort(Entry* first, Entry* last, int byte) {
+  for (; byte < 8; ++byte) {
+    const ptrdiff_t n = last - first;
+    if (n <= kSmallRadix) {
+      std::sort(first, last, [](const Entry& a, const Entry& b) { return a.chunk < b.chunk; });
+      return;
+    }
+    const int shift = 56 - 8 * byte;
+    auto digit = [shift](const Entry& e) { return static_cast<uint8_t>(e.chunk >> shift); };
+    size_t count[256] = {};
+    for (Entry* e = first; e != last; ++e) ++count[digit(*e)];
+    if (count[digit(*first)] == static_cast<size_t>(n)) continue;
+    Entry* head[256];
+    Entry* tail[256];
+    Entry* at = first;
+    for (int d = 0; d < 256; ++d) {
+      head[d] = at;
+      at += count[d];
+      tail[d] = at;
+    }
+    for (int d = 0; d < 256; ++d) {
+      while (head[d] != tail[d]) {
+        Entry v = *head[d];
+        for (uint8_t b = digit(v); b != d; b = digit(v)) std::swap(v, *head[b]++);
+        *head[d]++ = v;
+      }
+    }
+    if (byte == 7) return;
+    Entry* start = first;
+    for (int d = 0; d < 256; ++d) {
+      Entry* end = start + count[d];
+      if (count[d] > 1) RadixSort(start, end, byte + 1);
+      start = end;
+    }
+    return;
+  }
+}
+
+void SortBuffer::SortByFullKey(const char* arena, Entry* first, Entry* last, size_t depth) {
+  if (last - first < 2) return;
+  std::sort(first, last, [arena, depth](const Entry& a, const Entry& b) {
+    EditView x = Decode(arena, a.offset);
+    EditView y = Decode(arena, b.offset);
+    int c = x.key.substr(depth).compare(y.key.substr(depth));
+    if (c != 0) return c < 0;
+    if (x.order != y.order) return x.order < y.order;
+    return a.offset < b.offset;
+  });
+}
+
+void SortBuffer::NoteKey(std::string_view key) {
+  if (n_ == 0) {
+    first_key_ = key;
+    common_ = key.size();
+    return;
+  }
+  auto end = key.begin() + std::min(common_, key.size());
+  common_ = std::mismatch(key.begin(), end, first_key_.begin()).first - key.begin();
+}
+
+// A block of the budget, or larger if a single record needs it. REQUIRES: empty().
+void SortBuffer::Allocate(size_t bytes) {
+  Release();
+  slots_ = std::max(budget_slots_, (bytes + sizeof(Entry) - 1) / sizeof(Entry));
+  // Default-initialised: pages the sorter never touches cost nothing.
+  block_.reset(new Entry[slots_]);
+}
+
+}  // namespace webdb
