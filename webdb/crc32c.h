@@ -1,4 +1,5 @@
-// CRC32C (Castagnoli), hardware-accelerated with SSE4.2 where the CPU has it.
+// CRC32C (Castagnoli), hardware-accelerated with SSE4.2 where the CPU has it (three
+// interleaved streams, combined, so long buffers go at several GB/s).
 // Stored checksums are masked (as in LevelDB) so that a CRC over data that itself
 // contains CRCs stays strong. Pure functions, thread-safe.
 #ifndef WEBDB_CRC32C_H_

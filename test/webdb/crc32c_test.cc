@@ -50,6 +50,23 @@ TEST_CASE("crc32c matches the bitwise reference and extends at any split", "[crc
   }
 }
 
+TEST_CASE("crc32c of long buffers (interleaved streams) matches the reference", "[crc32c][random]") {
+  std::mt19937 rng(12);
+  std::string data(3 * 4096 * 3 + 3 * 256 * 2 + 77, '\0');
+  for (char& c : data) c = static_cast<char>(rng());
+  for (int i = 0; i < 60; ++i) {
+    size_t begin = rng() % 64;
+    size_t n = i < 20 ? data.size() - begin : rng() % (data.size() - begin);
+    std::string_view piece(data.data() + begin, n);
+    INFO("begin " << begin << " length " << n);
+    REQUIRE(Value(piece) == Reference(piece));
+    size_t split = rng() % (n + 1);
+    REQUIRE(Extend(Value(piece.substr(0, split)), piece.data() + split, n - split) ==
+            Reference(piece));
+  }
+  CHECK(Value(std::string(1 << 20, 'a')) == Reference(std::string(1 << 20, 'a')));
+}
+
 TEST_CASE("crc32c values differ for different data", "[crc32c]") {
   CHECK(Value("a") != Value("foo"));
   CHECK(Value("hello world") != Value("hello worle"));
