@@ -11,6 +11,7 @@ packages=(
   libboost-filesystem-dev libboost-program-options-dev
   libssh-dev libssl-dev libspdlog-dev libfmt-dev
   libsimdjson-dev libexpected-dev catch2
+  zlib1g-dev libgumbo-dev liburiparser-dev libidn2-dev libpsl-dev libre2-dev
   openssh-server openssh-client sshfs fuse3 iproute2 procps psmisc
 )
 bench=OFF

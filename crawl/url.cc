@@ -1,0 +1,235 @@
+#include "crawl/url.h"
+
+#include <idn2.h>
+#include <uriparser/Uri.h>
+
+#include <cstdlib>
+#include <memory>
+
+namespace crawl {
+namespace {
+
+bool IsHex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return c - 'A' + 10;
+}
+
+char ToLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Percent-encodes the bytes a URI may not contain, and a '%' that starts no escape.
+std::string EscapeInvalid(std::string_view in) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(in[i]);
+    bool bad = c <= 0x20 || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' ||
+               c == '^' || c == '`' || c == '{' || c == '|' || c == '}';
+    if (c == '%') bad = !(i + 2 < in.size() && IsHex(in[i + 1]) && IsHex(in[i + 2]));
+    if (!bad) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
+
+std::string_view Text(const UriTextRangeA& r) {
+  if (r.first == nullptr) return {};
+  return {r.first, static_cast<size_t>(r.afterLast - r.first)};
+}
+
+// Owns a parsed UriUriA and the text it points into.
+class ParsedUri {
+ public:
+  ParsedUri() = default;
+  ~ParsedUri() {
+    if (parsed_) uriFreeUriMembersA(&uri_);
+  }
+  ParsedUri(const ParsedUri&) = delete;
+  ParsedUri& operator=(const ParsedUri&) = delete;
+
+  Status Parse(std::string_view text) {
+    text_ = EscapeInvalid(text);
+    const char* error_pos = nullptr;
+    int rc = uriParseSingleUriExA(&uri_, text_.data(), text_.data() + text_.size(), &error_pos);
+    if (rc != URI_SUCCESS) {
+      size_t at = error_pos ? static_cast<size_t>(error_pos - text_.data()) : 0;
+      return Status::InvalidArgument("invalid URL '" + std::string(text) + "' at byte " +
+                                     std::to_string(at));
+    }
+    parsed_ = true;
+    return Status::OK();
+  }
+  UriUriA* get() { return &uri_; }
+
+ private:
+  std::string text_;
+  UriUriA uri_{};
+  bool parsed_ = false;
+};
+
+Result<std::string> ToString(const UriUriA* uri) {
+  int chars = 0;
+  if (uriToStringCharsRequiredA(uri, &chars) != URI_SUCCESS) {
+    return Err(Status::InvalidArgument("URL cannot be recomposed"));
+  }
+  std::string out(static_cast<size_t>(chars) + 1, '\0');
+  if (uriToStringA(out.data(), uri, chars + 1, nullptr) != URI_SUCCESS) {
+    return Err(Status::InvalidArgument("URL cannot be recomposed"));
+  }
+  out.resize(static_cast<size_t>(chars));
+  return out;
+}
+
+bool IsHostChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+         c == '~';
+}
+
+// A registered name: percent-decoded, IDN to punycode, lower case.
+Result<std::string> NormalizeRegName(std::string_view text) {
+  std::string host;
+  bool ascii = true;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '%' && i + 2 < text.size() && IsHex(text[i + 1]) && IsHex(text[i + 2])) {
+      c = static_cast<char>(HexValue(text[i + 1]) * 16 + HexValue(text[i + 2]));
+      i += 2;
+    }
+    if (static_cast<unsigned char>(c) >= 0x80) ascii = false;
+    host.push_back(c);
+  }
+  if (!ascii) {
+    char* out = nullptr;
+    int rc = idn2_to_ascii_8z(host.c_str(), &out, IDN2_NFC_INPUT | IDN2_NONTRANSITIONAL);
+    if (rc != IDN2_OK) {
+      return Err(Status::InvalidArgument("invalid international host name '" + host +
+                                         "': " + idn2_strerror(rc)));
+    }
+    host = out;
+    idn2_free(out);
+  }
+  for (char& c : host) {
+    c = ToLower(c);
+    if (!IsHostChar(c)) {
+      return Err(Status::InvalidArgument("invalid character in host name '" + host + "'"));
+    }
+  }
+  return host;
+}
+
+Result<std::string> NormalizeHost(const UriUriA& uri) {
+  std::string_view text = Text(uri.hostText);
+  if (uri.hostData.ip4 != nullptr) return std::string(text);
+  if (uri.hostData.ip6 != nullptr || uri.hostData.ipFuture.first != nullptr) {
+    std::string host = "[";
+    for (char c : text) host.push_back(ToLower(c));
+    return host + "]";
+  }
+  if (text.empty()) return Err(Status::InvalidArgument("URL has no host"));
+  return NormalizeRegName(text);
+}
+
+// Recomposes a syntax-normalized http(s) URI with the crawl rules applied.
+Result<std::string> Recompose(const UriUriA& uri, std::string_view scheme) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::string host, NormalizeHost(uri));
+  std::string out(scheme);
+  out += "://";
+  if (uri.userInfo.first != nullptr) {
+    out += Text(uri.userInfo);
+    out += '@';
+  }
+  out += host;
+  std::string_view port = Text(uri.portText);
+  while (port.size() > 1 && port[0] == '0') port.remove_prefix(1);
+  bool default_port = (scheme == "http" && port == "80") || (scheme == "https" && port == "443");
+  if (!port.empty() && !default_port) {
+    out += ':';
+    out += port;
+  }
+  if (uri.pathHead == nullptr) out += '/';
+  for (const UriPathSegmentA* seg = uri.pathHead; seg != nullptr; seg = seg->next) {
+    out += '/';
+    out += Text(seg->text);
+  }
+  if (uri.query.first != nullptr) {
+    out += '?';
+    out += Text(uri.query);
+  }
+  return out;
+}
+
+std::string StripHrefSpace(std::string_view ref) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; };
+  while (!ref.empty() && space(ref.front())) ref.remove_prefix(1);
+  while (!ref.empty() && space(ref.back())) ref.remove_suffix(1);
+  std::string out;
+  out.reserve(ref.size());
+  for (char c : ref) {
+    if (c != '\t' && c != '\n' && c != '\r') out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> NormalizeUrl(std::string_view url) {
+  ParsedUri parsed;
+  NUTCHFS_RETURN_IF_ERROR(parsed.Parse(url));
+  UriUriA* uri = parsed.get();
+  std::string scheme;
+  for (char c : Text(uri->scheme)) scheme.push_back(ToLower(c));
+  if (scheme != "http" && scheme != "https") {
+    return Err(Status::InvalidArgument("not an http or https URL: '" + std::string(url) + "'"));
+  }
+  if (uriNormalizeSyntaxA(uri) != URI_SUCCESS) {
+    return Err(Status::InvalidArgument("URL cannot be normalized: '" + std::string(url) + "'"));
+  }
+  auto out = Recompose(*uri, scheme);
+  if (!out) {
+    return Err(Status::InvalidArgument(out.error().message() + " in '" + std::string(url) + "'"));
+  }
+  return out;
+}
+
+Result<std::string> ResolveReference(std::string_view base, std::string_view ref) {
+  ParsedUri base_uri;
+  ParsedUri ref_uri;
+  NUTCHFS_RETURN_IF_ERROR(base_uri.Parse(base));
+  NUTCHFS_RETURN_IF_ERROR(ref_uri.Parse(ref));
+  UriUriA resolved{};
+  int rc = uriAddBaseUriExA(&resolved, ref_uri.get(), base_uri.get(), URI_RESOLVE_STRICTLY);
+  if (rc != URI_SUCCESS) {
+    uriFreeUriMembersA(&resolved);
+    return Err(Status::InvalidArgument("cannot resolve '" + std::string(ref) + "' against '" +
+                                       std::string(base) + "'"));
+  }
+  auto out = ToString(&resolved);
+  uriFreeUriMembersA(&resolved);
+  return out;
+}
+
+Result<std::string> ResolveUrl(std::string_view base, std::string_view ref) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::string target, ResolveReference(base, StripHrefSpace(ref)));
+  return NormalizeUrl(target);
+}
+
+std::string_view HostOfUrl(std::string_view url) {
+  size_t start = url.find("://");
+  start = (start == std::string_view::npos) ? 0 : start + 3;
+  size_t end = url.find_first_of("/?#", start);
+  std::string_view authority = url.substr(start, end == std::string_view::npos ? end : end - start);
+  size_t at = authority.rfind('@');
+  return at == std::string_view::npos ? authority : authority.substr(at + 1);
+}
+
+}  // namespace crawl

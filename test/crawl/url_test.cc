@@ -1,0 +1,179 @@
+#include "crawl/url.h"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace crawl {
+namespace {
+
+using Case = std::pair<const char*, const char*>;
+constexpr const char* kBase = "http://a/b/c/d;p?q";
+
+std::string Resolve(const char* ref) {
+  auto r = ResolveReference(kBase, ref);
+  REQUIRE(r);
+  return *r;
+}
+
+std::string Norm(std::string_view url) {
+  auto r = NormalizeUrl(url);
+  INFO(url);
+  REQUIRE(r);
+  return *r;
+}
+
+TEST_CASE("RFC 3986 5.4.1 normal examples", "[url]") {
+  const std::vector<Case> cases = {
+      {"g:h", "g:h"},
+      {"g", "http://a/b/c/g"},
+      {"./g", "http://a/b/c/g"},
+      {"g/", "http://a/b/c/g/"},
+      {"/g", "http://a/g"},
+      {"//g", "http://g"},
+      {"?y", "http://a/b/c/d;p?y"},
+      {"g?y", "http://a/b/c/g?y"},
+      {"#s", "http://a/b/c/d;p?q#s"},
+      {"g#s", "http://a/b/c/g#s"},
+      {"g?y#s", "http://a/b/c/g?y#s"},
+      {";x", "http://a/b/c/;x"},
+      {"g;x", "http://a/b/c/g;x"},
+      {"g;x?y#s", "http://a/b/c/g;x?y#s"},
+      {"", "http://a/b/c/d;p?q"},
+      {".", "http://a/b/c/"},
+      {"./", "http://a/b/c/"},
+      {"..", "http://a/b/"},
+      {"../", "http://a/b/"},
+      {"../g", "http://a/b/g"},
+      {"../..", "http://a/"},
+      {"../../", "http://a/"},
+      {"../../g", "http://a/g"},
+  };
+  for (const auto& [ref, want] : cases) {
+    INFO(ref);
+    CHECK(Resolve(ref) == want);
+  }
+}
+
+TEST_CASE("RFC 3986 5.4.2 abnormal examples", "[url]") {
+  const std::vector<Case> cases = {
+      {"../../../g", "http://a/g"},
+      {"../../../../g", "http://a/g"},
+      {"/./g", "http://a/g"},
+      {"/../g", "http://a/g"},
+      {"g.", "http://a/b/c/g."},
+      {".g", "http://a/b/c/.g"},
+      {"g..", "http://a/b/c/g.."},
+      {"..g", "http://a/b/c/..g"},
+      {"./../g", "http://a/b/g"},
+      {"./g/.", "http://a/b/c/g/"},
+      {"g/./h", "http://a/b/c/g/h"},
+      {"g/../h", "http://a/b/c/h"},
+      {"g;x=1/./y", "http://a/b/c/g;x=1/y"},
+      {"g;x=1/../y", "http://a/b/c/y"},
+      {"g?y/./x", "http://a/b/c/g?y/./x"},
+      {"g?y/../x", "http://a/b/c/g?y/../x"},
+      {"g#s/./x", "http://a/b/c/g#s/./x"},
+      {"g#s/../x", "http://a/b/c/g#s/../x"},
+      {"http:g", "http:g"},  // strict parsers
+  };
+  for (const auto& [ref, want] : cases) {
+    INFO(ref);
+    CHECK(Resolve(ref) == want);
+  }
+}
+
+TEST_CASE("ResolveUrl normalizes and drops the fragment", "[url]") {
+  CHECK(*ResolveUrl(kBase, "g?y#s") == "http://a/b/c/g?y");
+  CHECK(*ResolveUrl(kBase, "#s") == "http://a/b/c/d;p?q");
+  CHECK(*ResolveUrl(kBase, "  \n../g\t ") == "http://a/b/g");
+  CHECK(*ResolveUrl("http://x.example/a/", "HTTP://Y.Example:80") == "http://y.example/");
+  CHECK(!ResolveUrl(kBase, "g:h"));
+  CHECK(!ResolveUrl(kBase, "mailto:a@b.example"));
+  CHECK(!ResolveUrl(kBase, "javascript:void(0)"));
+}
+
+TEST_CASE("RFC 3986 6.2.2 syntax normalization", "[url]") {
+  // 6.2.2.1 case: scheme and host lower-cased, percent-escapes upper-cased.
+  CHECK(Norm("HTTP://www.EXAMPLE.com/") == "http://www.example.com/");
+  CHECK(Norm("http://example.com/a%3ab") == "http://example.com/a%3Ab");
+  CHECK(Norm("http://example.com/A%3Ab") == "http://example.com/A%3Ab");
+  // 6.2.2: the example of the section.
+  CHECK(Norm("HTTP://a/./b/../b/%63/%7bfoo%7d") == "http://a/b/c/%7Bfoo%7D");
+  // 6.2.2.2 unreserved characters decoded.
+  CHECK(Norm("http://example.com/%7Esmith/home.html") == "http://example.com/~smith/home.html");
+  CHECK(Norm("http://example.com/%41%2D%5F%2E") == "http://example.com/A-_.");
+  CHECK(Norm("http://example.com/a%2Fb") == "http://example.com/a%2Fb");  // reserved kept
+  // 6.2.2.3 dot segments.
+  CHECK(Norm("http://example.com/a/b/c/./../../g") == "http://example.com/a/g");
+  CHECK(Norm("http://example.com/mid/content=5/../6") == "http://example.com/mid/6");
+}
+
+TEST_CASE("RFC 3986 6.2.3 scheme-based normalization", "[url]") {
+  for (const char* url : {"http://example.com", "http://example.com/", "http://example.com:/",
+                          "http://example.com:80/"}) {
+    CHECK(Norm(url) == "http://example.com/");
+  }
+  CHECK(Norm("https://example.com:443") == "https://example.com/");
+  CHECK(Norm("https://example.com:80/") == "https://example.com:80/");
+  CHECK(Norm("http://example.com:443/") == "http://example.com:443/");
+  CHECK(Norm("http://example.com:8080") == "http://example.com:8080/");
+  CHECK(Norm("http://example.com:0080/x") == "http://example.com/x");
+}
+
+TEST_CASE("fragments, queries and user info", "[url]") {
+  CHECK(Norm("http://a.example/x#frag") == "http://a.example/x");
+  CHECK(Norm("http://a.example/x?#frag") == "http://a.example/x?");
+  CHECK(Norm("http://a.example/x?b=1&a=2") == "http://a.example/x?b=1&a=2");
+  CHECK(Norm("http://user:pw@A.example/") == "http://user:pw@a.example/");
+}
+
+TEST_CASE("IDN hosts become punycode", "[url]") {
+  CHECK(Norm("http://B\xc3\xbc" "cher.example/") == "http://xn--bcher-kva.example/");
+  CHECK(Norm("http://b%C3%BCcher.example/") == "http://xn--bcher-kva.example/");
+  CHECK(Norm("http://xn--bcher-kva.example/") == "http://xn--bcher-kva.example/");
+  CHECK(Norm("http://\xe4\xbe\x8b\xe3\x81\x88.\xe3\x83\x86\xe3\x82\xb9\xe3\x83\x88/") ==
+        "http://xn--r8jz45g.xn--zckzah/");
+}
+
+TEST_CASE("percent-encoding of bytes a URI may not hold", "[url]") {
+  CHECK(Norm("http://a.example/a b") == "http://a.example/a%20b");
+  CHECK(Norm("http://a.example/caf\xc3\xa9") == "http://a.example/caf%C3%A9");
+  CHECK(Norm("http://a.example/100%") == "http://a.example/100%25");
+  CHECK(Norm("http://a.example/%zz") == "http://a.example/%25zz");
+  CHECK(Norm("http://a.example/a|b") == "http://a.example/a%7Cb");
+  CHECK(Norm("http://a.example/%e2%82%ac") == "http://a.example/%E2%82%AC");
+}
+
+TEST_CASE("IP hosts", "[url]") {
+  CHECK(Norm("http://127.0.0.1:80/x") == "http://127.0.0.1/x");
+  CHECK(Norm("http://[::1]:8080/") == "http://[::1]:8080/");
+  CHECK(Norm("http://[FE80::1]/") == "http://[fe80::1]/");
+}
+
+TEST_CASE("not crawl URLs", "[url]") {
+  CHECK(!NormalizeUrl("relative/path"));
+  CHECK(!NormalizeUrl("ftp://a.example/"));
+  CHECK(!NormalizeUrl("http:///nohost"));
+  CHECK(!NormalizeUrl("http://exa mple.com/"));
+  CHECK(!NormalizeUrl(""));
+}
+
+TEST_CASE("normalization is idempotent", "[url]") {
+  for (const char* url : {"HTTP://a/./b/../b/%63/%7bfoo%7d", "http://b\xc3\xbc" "cher.example:80",
+                          "http://a.example/a b?q=%7e#x", "https://A:443/%2f/../x/"}) {
+    std::string once = Norm(url);
+    CHECK(Norm(once) == once);
+  }
+}
+
+TEST_CASE("HostOfUrl", "[url]") {
+  CHECK(HostOfUrl("http://a.example/x") == "a.example");
+  CHECK(HostOfUrl("http://u@a.example:81/x") == "a.example:81");
+  CHECK(HostOfUrl("https://a.example?x") == "a.example");
+}
+
+}  // namespace
+}  // namespace crawl
