@@ -1,0 +1,51 @@
+// The `generate` step of the crawl cycle: the fetch list. Out of every due page
+// (nextFetch <= now) it selects the top_n with the highest score, ties broken by url,
+// taking at most max_per_group pages of one host (or registrable domain), and hands
+// them out best first. docs/CRAWL.md, "Generate".
+//
+// One sequential read of pagesByURL and one or two external sorts (webdb::Sorter, runs
+// in tmp_dir): memory stays within memory_budget whatever top_n and the db size. The
+// reader is only read; leasing the pages (nextFetch = now + lease) is the caller's
+// addPage on each emitted page. Not thread-safe.
+#ifndef CRAWL_GENERATOR_H_
+#define CRAWL_GENERATOR_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "nutchfs/env.h"
+#include "webdb/reader.h"
+
+namespace crawl {
+
+using nutchfs::Result;
+using nutchfs::Status;
+
+struct GenerateOptions {
+  uint64_t top_n = 0;
+  uint64_t max_per_group = 0;  // 0 = no cap
+  enum class GroupBy { kHost, kDomain } group_by = GroupBy::kHost;
+  int64_t now_ms = 0;
+  size_t memory_budget = size_t{64} << 20;
+  std::string tmp_dir;  // for sort runs; created if missing
+};
+
+struct GenerateStats {
+  uint64_t pages = 0;     // pages read
+  uint64_t due = 0;       // with nextFetch <= now
+  uint64_t capped = 0;    // due pages left out by the per-group cap
+  uint64_t selected = 0;  // pages emitted
+};
+
+// Calls emit on each selected page, best first; an error from emit stops and is
+// returned.
+Status Generate(nutchfs::Env& env, const webdb::Reader& reader, const GenerateOptions& options,
+                const std::function<Status(const webdb::Page&)>& emit, GenerateStats* stats);
+
+// 4 bytes that sort bytewise from the highest score to the lowest.
+std::string DescendingScoreKey(float score);
+
+}  // namespace crawl
+
+#endif  // CRAWL_GENERATOR_H_

@@ -1,0 +1,161 @@
+#include "crawl/http_response.h"
+
+#include <strings.h>
+#include <zlib.h>
+
+#include <charconv>
+
+namespace crawl {
+
+namespace {
+
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// Takes one line off *text; lines end in CRLF or a bare LF. False at the end.
+bool NextLine(std::string_view* text, std::string_view* line) {
+  if (text->empty()) return false;
+  size_t eol = text->find('\n');
+  *line = text->substr(0, eol);
+  text->remove_prefix(eol == std::string_view::npos ? text->size() : eol + 1);
+  if (!line->empty() && line->back() == '\r') line->remove_suffix(1);
+  return true;
+}
+
+Result<std::string> Dechunk(std::string_view body) {
+  std::string out;
+  std::string_view line;
+  while (true) {
+    if (!NextLine(&body, &line)) return nutchfs::Err(Status::Corruption("truncated chunked body"));
+    std::string_view size_text = Trim(line.substr(0, line.find(';')));
+    uint64_t size = 0;
+    auto [p, ec] = std::from_chars(size_text.data(), size_text.data() + size_text.size(), size, 16);
+    if (size_text.empty() || ec != std::errc() || p != size_text.data() + size_text.size()) {
+      return nutchfs::Err(Status::Corruption("bad chunk size '" + std::string(line.substr(0, 40)) +
+                                             "'"));
+    }
+    if (size == 0) return out;  // trailer fields, if any, are ignored
+    if (size > body.size()) return nutchfs::Err(Status::Corruption("truncated chunk"));
+    out.append(body.substr(0, size));
+    body.remove_prefix(size);
+    if (!NextLine(&body, &line) || !line.empty()) {
+      return nutchfs::Err(Status::Corruption("chunk not followed by CRLF"));
+    }
+  }
+}
+
+// window_bits as for inflateInit2: 16+15 gzip, 15 zlib, -15 raw deflate.
+Result<std::string> Inflate(std::string_view in, int window_bits) {
+  z_stream z{};
+  if (inflateInit2(&z, window_bits) != Z_OK) {
+    return nutchfs::Err(Status::IOError("cannot initialize zlib"));
+  }
+  std::string out;
+  char buf[1 << 15];
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  int rc = Z_OK;
+  while (z.avail_in > 0 || rc == Z_OK) {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof(buf);
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buf, sizeof(buf) - z.avail_out);
+    if (rc == Z_STREAM_END) {
+      if (z.avail_in == 0 || window_bits != 16 + MAX_WBITS) break;
+      inflateReset(&z);  // another gzip member
+      rc = Z_OK;
+    } else if (rc != Z_OK) {
+      break;
+    }
+  }
+  std::string msg = z.msg ? z.msg : "truncated stream";
+  inflateEnd(&z);
+  if (rc != Z_STREAM_END) return nutchfs::Err(Status::Corruption("body does not decode: " + msg));
+  return out;
+}
+
+}  // namespace
+
+std::string_view HttpResponse::Header(std::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (EqualsNoCase(key, name)) return value;
+  }
+  return {};
+}
+
+std::string HttpResponse::MediaType() const {
+  std::string_view type = Header("Content-Type");
+  return Lower(Trim(type.substr(0, type.find(';'))));
+}
+
+bool HttpResponse::IsHtml() const {
+  std::string type = MediaType();
+  return type == "text/html" || type == "application/xhtml+xml";
+}
+
+Result<std::string> DecodeContent(std::string_view encoding, std::string_view body) {
+  std::string enc = Lower(Trim(encoding));
+  if (enc.empty() || enc == "identity") return std::string(body);
+  if (enc == "gzip" || enc == "x-gzip") return Inflate(body, 16 + MAX_WBITS);
+  if (enc == "deflate") {
+    auto zlib = Inflate(body, MAX_WBITS);
+    return zlib ? zlib : Inflate(body, -MAX_WBITS);
+  }
+  return nutchfs::Err(Status::Corruption("unsupported Content-Encoding '" + enc + "'"));
+}
+
+Result<HttpResponse> ParseHttpResponse(std::string_view block) {
+  HttpResponse response;
+  std::string_view line;
+  if (!NextLine(&block, &line) || line.substr(0, 7) != "HTTP/1." || line.size() < 12 ||
+      line[8] != ' ') {
+    return nutchfs::Err(Status::Corruption("bad HTTP status line '" +
+                                           std::string(line.substr(0, 60)) + "'"));
+  }
+  std::string_view code = line.substr(9, 3);
+  auto [p, ec] = std::from_chars(code.data(), code.data() + 3, response.status);
+  if (ec != std::errc() || p != code.data() + 3 || response.status < 100) {
+    return nutchfs::Err(Status::Corruption("bad HTTP status code '" + std::string(code) + "'"));
+  }
+  while (true) {
+    if (!NextLine(&block, &line)) return nutchfs::Err(Status::Corruption("truncated HTTP header"));
+    if (line.empty()) break;
+    if ((line.front() == ' ' || line.front() == '\t') && !response.headers.empty()) {
+      response.headers.back().second += " ";
+      response.headers.back().second += Trim(line);
+      continue;
+    }
+    size_t colon = line.find(':');
+    if (colon == std::string_view::npos || colon == 0) {
+      return nutchfs::Err(Status::Corruption("bad HTTP header line '" +
+                                             std::string(line.substr(0, 60)) + "'"));
+    }
+    response.headers.emplace_back(std::string(Trim(line.substr(0, colon))),
+                                  std::string(Trim(line.substr(colon + 1))));
+  }
+  std::string body;
+  if (Lower(response.Header("Transfer-Encoding")).find("chunked") != std::string::npos) {
+    NUTCHFS_ASSIGN_OR_RETURN(body, Dechunk(block));
+  } else {
+    body = std::string(block);
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(response.body, DecodeContent(response.Header("Content-Encoding"), body));
+  return response;
+}
+
+}  // namespace crawl

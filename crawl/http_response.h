@@ -1,0 +1,43 @@
+// The HTTP/1.x response stored in a WARC `response` record: status line, header fields
+// and the entity body after undoing Transfer-Encoding: chunked and Content-Encoding
+// gzip, x-gzip or deflate. Format and leniencies: docs/FORMAT.md, "HTTP responses in
+// WARC records".
+//
+// Plain values; ParseHttpResponse is thread-safe.
+#ifndef CRAWL_HTTP_RESPONSE_H_
+#define CRAWL_HTTP_RESPONSE_H_
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "nutchfs/status.h"
+
+namespace crawl {
+
+using nutchfs::Result;
+using nutchfs::Status;
+
+struct HttpResponse {
+  int status = 0;
+  std::vector<std::pair<std::string, std::string>> headers;  // in message order
+  std::string body;  // de-chunked and decoded
+
+  // The first header called name (case-insensitive), or empty.
+  std::string_view Header(std::string_view name) const;
+  // The media type of Content-Type, lower case, without parameters ("text/html").
+  std::string MediaType() const;
+  bool IsHtml() const;
+};
+
+// Parses block, the WARC record block of a response record. Corruption with a reason on
+// a malformed status line, header or chunk, or a body that does not decode.
+Result<HttpResponse> ParseHttpResponse(std::string_view block);
+
+// Undoes gzip (also concatenated members) or deflate (zlib or raw) encoding.
+Result<std::string> DecodeContent(std::string_view encoding, std::string_view body);
+
+}  // namespace crawl
+
+#endif  // CRAWL_HTTP_RESPONSE_H_

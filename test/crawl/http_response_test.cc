@@ -1,0 +1,75 @@
+#include "crawl/http_response.h"
+
+#include <catch2/catch.hpp>
+
+#include "test/util/warc_util.h"
+
+namespace crawl {
+namespace {
+
+using testutil::HttpText;
+
+TEST_CASE("status, headers and a plain body", "[http]") {
+  auto r = ParseHttpResponse(HttpText(
+      200, "Content-Type: Text/HTML; charset=UTF-8\r\nX-Folded: a\r\n  b\r\n", "<p>hi</p>"));
+  REQUIRE(r);
+  CHECK(r->status == 200);
+  CHECK(r->MediaType() == "text/html");
+  CHECK(r->IsHtml());
+  CHECK(r->Header("x-folded") == "a b");
+  CHECK(r->body == "<p>hi</p>");
+}
+
+TEST_CASE("bare LF line ends and a status line without reason", "[http]") {
+  auto r = ParseHttpResponse("HTTP/1.0 404\nContent-Type: text/plain\n\nnot found");
+  REQUIRE(r);
+  CHECK(r->status == 404);
+  CHECK_FALSE(r->IsHtml());
+  CHECK(r->body == "not found");
+}
+
+TEST_CASE("chunked and content-encoded bodies", "[http]") {
+  std::string body;
+  for (int i = 0; i < 5000; ++i) body += "line " + std::to_string(i) + "\n";
+  auto chunked = ParseHttpResponse(
+      HttpText(200, "Transfer-Encoding: chunked\r\n", testutil::Chunked(body, 777)));
+  REQUIRE(chunked);
+  CHECK(chunked->body == body);
+  auto gzip = ParseHttpResponse(
+      HttpText(200, "Content-Encoding: gzip\r\n", testutil::Gzip(body)));
+  REQUIRE(gzip);
+  CHECK(gzip->body == body);
+  auto both = ParseHttpResponse(HttpText(200,
+                                         "Transfer-Encoding: chunked\r\nContent-Encoding: gzip\r\n",
+                                         testutil::Chunked(testutil::Gzip(body), 1000)));
+  REQUIRE(both);
+  CHECK(both->body == body);
+  for (bool raw : {false, true}) {
+    auto deflate =
+        ParseHttpResponse(HttpText(200, "Content-Encoding: deflate\r\n", testutil::Deflate(body, raw)));
+    REQUIRE(deflate);
+    CHECK(deflate->body == body);
+  }
+  auto members = ParseHttpResponse(HttpText(
+      200, "Content-Encoding: x-gzip\r\n", testutil::Gzip("ab") + testutil::Gzip("cd")));
+  REQUIRE(members);
+  CHECK(members->body == "abcd");
+}
+
+TEST_CASE("malformed responses", "[http]") {
+  CHECK(!ParseHttpResponse("ICY 200 OK\r\n\r\n"));
+  CHECK(!ParseHttpResponse("HTTP/1.1 2x0 OK\r\n\r\n"));
+  CHECK(!ParseHttpResponse("HTTP/1.1 200 OK\r\nno colon\r\n\r\n"));
+  CHECK(!ParseHttpResponse("HTTP/1.1 200 OK\r\nA: b\r\n"));
+  CHECK(!ParseHttpResponse(HttpText(200, "Transfer-Encoding: chunked\r\n", "zz\r\nab\r\n0\r\n\r\n")));
+  CHECK(!ParseHttpResponse(HttpText(200, "Transfer-Encoding: chunked\r\n", "5\r\nab")));
+  std::string gz = testutil::Gzip("hello world");
+  auto truncated =
+      ParseHttpResponse(HttpText(200, "Content-Encoding: gzip\r\n", gz.substr(0, gz.size() - 3)));
+  REQUIRE_FALSE(truncated);
+  CHECK(truncated.error().IsCorruption());
+  CHECK(!ParseHttpResponse(HttpText(200, "Content-Encoding: br\r\n", "x")));
+}
+
+}  // namespace
+}  // namespace crawl

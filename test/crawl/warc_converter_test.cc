@@ -1,0 +1,250 @@
+#include "crawl/warc_converter.h"
+
+#include <catch2/catch.hpp>
+#include <limits>
+#include <map>
+#include <vector>
+
+#include "crawl/domain.h"
+#include "test/util/db_dump.h"
+#include "test/util/temp_dir.h"
+#include "test/util/warc_util.h"
+#include "webdb/call_file.h"
+#include "webdb/reader.h"
+
+namespace crawl {
+namespace {
+
+using testutil::HttpText;
+using testutil::WarcRecordText;
+using webdb::Call;
+
+constexpr int64_t kDate = int64_t{1767323045} * 1000;  // 2026-01-02T03:04:05Z
+constexpr int64_t kDay = int64_t{86400} * 1000;
+
+// Records every call.
+class RecordingSink final : public webdb::CallSink {
+ public:
+  Status AddPage(const webdb::Page& p) override { return Push(Call::Op::kAddPage, p, {}); }
+  Status AddPageWithScore(const webdb::Page& p) override {
+    return Push(Call::Op::kAddPageWithScore, p, {});
+  }
+  Status AddPageIfNotPresent(const webdb::Page& p) override {
+    return Push(Call::Op::kAddPageIfNotPresent, p, {});
+  }
+  Status AddPageIfNotPresent(const webdb::Page& p, const webdb::Link& l) override {
+    return Push(Call::Op::kAddPageIfNotPresent, p, l);
+  }
+  Status DeletePage(std::string_view url) override {
+    Call c;
+    c.op = Call::Op::kDeletePage;
+    c.url = std::string(url);
+    calls.push_back(c);
+    return Status::OK();
+  }
+  Status AddLink(const webdb::Link& l) override {
+    Call c;
+    c.op = Call::Op::kAddLink;
+    c.link = l;
+    calls.push_back(c);
+    return Status::OK();
+  }
+  std::vector<Call> calls;
+
+ private:
+  Status Push(Call::Op op, const webdb::Page& p, std::optional<webdb::Link> l) {
+    Call c;
+    c.op = op;
+    c.page = p;
+    c.link = std::move(l);
+    calls.push_back(c);
+    return Status::OK();
+  }
+};
+
+struct Fixture {
+  std::map<std::string, webdb::Page> db;  // what the lookup sees
+  RecordingSink sink;
+  UpdateOptions options;
+
+  Status Convert(const std::string& warc_text) {
+    testutil::TempDir dir;
+    testutil::WriteFile(dir.File("x.warc"), warc_text);
+    auto env = nutchfs::NewLocalEnv();
+    WarcConverter converter(options, [this](std::string_view url) -> Result<std::optional<webdb::Page>> {
+      auto it = db.find(std::string(url));
+      if (it == db.end()) return std::optional<webdb::Page>();
+      return std::optional<webdb::Page>(it->second);
+    }, sink);
+    Status st = converter.AddFile(*env, dir.File("x.warc"));
+    stats = converter.stats();
+    path = dir.File("x.warc");
+    return st;
+  }
+  UpdateStats stats;
+  std::string path;
+};
+
+std::string Response(std::string_view uri, int status, std::string_view headers,
+                     std::string_view body) {
+  return WarcRecordText("response", uri, HttpText(status, headers, body));
+}
+
+TEST_CASE("a 2xx HTML page: page, links and their targets", "[update]") {
+  Fixture f;
+  std::string html = "<a href='/b'>B</a><a href='c#x'>C</a><a href='/b'>again</a>";
+  REQUIRE(f.Convert(Response("HTTP://A.example/dir/", 200, "Content-Type: text/html\r\n", html))
+              .ok());
+  auto& calls = f.sink.calls;
+  REQUIRE(calls.size() == 5);
+  webdb::Md5 md5 = webdb::Md5Of(html);
+  CHECK(calls[0].op == Call::Op::kAddPage);
+  CHECK(calls[0].page.url == "http://a.example/dir/");
+  CHECK(calls[0].page.md5 == md5);
+  CHECK(calls[0].page.next_fetch == kDate + 30 * kDay);
+  CHECK(calls[0].page.num_outlinks == 2);
+  webdb::Link b{md5, "http://a.example/b", DomainIdOfUrl("http://a.example/"), "B", false};
+  CHECK(calls[1].op == Call::Op::kAddLink);
+  CHECK(*calls[1].link == b);
+  CHECK(calls[2].op == Call::Op::kAddPageIfNotPresent);
+  CHECK(calls[2].page == webdb::Page::WithDefaults("http://a.example/b"));
+  CHECK(*calls[2].link == b);
+  CHECK(calls[3].link->url == "http://a.example/dir/c");
+  CHECK(f.stats.html_pages == 1);
+  CHECK(f.stats.links == 2);
+}
+
+TEST_CASE("the fetched page keeps its fetch interval and scores, retries reset", "[update]") {
+  Fixture f;
+  webdb::Page old = webdb::Page::WithDefaults("http://a.example/");
+  old.fetch_interval = 2;
+  old.retries = 2;
+  old.score = 5;
+  f.db[old.url] = old;
+  REQUIRE(f.Convert(Response("http://a.example/", 200, "Content-Type: image/png\r\n", "PNG")).ok());
+  REQUIRE(f.sink.calls.size() == 1);
+  const webdb::Page& p = f.sink.calls[0].page;
+  CHECK(p.md5 == webdb::Md5Of("PNG"));
+  CHECK(p.next_fetch == kDate + 2 * kDay);
+  CHECK(p.retries == 0);
+  CHECK(p.score == 5);
+  CHECK(p.num_outlinks == 0);
+  CHECK(f.stats.other_pages == 1);
+}
+
+TEST_CASE("md5 of the decoded entity body", "[update]") {
+  Fixture f;
+  std::string html = "<a href=x>x</a>";
+  std::string body = testutil::Chunked(testutil::Gzip(html), 5);
+  REQUIRE(f.Convert(Response("http://a.example/", 200,
+                             "Content-Type: text/html\r\nTransfer-Encoding: chunked\r\n"
+                             "Content-Encoding: gzip\r\n",
+                             body))
+              .ok());
+  CHECK(f.sink.calls[0].page.md5 == webdb::Md5Of(html));
+  CHECK(f.sink.calls[0].page.num_outlinks == 1);
+}
+
+TEST_CASE("a redirect has one outlink to the resolved Location", "[update]") {
+  Fixture f;
+  REQUIRE(f.Convert(Response("http://a.example/old", 301, "Location: new/../moved\r\n", "")).ok());
+  auto& calls = f.sink.calls;
+  REQUIRE(calls.size() == 3);
+  CHECK(calls[0].page.num_outlinks == 1);
+  CHECK(calls[0].page.md5 == webdb::Md5Of("Location: http://a.example/moved"));
+  CHECK(calls[1].link->url == "http://a.example/moved");
+  CHECK(calls[2].page.url == "http://a.example/moved");
+  CHECK(f.stats.redirects == 1);
+}
+
+TEST_CASE("404 and 410 are never due again", "[update]") {
+  Fixture f;
+  REQUIRE(f.Convert(Response("http://a.example/gone", 410, "", "") +
+                    Response("http://a.example/missing", 404, "Content-Type: text/html\r\n",
+                             "<a href=x>x</a>"))
+              .ok());
+  REQUIRE(f.sink.calls.size() == 2);
+  for (const Call& c : f.sink.calls) {
+    CHECK(c.op == Call::Op::kAddPage);
+    CHECK(c.page.next_fetch == std::numeric_limits<int64_t>::max());
+    CHECK(c.page.md5 == webdb::Md5Of(c.page.url));
+    CHECK(c.page.num_outlinks == 0);
+  }
+  CHECK(f.stats.gone == 2);
+}
+
+TEST_CASE("other failures are retried, then deleted", "[update]") {
+  Fixture f;
+  webdb::Page tired = webdb::Page::WithDefaults("http://a.example/tired");
+  tired.retries = 3;
+  webdb::Page flaky = webdb::Page::WithDefaults("http://a.example/flaky");
+  flaky.retries = 1;
+  flaky.md5 = webdb::Md5Of("old content");
+  f.db[tired.url] = tired;
+  f.db[flaky.url] = flaky;
+  REQUIRE(f.Convert(Response("http://a.example/flaky", 503, "", "") +
+                    Response("http://a.example/tired", 500, "", "") +
+                    Response("http://a.example/new", 403, "", ""))
+              .ok());
+  auto& calls = f.sink.calls;
+  REQUIRE(calls.size() == 3);
+  CHECK(calls[0].page.retries == 2);
+  CHECK(calls[0].page.md5 == flaky.md5);
+  CHECK(calls[0].page.next_fetch == kDate + kDay);
+  CHECK(calls[1].op == Call::Op::kDeletePage);
+  CHECK(calls[1].url == "http://a.example/tired");
+  CHECK(calls[2].page.retries == 1);
+  CHECK(f.stats.failures == 3);
+  CHECK(f.stats.deleted == 1);
+}
+
+TEST_CASE("revisits and 304 move nextFetch only; other records are counted", "[update]") {
+  Fixture f;
+  webdb::Page known = webdb::Page::WithDefaults("http://a.example/k");
+  known.md5 = webdb::Md5Of("content");
+  known.num_outlinks = 4;
+  f.db[known.url] = known;
+  REQUIRE(f.Convert(WarcRecordText("warcinfo", "", "x") +
+                    WarcRecordText("request", "http://a.example/k", "GET") +
+                    WarcRecordText("revisit", "http://a.example/k", "HTTP/1.1 200 OK\r\n\r\n") +
+                    WarcRecordText("revisit", "http://a.example/unknown", "") +
+                    Response("http://a.example/k", 304, "", "") +
+                    WarcRecordText("metadata", "http://a.example/k", "m") +
+                    WarcRecordText("resource", "dns:a.example", "1.2.3.4") +
+                    WarcRecordText("response", "dns:a.example", "1.2.3.4"))
+              .ok());
+  REQUIRE(f.sink.calls.size() == 2);
+  for (const Call& c : f.sink.calls) {
+    webdb::Page want = known;
+    want.next_fetch = kDate + 30 * kDay;
+    CHECK(c.page == want);
+  }
+  CHECK(f.stats.revisits == 2);
+  CHECK(f.stats.skipped == std::map<std::string, uint64_t>{{"metadata", 1},
+                                                           {"request", 1},
+                                                           {"resource", 1},
+                                                           {"response of a non-http URI", 1},
+                                                           {"revisit of unknown page", 1},
+                                                           {"warcinfo", 1}});
+}
+
+TEST_CASE("bad records: error with file and offset, or skipped and counted", "[update]") {
+  std::string good = Response("http://a.example/", 200, "Content-Type: text/plain\r\n", "x");
+  std::string bad = WarcRecordText("response", "http://a.example/b", "NOT HTTP");
+  std::string text = good + bad + good;
+  Fixture f;
+  Status st = f.Convert(text);
+  REQUIRE(st.IsCorruption());
+  CHECK(st.message() == f.path + ": record at offset " + std::to_string(good.size()) +
+                            ": bad HTTP status line 'NOT HTTP'");
+  Fixture skip;
+  skip.options.skip_bad = true;
+  REQUIRE(skip.Convert(text + text.substr(0, 50)).ok());
+  CHECK(skip.stats.bad_records == 2);  // the bad record and the truncated tail
+  CHECK(skip.sink.calls.size() == 2);
+  Fixture bad_uri;
+  CHECK(bad_uri.Convert(Response("http://exa mple.com/", 200, "", "")).IsCorruption());
+}
+
+}  // namespace
+}  // namespace crawl
