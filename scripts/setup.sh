@@ -12,6 +12,7 @@ packages=(
   libssh-dev libssl-dev libspdlog-dev libfmt-dev
   libsimdjson-dev libexpected-dev catch2
   zlib1g-dev libgumbo-dev liburiparser-dev libidn2-dev libpsl-dev libre2-dev
+  python3 wget
   openssh-server openssh-client sshfs fuse3 iproute2 procps psmisc
 )
 bench=OFF

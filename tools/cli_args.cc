@@ -1,5 +1,6 @@
 #include "tools/cli_args.h"
 
+#include <fmt/format.h>
 #include <spdlog/common.h>
 
 #include <algorithm>
@@ -21,13 +22,19 @@ Status Usage(std::string msg) { return Status::InvalidArgument(std::move(msg)); 
 
 // The per-command options, as bits.
 enum OptionBit : unsigned {
-  kTableOpt = 1, kMd5Opt = 2, kUrlOpt = 4, kMemoryOpt = 8, kConfigOpt = 16
+  kTableOpt = 1, kMd5Opt = 2, kUrlOpt = 4, kMemoryOpt = 8, kConfigOpt = 16,
+  kFilterOpt = 32, kSkipBadOpt = 64, kUpdateOpt = 128, kGenerateOpt = 256
 };
-constexpr std::pair<OptionBit, const char*> kOptionNames[] = {{kTableOpt, "table"},
-                                                              {kMd5Opt, "md5"},
-                                                              {kUrlOpt, "url"},
-                                                              {kMemoryOpt, "memory"},
-                                                              {kConfigOpt, "config"}};
+constexpr std::pair<OptionBit, const char*> kOptionNames[] = {
+    {kTableOpt, "table"},           {kMd5Opt, "md5"},
+    {kUrlOpt, "url"},               {kMemoryOpt, "memory"},
+    {kConfigOpt, "config"},         {kFilterOpt, "filter"},
+    {kSkipBadOpt, "skip-bad"},      {kUpdateOpt, "max-retries"},
+    {kUpdateOpt, "max-outlinks"},   {kUpdateOpt, "max-anchor"},
+    {kUpdateOpt, "follow-nofollow"}, {kGenerateOpt, "top"},
+    {kGenerateOpt, "max-per-host"}, {kGenerateOpt, "by"},
+    {kGenerateOpt, "now"},          {kGenerateOpt, "lease-days"},
+    {kGenerateOpt, "out"},          {kGenerateOpt, "dry-run"}};
 
 struct CommandSpec {
   const char* name;
@@ -49,6 +56,17 @@ constexpr CommandSpec kCommands[] = {
     {"pages", 1, 1, kMd5Opt | kConfigOpt, "webdb pages (DB | --config FILE) --md5 HEX"},
     {"links", 1, 1, kUrlOpt | kMd5Opt | kConfigOpt,
      "webdb links (DB | --config FILE) (--url URL | --md5 HEX)"},
+    {"inject", 2, kUnlimited, kConfigOpt | kMemoryOpt | kFilterOpt | kSkipBadOpt,
+     "webdb inject (DB | --config FILE) URLFILE... [--filter FILE] [--skip-bad]"},
+    {"update", 2, kUnlimited, kConfigOpt | kMemoryOpt | kFilterOpt | kSkipBadOpt | kUpdateOpt,
+     "webdb update (DB | --config FILE) WARC... [--filter FILE] [--skip-bad]\n"
+     "               [--max-retries N] [--max-outlinks N] [--max-anchor N] [--follow-nofollow]"},
+    {"generate", 1, 1, kConfigOpt | kMemoryOpt | kGenerateOpt,
+     "webdb generate (DB | --config FILE) --top N [--max-per-host M] [--by host|domain]\n"
+     "               [--now MS] [--lease-days D] [--out FILE] [--dry-run]"},
+    {"calls", 2, kUnlimited, kConfigOpt | kFilterOpt | kSkipBadOpt | kUpdateOpt,
+     "webdb calls inject URLFILE... [--filter FILE] [--skip-bad]\n"
+     "  webdb calls warc (DB | --config FILE) WARC... [update's options]"},
 };
 
 po::options_description AllOptions() {
@@ -60,6 +78,19 @@ po::options_description AllOptions() {
       ("url", po::value<std::string>())
       ("memory", po::value<std::string>())
       ("config", po::value<std::string>())
+      ("filter", po::value<std::string>())
+      ("skip-bad", po::bool_switch())
+      ("max-retries", po::value<std::string>())
+      ("max-outlinks", po::value<std::string>())
+      ("max-anchor", po::value<std::string>())
+      ("follow-nofollow", po::bool_switch())
+      ("top", po::value<std::string>())
+      ("max-per-host", po::value<std::string>())
+      ("by", po::value<std::string>())
+      ("now", po::value<std::string>())
+      ("lease-days", po::value<std::string>())
+      ("out", po::value<std::string>())
+      ("dry-run", po::bool_switch())
       ("quiet,q", po::bool_switch())
       ("log-level", po::value<std::string>())
       ("command", po::value<std::string>())
@@ -97,6 +128,94 @@ Status CheckUrlArg(const std::string& url) {
   return s.ok() ? s : Usage("bad URL argument: " + s.message());
 }
 
+Result<int64_t> ParseIntArg(const char* name, const std::string& text, int64_t min, int64_t max) {
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty() || n < min ||
+      n > max) {
+    return Err(Usage(fmt::format("--{} {}: expected an integer in {}..{}", name, text, min, max)));
+  }
+  return n;
+}
+
+bool IsCrawlCommand(const std::string& c) {
+  return c == "inject" || c == "update" || c == "generate" || c == "calls";
+}
+
+Status FillCallsArgs(const std::vector<std::string>& args, Invocation* inv) {
+  inv->subcommand = args[0];
+  if (inv->subcommand == "inject" && inv->config.empty()) {
+    inv->db.clear();
+    inv->inputs.assign(args.begin() + 1, args.end());
+    return Status::OK();
+  }
+  if (inv->subcommand == "warc" && args.size() >= 3) {
+    inv->db = args[1];
+    inv->inputs.assign(args.begin() + 2, args.end());
+    return Status::OK();
+  }
+  return Usage("usage: webdb calls inject URLFILE... | webdb calls warc (DB | --config FILE) WARC...");
+}
+
+Status FillGenerateArgs(const po::variables_map& vm, CrawlArgs* c) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  auto opt = [&](const char* name) -> std::optional<std::string> {
+    if (!vm.count(name)) return std::nullopt;
+    return vm[name].as<std::string>();
+  };
+  auto top = opt("top");
+  if (!top) return Usage("generate needs --top N");
+  NUTCHFS_ASSIGN_OR_RETURN(int64_t n, ParseIntArg("top", *top, 1, kMax));
+  c->top = static_cast<uint64_t>(n);
+  if (auto m = opt("max-per-host")) {
+    NUTCHFS_ASSIGN_OR_RETURN(int64_t cap, ParseIntArg("max-per-host", *m, 1, kMax));
+    c->max_per_host = static_cast<uint64_t>(cap);
+  }
+  if (auto by = opt("by")) {
+    if (*by != "host" && *by != "domain") return Usage("--by " + *by + ": expected host or domain");
+    c->by_domain = *by == "domain";
+  }
+  if (auto now = opt("now")) {
+    NUTCHFS_ASSIGN_OR_RETURN(c->now, ParseIntArg("now", *now, 0, kMax));
+  }
+  if (auto days = opt("lease-days")) {
+    NUTCHFS_ASSIGN_OR_RETURN(int64_t d, ParseIntArg("lease-days", *days, 0, 100000));
+    c->lease_ms = d * 24 * 3600 * 1000;
+  }
+  if (auto out = opt("out")) c->out = *out;
+  c->dry_run = vm["dry-run"].as<bool>();
+  return Status::OK();
+}
+
+// The options and inputs of inject, update, generate and calls.
+Status FillCrawlArgs(const po::variables_map& vm, const std::vector<std::string>& args,
+                     Invocation* inv) {
+  CrawlArgs& c = inv->crawl;
+  if (vm.count("filter")) c.filter = vm["filter"].as<std::string>();
+  c.skip_bad = vm["skip-bad"].as<bool>();
+  c.follow_nofollow = vm["follow-nofollow"].as<bool>();
+  if (vm.count("max-retries")) {
+    NUTCHFS_ASSIGN_OR_RETURN(
+        c.max_retries, ParseIntArg("max-retries", vm["max-retries"].as<std::string>(), 0, 255));
+  }
+  if (vm.count("max-outlinks")) {
+    NUTCHFS_ASSIGN_OR_RETURN(
+        c.max_outlinks,
+        ParseIntArg("max-outlinks", vm["max-outlinks"].as<std::string>(), 0, 1 << 30));
+  }
+  if (vm.count("max-anchor")) {
+    NUTCHFS_ASSIGN_OR_RETURN(
+        c.max_anchor, ParseIntArg("max-anchor", vm["max-anchor"].as<std::string>(), 0, 65535));
+  }
+  if (inv->command == "generate") return FillGenerateArgs(vm, &c);
+  if (inv->command == "calls") return FillCallsArgs(args, inv);
+  inv->inputs.assign(args.begin() + 1, args.end());
+  if (std::count(inv->inputs.begin(), inv->inputs.end(), "-") > 1) {
+    return Usage("standard input (\"-\") can be read only once");
+  }
+  return Status::OK();
+}
+
 // Fills the command-specific fields of inv from its positional args and options.
 Status FillCommandArgs(const po::variables_map& vm, const std::vector<std::string>& args,
                        Invocation* inv) {
@@ -128,6 +247,7 @@ Status FillCommandArgs(const po::variables_map& vm, const std::vector<std::strin
                                            : "links needs exactly one of --url and --md5");
     }
   }
+  if (IsCrawlCommand(inv->command)) NUTCHFS_RETURN_IF_ERROR(FillCrawlArgs(vm, args, inv));
   if (auto memory = opt("memory")) {
     NUTCHFS_ASSIGN_OR_RETURN(inv->memory_budget, ParseMemorySize(*memory));
   }
@@ -152,7 +272,7 @@ Status CheckCommandShape(const po::variables_map& vm, const CommandSpec& spec,
     return Usage(std::string("usage: ") + spec.synopsis);
   }
   for (auto [bit, name] : kOptionNames) {
-    if (vm.count(name) && !(spec.options & bit)) {
+    if (vm.count(name) && !vm[name].defaulted() && !(spec.options & bit)) {
       return Usage(std::string("--") + name + " does not apply to " + spec.name);
     }
   }
@@ -180,7 +300,8 @@ Result<Invocation> ParseCommandLine(int argc, const char* const* argv) {
   // --config FILE takes the place of the DB argument.
   if (vm.count("config")) {
     inv.config = vm["config"].as<std::string>();
-    args.insert(args.begin(), std::string());
+    bool calls = inv.command == "calls" && !args.empty();  // calls warc --config: after "warc"
+    args.insert(calls ? args.begin() + 1 : args.begin(), std::string());
   }
   NUTCHFS_RETURN_IF_ERROR(CheckCommandShape(vm, *spec, args));
   NUTCHFS_RETURN_IF_ERROR(FillGlobalOptions(vm, &inv));
@@ -221,10 +342,23 @@ std::string UsageText() {
   for (const CommandSpec& c : kCommands) text += std::string("  ") + c.synopsis + "\n";
   text +=
       "\nOptions:\n"
-      "  --config FILE     read the distributed db of this cluster config (docs/DISTRIBUTED.md)\n"
+      "  --config FILE     the distributed db of this cluster config (docs/DISTRIBUTED.md)\n"
       "  --memory SIZE     memory budget of apply's external sorts (default 256M;\n"
       "                    units K, M, G, T are powers of 1024; at least 1M)\n"
       "  --quiet, -q       no progress reports on stderr\n"
+      "Crawl commands (docs/CRAWL.md):\n"
+      "  --filter FILE     URL filter, +REGEX / -REGEX lines, first match wins\n"
+      "  --skip-bad        count and skip bad URL lines or WARC records instead of exit 3\n"
+      "  --max-retries N   failures before a page is deleted (default 3)\n"
+      "  --max-outlinks N  links kept per page (default 100)\n"
+      "  --max-anchor N    anchor text bytes kept (default 100)\n"
+      "  --follow-nofollow ignore rel=nofollow and meta robots nofollow\n"
+      "  --top N           generate: fetch list size\n"
+      "  --max-per-host M  generate: at most M urls per host (or domain with --by domain)\n"
+      "  --now MS          generate: the time, ms since the epoch (default the clock)\n"
+      "  --lease-days D    generate: handed-out pages are not due for D days (default 7)\n"
+      "  --out FILE        generate: write the fetch list to FILE instead of stdout\n"
+      "  --dry-run         generate: do not lease the pages\n"
       "  --log-level LEVEL trace, debug, info, warn (default), error, critical or off\n"
       "  --help, -h        this text\n"
       "\nCALLFILE \"-\" reads standard input. Exit codes: 0 success, 1 not found (page),\n"

@@ -25,12 +25,32 @@ using webdb::TableId;
 constexpr size_t kDefaultMemoryBudget = size_t{256} << 20;
 constexpr size_t kMinMemoryBudget = size_t{1} << 20;
 
+// Options of the crawl commands (docs/CRAWL.md).
+struct CrawlArgs {
+  std::string filter;  // --filter FILE; empty: none
+  bool skip_bad = false;
+  int max_retries = 3;
+  size_t max_outlinks = 100;
+  size_t max_anchor = 100;
+  bool follow_nofollow = false;
+  uint64_t top = 0;           // generate --top
+  uint64_t max_per_host = 0;  // 0: no cap
+  bool by_domain = false;
+  std::optional<int64_t> now;  // generate --now MS; default the clock
+  int64_t lease_ms = int64_t{7} * 24 * 3600 * 1000;
+  std::string out;  // generate --out FILE; empty: stdout
+  bool dry_run = false;
+};
+
 struct Invocation {
-  std::string command;  // "create", "apply", "dump", "stats", "page", "pages", "links"
+  std::string command;  // "create", "apply", "dump", ..., "inject", "update", "generate", "calls"
   bool help = false;    // --help: print UsageText() and do nothing else
   std::string db;
   std::string config;  // read commands: a distributed db's cluster config instead of db
   std::vector<std::string> call_files;  // apply; "-" is standard input
+  std::string subcommand;               // calls: "inject" or "warc"
+  std::vector<std::string> inputs;      // inject, update, calls: URL files or WARC files
+  CrawlArgs crawl;
   std::optional<std::string> url;       // page's URL argument, links --url
   std::optional<Md5> md5;               // pages/links --md5
   TableId table = TableId::kPagesByUrl;  // dump --table

@@ -11,6 +11,7 @@
 #include "distwriter/dist_reader.h"
 #include "webdb/call_file.h"
 #include "webdb/json_out.h"
+#include "tools/crawl_commands.h"
 #include "tools/kill_hook.h"
 #include "tools/progress_reporter.h"
 #include "webdb/writer.h"
@@ -216,6 +217,12 @@ constexpr std::pair<const char*, CommandFn> kRunners[] = {
     {"page", RunPage},     {"pages", RunPages}, {"links", RunLinks},
 };
 
+// The crawl commands write to the stream themselves.
+using CrawlFn = Result<int> (*)(nutchfs::Env&, const Invocation&, std::FILE*);
+constexpr std::pair<const char*, CrawlFn> kCrawlRunners[] = {
+    {"inject", RunInject}, {"update", RunUpdate}, {"generate", RunGenerate}, {"calls", RunCalls},
+};
+
 }  // namespace
 
 Result<std::unique_ptr<webdb::Reader>> OpenReader(nutchfs::Env& env, const Invocation& inv) {
@@ -224,6 +231,9 @@ Result<std::unique_ptr<webdb::Reader>> OpenReader(nutchfs::Env& env, const Invoc
 }
 
 Result<int> RunCommand(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
+  for (auto [name, run] : kCrawlRunners) {
+    if (inv.command == name) return run(env, inv, out);
+  }
   Output output(out);
   for (auto [name, run] : kRunners) {
     if (inv.command == name) return run(env, inv, output);

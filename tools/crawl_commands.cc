@@ -1,0 +1,294 @@
+#include "tools/crawl_commands.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "crawl/generator.h"
+#include "crawl/injector.h"
+#include "crawl/url_filter.h"
+#include "crawl/warc_converter.h"
+#include "distwriter/dist_config.h"
+#include "distwriter/launch.h"
+#include "tools/cli_commands.h"
+#include "tools/json_call_sink.h"
+#include "tools/progress_reporter.h"
+#include "webdb/writer.h"
+
+namespace tools {
+namespace {
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+// A converter's complaint about its input (a corrupt WARC record) is bad input: exit 3.
+Status AsBadInput(Status s) {
+  return s.IsCorruption() ? Status::InvalidArgument(s.message()) : s;
+}
+
+// A fresh directory under $TMPDIR (or /tmp), removed with its content when destroyed.
+class ScratchDir {
+ public:
+  static Result<std::unique_ptr<ScratchDir>> Create(nutchfs::Env& env) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/webdb-crawl-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      return Err(Status::FromErrno("create a directory " + pattern, errno));
+    }
+    return std::unique_ptr<ScratchDir>(new ScratchDir(env, pattern));
+  }
+  ~ScratchDir() { (void)env_.RemoveDirRecursively(path_); }  // best effort: scratch only
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  ScratchDir(nutchfs::Env& env, std::string path) : env_(env), path_(std::move(path)) {}
+  nutchfs::Env& env_;
+  std::string path_;
+};
+
+std::string DistwriterBinary() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "distwriter";
+  return (std::filesystem::path(std::string(buf, static_cast<size_t>(n))).parent_path() /
+          "distwriter")
+      .string();
+}
+
+// One writer session: the single-machine Writer, or (with --config) calls spooled to a
+// call file and applied by the k writers as `distwriter launch` does. Destroyed without
+// Commit() it applies nothing.
+class CrawlSession {
+ public:
+  static Result<std::unique_ptr<CrawlSession>> Open(nutchfs::Env& env, const Invocation& inv) {
+    std::unique_ptr<CrawlSession> s(new CrawlSession(inv));
+    if (inv.config.empty()) {
+      webdb::WriterOptions options;
+      options.memory_budget = inv.memory_budget;
+      if (!inv.quiet) options.progress = s->reporter_.AsProgressFn();
+      NUTCHFS_ASSIGN_OR_RETURN(s->writer_, webdb::Writer::Open(env, inv.db, options));
+      return s;
+    }
+    NUTCHFS_ASSIGN_OR_RETURN(s->scratch_, ScratchDir::Create(env));
+    s->call_path_ = s->scratch_->path() + "/calls.jsonl";
+    s->call_file_ = std::fopen(s->call_path_.c_str(), "w");
+    if (s->call_file_ == nullptr) return Err(Status::FromErrno("create " + s->call_path_, errno));
+    s->json_ = std::make_unique<JsonCallSink>(s->call_file_);
+    return s;
+  }
+  ~CrawlSession() {
+    if (call_file_ != nullptr) std::fclose(call_file_);
+  }
+  CrawlSession(const CrawlSession&) = delete;
+  CrawlSession& operator=(const CrawlSession&) = delete;
+
+  webdb::CallSink& sink() { return writer_ ? static_cast<webdb::CallSink&>(*writer_) : *json_; }
+
+  Status Commit() {
+    if (writer_) return writer_->Close();
+    NUTCHFS_RETURN_IF_ERROR(json_->Flush());
+    int rc = std::fclose(call_file_);
+    call_file_ = nullptr;
+    if (rc != 0) return Status::FromErrno("close " + call_path_, errno);
+    NUTCHFS_ASSIGN_OR_RETURN(auto config, distwriter::DistConfig::Load(inv_.config));
+    distwriter::LaunchOptions launch{std::filesystem::absolute(inv_.config).string(),
+                                     {call_path_},
+                                     DistwriterBinary(),
+                                     {"--memory", std::to_string(inv_.memory_budget), "--quiet"}};
+    std::FILE* report = inv_.quiet ? std::fopen("/dev/null", "w") : stderr;
+    Status s = distwriter::Launch(config, launch, report ? report : stderr);
+    if (inv_.quiet && report != nullptr) std::fclose(report);
+    return s;
+  }
+
+ private:
+  explicit CrawlSession(const Invocation& inv) : inv_(inv), reporter_(stderr) {}
+  const Invocation& inv_;
+  ProgressReporter reporter_;
+  std::unique_ptr<webdb::Writer> writer_;
+  std::unique_ptr<ScratchDir> scratch_;
+  std::string call_path_;
+  std::FILE* call_file_ = nullptr;
+  std::unique_ptr<JsonCallSink> json_;
+};
+
+Result<std::optional<crawl::UrlFilter>> LoadFilter(nutchfs::Env& env, const Invocation& inv) {
+  if (inv.crawl.filter.empty()) return std::optional<crawl::UrlFilter>();
+  NUTCHFS_ASSIGN_OR_RETURN(auto filter, crawl::UrlFilter::Load(env, inv.crawl.filter));
+  return std::optional<crawl::UrlFilter>(std::move(filter));
+}
+
+// The db's pages as they were before the session; a failed lookup is an I/O failure.
+crawl::PageLookup LookupIn(const webdb::Reader& reader) {
+  return [&reader](std::string_view url) -> Result<std::optional<webdb::Page>> {
+    auto page = reader.GetPage(url);
+    if (!page) return Err(Status::IOError("db lookup of " + std::string(url) + ": " +
+                                          page.error().message()));
+    return page;
+  };
+}
+
+crawl::UpdateOptions UpdateOptionsOf(const Invocation& inv, const crawl::UrlFilter* filter) {
+  crawl::UpdateOptions o;
+  o.links.honour_nofollow = !inv.crawl.follow_nofollow;
+  o.links.max_anchor_bytes = inv.crawl.max_anchor;
+  o.links.max_outlinks = inv.crawl.max_outlinks;
+  o.filter = filter;
+  o.max_retries = inv.crawl.max_retries;
+  o.skip_bad = inv.crawl.skip_bad;
+  return o;
+}
+
+Status InjectAll(nutchfs::Env& env, const Invocation& inv, crawl::Injector& injector) {
+  for (const std::string& path : inv.inputs) {
+    NUTCHFS_RETURN_IF_ERROR(injector.AddFile(env, path));
+  }
+  return Status::OK();
+}
+
+Status ConvertAll(nutchfs::Env& env, const Invocation& inv, crawl::WarcConverter& converter) {
+  for (const std::string& path : inv.inputs) {
+    NUTCHFS_RETURN_IF_ERROR(AsBadInput(converter.AddFile(env, path)));
+  }
+  return Status::OK();
+}
+
+std::string InjectSummary(const crawl::InjectStats& s) {
+  return fmt::format("{{\"urls\":{},\"filtered\":{},\"bad\":{}}}\n", s.urls, s.filtered, s.bad);
+}
+
+std::string UpdateSummary(const crawl::UpdateStats& s, double apply_seconds) {
+  std::string skipped;
+  for (const auto& [reason, n] : s.skipped) {
+    skipped += fmt::format("{}\"{}\":{}", skipped.empty() ? "" : ",", reason, n);
+  }
+  return fmt::format(
+      "{{\"records\":{},\"pagesFetched\":{},\"html\":{},\"other\":{},\"redirects\":{},"
+      "\"gone\":{},\"failures\":{},\"deleted\":{},\"revisits\":{},\"links\":{},"
+      "\"htmlBytes\":{},\"bad\":{},\"skipped\":{{{}}},\"seconds\":{{\"read\":{:.3f},"
+      "\"http\":{:.3f},\"links\":{:.3f},\"calls\":{:.3f},\"apply\":{:.3f}}}}}\n",
+      s.records, s.pages_fetched(), s.html_pages, s.other_pages, s.redirects, s.gone, s.failures,
+      s.deleted, s.revisits, s.links, s.html_bytes, s.bad_records, skipped, s.read_ns / 1e9,
+      s.http_ns / 1e9, s.links_ns / 1e9, s.calls_ns / 1e9, apply_seconds);
+}
+
+Status WriteText(std::FILE* out, const std::string& text) {
+  if (std::fwrite(text.data(), 1, text.size(), out) != text.size() || std::fflush(out) != 0) {
+    return Status::FromErrno("write output", errno);
+  }
+  return Status::OK();
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Result<int> RunInject(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto filter, LoadFilter(env, inv));
+  NUTCHFS_ASSIGN_OR_RETURN(auto session, CrawlSession::Open(env, inv));
+  crawl::Injector injector({filter ? &*filter : nullptr, inv.crawl.skip_bad}, session->sink());
+  NUTCHFS_RETURN_IF_ERROR(InjectAll(env, inv, injector));
+  NUTCHFS_RETURN_IF_ERROR(session->Commit());
+  NUTCHFS_RETURN_IF_ERROR(WriteText(out, InjectSummary(injector.stats())));
+  return kExitOk;
+}
+
+Result<int> RunUpdate(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto filter, LoadFilter(env, inv));
+  NUTCHFS_ASSIGN_OR_RETURN(auto reader, OpenReader(env, inv));
+  NUTCHFS_ASSIGN_OR_RETURN(auto session, CrawlSession::Open(env, inv));
+  crawl::WarcConverter converter(UpdateOptionsOf(inv, filter ? &*filter : nullptr),
+                                 LookupIn(*reader), session->sink());
+  NUTCHFS_RETURN_IF_ERROR(ConvertAll(env, inv, converter));
+  auto start = std::chrono::steady_clock::now();
+  NUTCHFS_RETURN_IF_ERROR(session->Commit());
+  NUTCHFS_RETURN_IF_ERROR(WriteText(out, UpdateSummary(converter.stats(), Seconds(start))));
+  return kExitOk;
+}
+
+Result<int> RunGenerate(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto reader, OpenReader(env, inv));
+  NUTCHFS_ASSIGN_OR_RETURN(auto scratch, ScratchDir::Create(env));
+  std::unique_ptr<CrawlSession> session;
+  if (!inv.crawl.dry_run) {
+    NUTCHFS_ASSIGN_OR_RETURN(session, CrawlSession::Open(env, inv));
+  }
+  std::FILE* list = out;
+  if (!inv.crawl.out.empty()) {
+    list = std::fopen(inv.crawl.out.c_str(), "w");
+    if (list == nullptr) return Err(Status::FromErrno("create " + inv.crawl.out, errno));
+  }
+  crawl::GenerateOptions o;
+  o.top_n = inv.crawl.top;
+  o.max_per_group = inv.crawl.max_per_host;
+  o.group_by = inv.crawl.by_domain ? crawl::GenerateOptions::GroupBy::kDomain
+                                   : crawl::GenerateOptions::GroupBy::kHost;
+  o.now_ms = inv.crawl.now.value_or(NowMs());
+  o.memory_budget = inv.memory_budget;
+  o.tmp_dir = scratch->path() + "/sort";
+  std::string text;
+  crawl::GenerateStats stats;
+  Status s = crawl::Generate(env, *reader, o, [&](const webdb::Page& page) -> Status {
+    text += page.url;
+    text += '\n';
+    if (text.size() >= (size_t{1} << 20)) {
+      NUTCHFS_RETURN_IF_ERROR(WriteText(list, text));
+      text.clear();
+    }
+    if (!session) return Status::OK();
+    webdb::Page leased = page;
+    leased.next_fetch = o.now_ms + inv.crawl.lease_ms;
+    return session->sink().AddPage(leased);
+  }, &stats);
+  if (s.ok()) s = WriteText(list, text);
+  if (list != out && std::fclose(list) != 0 && s.ok()) {
+    s = Status::FromErrno("close " + inv.crawl.out, errno);
+  }
+  NUTCHFS_RETURN_IF_ERROR(s);
+  if (session) NUTCHFS_RETURN_IF_ERROR(session->Commit());
+  if (!inv.quiet) {
+    std::fputs(fmt::format("webdb: generate: {} pages, {} due, {} over the per-host cap, {} "
+                           "selected{}\n",
+                           stats.pages, stats.due, stats.capped, stats.selected,
+                           session ? ", leased" : "")
+                   .c_str(),
+               stderr);
+  }
+  return kExitOk;
+}
+
+Result<int> RunCalls(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto filter, LoadFilter(env, inv));
+  JsonCallSink sink(out);
+  Status s;
+  if (inv.subcommand == "inject") {
+    crawl::Injector injector({filter ? &*filter : nullptr, inv.crawl.skip_bad}, sink);
+    s = InjectAll(env, inv, injector);
+  } else {
+    NUTCHFS_ASSIGN_OR_RETURN(auto reader, OpenReader(env, inv));
+    crawl::WarcConverter converter(UpdateOptionsOf(inv, filter ? &*filter : nullptr),
+                                   LookupIn(*reader), sink);
+    s = ConvertAll(env, inv, converter);
+  }
+  if (!s.ok()) {
+    (void)sink.Poison(s.message());  // the error below is what matters
+    return Err(s);
+  }
+  NUTCHFS_RETURN_IF_ERROR(sink.Flush());
+  return kExitOk;
+}
+
+}  // namespace tools
