@@ -1,25 +1,88 @@
 #!/usr/bin/env bash
-# Sets up everything on a fresh Debian 12 machine (as root), then runs the main job on the
-# bundled example: a real 3-writer distributed update (three writer processes exchanging
-# edit files through NutchFS), checked against the single-machine writer on the same calls.
+# Sets up everything on a fresh Debian 12 machine (as root), then runs the main job: a
+# real crawl. The Boost documentation (Debian's libboost1.74-doc) is served on 127.0.0.1
+# inside a private network namespace whose only interface is lo, so nothing leaves the
+# machine; three cycles of inject -> generate -> wget -i (WARC) -> update run against a
+# 3-writer distributed db, and the same WARCs are fed to a single-machine db, which must
+# come out identical (docs/CRAWL.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh webdb distwriter
-work=${WORK:-$(mktemp -d /tmp/webdb-example.XXXXXX)}
-bin=build
-calls=scripts/example/calls.jsonl
-echo "== example in $work"
-$bin/tools/distwriter init-local --writers 3 --root "$work/cluster" --out "$work/cluster.conf"
-$bin/tools/distwriter create --config "$work/cluster.conf" --sample scripts/example/sample-urls.txt
-$bin/tools/distwriter launch --config "$work/cluster.conf" "$calls"
-echo "== distributed db"
-$bin/tools/webdb stats --config "$work/cluster.conf"
-echo "== single-machine db, same calls"
-$bin/tools/webdb create "$work/single"
-$bin/tools/webdb apply --quiet "$work/single" "$calls"
-$bin/tools/webdb stats "$work/single"
-for t in pagesByURL pagesByMD5 linksByMD5 linksByURL; do
-  cmp <($bin/tools/webdb dump --config "$work/cluster.conf" --table $t) \
-      <($bin/tools/webdb dump "$work/single" --table $t)
+if [ "${1:-}" != "--in-netns" ]; then
+  scripts/setup.sh webdb_tool distwriter_tool
+  if ! dpkg-query -W -f='${Status}' libboost1.74-doc 2>/dev/null | grep -q "install ok installed"; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libboost1.74-doc
+  fi
+  exec unshare --net -- "$0" --in-netns
+fi
+
+ip link set lo up
+links=$(ip -o link show | awk -F': ' '{print $2}' | tr '\n' ' ')
+[ "$links" = "lo " ] || { echo "network namespace has more than lo: $links" >&2; exit 4; }
+
+bin=build/tools
+docs=/usr/share/doc/libboost1.74-doc
+port=8000
+site="http://127.0.0.1:$port"
+work=${WORK:-$(mktemp -d /tmp/webdb-crawl.XXXXXX)}
+mkdir -p "$work"
+echo "== crawl of $site (Boost docs) in $work; network: $links"
+
+python3 -m http.server --bind 127.0.0.1 --directory "$docs" "$port" >"$work/server.log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+for _ in $(seq 100); do
+  wget -q -O /dev/null "$site/" && break
+  sleep 0.1
 done
-echo "== all four tables identical: the 3-writer result equals the single-machine result"
+
+echo "$site/doc/html/index.html" >"$work/seeds.txt"
+printf '%s\n' "# stay on the served site" "+^http://127\\.0\\.0\\.1:$port/" >"$work/filter.txt"
+conf="$work/cluster.conf"
+$bin/distwriter init-local --writers 3 --root "$work/cluster" --out "$conf"
+$bin/distwriter create --config "$conf" --sample "$work/seeds.txt"
+$bin/webdb create "$work/single"
+
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+field() { grep -o "\"$1\":[0-9]*" <<<"$2" | head -1 | cut -d: -f2; }
+pages() { field pages "$($bin/webdb stats --config "$conf")"; }
+
+printf '%-5s %8s %8s %8s %8s %8s | %7s %7s %7s %7s\n' cycle fetched new links due total \
+  inject generate wget update
+for cycle in 1 2 3; do
+  before=$(pages)
+  t0=$(now)
+  $bin/webdb inject -q --config "$conf" --filter "$work/filter.txt" "$work/seeds.txt" >/dev/null
+  $bin/webdb inject -q "$work/single" --filter "$work/filter.txt" "$work/seeds.txt" >/dev/null
+  t1=$(now)
+  $bin/webdb generate -q --config "$conf" --top 1000000 --out "$work/fetch-$cycle.txt"
+  $bin/webdb generate -q "$work/single" --top 1000000 --out "$work/fetch-single-$cycle.txt"
+  cmp "$work/fetch-$cycle.txt" "$work/fetch-single-$cycle.txt"
+  due=$(wc -l <"$work/fetch-$cycle.txt")
+  t2=$(now)
+  rc=0
+  wget -q --tries=1 --max-redirect=0 -i "$work/fetch-$cycle.txt" -O /dev/null \
+    --warc-file="$work/crawl-$cycle" || rc=$?
+  [ $rc -eq 0 ] || [ $rc -eq 8 ] || { echo "wget failed: exit $rc" >&2; exit 4; }  # 8: some 404s
+  t3=$(now)
+  report=$($bin/webdb update -q --config "$conf" --filter "$work/filter.txt" "$work/crawl-$cycle.warc.gz")
+  $bin/webdb update -q "$work/single" --filter "$work/filter.txt" "$work/crawl-$cycle.warc.gz" >/dev/null
+  t4=$(now)
+  after=$(pages)
+  printf '%-5s %8s %8s %8s %8s %8s | %6ss %6ss %6ss %6ss\n' "$cycle" \
+    "$(field pagesFetched "$report")" "$((after - before))" "$(field links "$report")" "$due" \
+    "$after" "$(secs "$t0" "$t1")" "$(secs "$t1" "$t2")" "$(secs "$t2" "$t3")" "$(secs "$t3" "$t4")"
+done
+echo "(fetched: pages in the cycle's WARC; new: pages added to the db; links: outlinks of the"
+echo " fetched pages; due: the cycle's fetch list; steps timed for both dbs together)"
+
+echo "== distributed db"
+$bin/webdb stats --config "$conf"
+echo "== single-machine db, same WARCs"
+$bin/webdb stats "$work/single"
+for t in pagesByURL pagesByMD5 linksByMD5 linksByURL; do
+  $bin/webdb dump --config "$conf" --table $t >"$work/dist-$t.jsonl"
+  $bin/webdb dump "$work/single" --table $t >"$work/single-$t.jsonl"
+  cmp "$work/dist-$t.jsonl" "$work/single-$t.jsonl"
+done
+echo "== all four tables identical: the 3-writer crawl db equals the single-machine db"
