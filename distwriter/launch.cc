@@ -34,7 +34,9 @@ Result<std::vector<std::string>> Slice(nutchfs::Env& env, const std::vector<std:
                                        int k) {
   std::vector<std::string> lines;
   for (const std::string& f : files) {
-    NUTCHFS_ASSIGN_OR_RETURN(std::string text, nutchfs::ReadFileToString(env, f));
+    // "-" is standard input, read whole like a file (a pipe from `webdb calls`).
+    NUTCHFS_ASSIGN_OR_RETURN(std::string text,
+                             nutchfs::ReadFileToString(env, f == "-" ? "/dev/stdin" : f));
     size_t start = 0;
     while (start < text.size()) {
       size_t end = text.find('\n', start);
