@@ -1,7 +1,7 @@
 // webdb_bench: the single-machine workload of issue 2 through the C++ API.
 //
 //   webdb_bench [--pages N] [--rounds R] [--memory SIZE] [--dir DIR] [--seed S]
-//               [--emit-json OUTDIR]
+//               [--fraction F] [--emit-json OUTDIR] [--emit-phase P]
 //
 // Creates a fresh db in DIR, runs the load (N pages, power-law outlinks) and R rounds,
 // each phase in a fresh child process, and prints per phase: wall time (calls + Close),
@@ -9,7 +9,10 @@
 // number of bytes (read + written) of the db's files, as a ratio; the same for CPU time
 // (user + system), which a busy machine distorts less than wall time. With --emit-json it
 // instead writes the same calls as call files OUTDIR/load.jsonl, OUTDIR/round-<r>.jsonl
-// for `webdb apply` and `distwriter launch`.
+// for `webdb apply` and `distwriter launch`; with --emit-phase P (0 = the load, r = round
+// r) it streams that one phase's calls to standard output, for a pipe into
+// `webdb apply DB -` (a 10M-page load is ~18 GB of JSON: never stored). --fraction sets
+// the share of pages a round touches (default 0.2).
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -29,7 +32,9 @@ struct Flags {
   size_t memory = size_t{256} << 20;
   std::string dir = "/tmp/webdb_bench";
   uint64_t seed = 1;
+  double fraction = 0.2;
   std::string emit_json;
+  int emit_phase = -1;
 };
 
 bool ParseFlags(int argc, char** argv, Flags* f) {
@@ -49,6 +54,10 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       f->seed = std::stoull(value);
     } else if (name == "--emit-json") {
       f->emit_json = value;
+    } else if (name == "--fraction") {
+      f->fraction = std::stod(value);
+    } else if (name == "--emit-phase") {
+      f->emit_phase = std::stoi(value);
     } else {
       return false;
     }
@@ -165,6 +174,21 @@ int EmitJson(const Flags& f, const bench::Workload& w) {
   return 0;
 }
 
+// Streams one phase to standard output through a 1 MiB stdio buffer.
+int EmitPhase(const bench::Workload& w, int round) {
+  static char buffer[1 << 20];
+  std::setvbuf(stdout, buffer, _IOFBF, sizeof(buffer));
+  bench::JsonCallSink sink(stdout, "-");
+  auto counts = Generate(w, round, sink);
+  bench::Status s = counts ? sink.Finish() : counts.error();
+  if (s.ok() && std::fflush(stdout) != 0) s = bench::Status::IOError("-: write failed");
+  if (!s.ok()) {
+    std::fprintf(stderr, "webdb_bench: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -172,10 +196,11 @@ int main(int argc, char** argv) {
   if (!ParseFlags(argc, argv, &f)) {
     std::fprintf(stderr,
                  "usage: webdb_bench [--pages N] [--rounds R] [--memory SIZE] [--dir DIR] "
-                 "[--seed S] [--emit-json OUTDIR]\n");
+                 "[--seed S] [--fraction F] [--emit-json OUTDIR] [--emit-phase P]\n");
     return 2;
   }
-  const bench::Workload w(f.seed, f.pages, f.rounds);
+  const bench::Workload w(f.seed, f.pages, f.rounds, f.fraction);
+  if (f.emit_phase >= 0) return EmitPhase(w, f.emit_phase);
   if (!f.emit_json.empty()) return EmitJson(f, w);
   std::filesystem::remove_all(f.dir);
   auto env = nutchfs::NewLocalEnv();

@@ -1,11 +1,25 @@
 #include "bench/workload.h"
 
+#include <algorithm>
+
 namespace bench {
 
-Workload::Workload(uint64_t seed, uint64_t pages, int rounds)
+namespace {
+
+constexpr uint64_t kPicks = 1000000;
+
+uint64_t NewPerRound(uint64_t pages, double fraction) {
+  return std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<double>(pages) * fraction / 10));
+}
+
+}  // namespace
+
+Workload::Workload(uint64_t seed, uint64_t pages, int rounds, double fraction)
     : pages_(pages),
-      new_per_round_(pages / 50),
-      gen_(seed, pages + static_cast<uint64_t>(rounds) * (pages / 50) + 1) {}
+      delete_below_(static_cast<uint64_t>(fraction / 4 * kPicks)),
+      touch_below_(static_cast<uint64_t>(fraction * kPicks)),
+      new_per_round_(NewPerRound(pages, fraction)),
+      gen_(seed, pages + static_cast<uint64_t>(rounds) * NewPerRound(pages, fraction) + 1) {}
 
 int Workload::CreatedIn(uint64_t id) const {
   if (id < pages_) return 0;
@@ -16,9 +30,9 @@ Workload::Action Workload::ActionIn(int round, uint64_t id) const {
   const int created = CreatedIn(id);
   if (created >= round) return Action::kNone;
   for (int r = created + 1; r <= round; ++r) {
-    const uint64_t pick = gen_.Hash(10, static_cast<uint64_t>(r), id) % 100;
-    if (pick < 5) return r == round ? Action::kDelete : Action::kNone;  // deleted for good
-    if (r == round) return pick < 20 ? Action::kReadd : Action::kNone;
+    const uint64_t pick = gen_.Hash(10, static_cast<uint64_t>(r), id) % kPicks;
+    if (pick < delete_below_) return r == round ? Action::kDelete : Action::kNone;  // for good
+    if (r == round) return pick < touch_below_ ? Action::kReadd : Action::kNone;
   }
   return Action::kNone;
 }

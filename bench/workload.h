@@ -1,7 +1,8 @@
 // The benchmark workload of issue 2 over a CrawlGen: a load session (N pages, each
 // added with addPage and its power-law outlinks with addLink from the page's md5),
-// then rounds, each touching 20% of the live pages (5% deleted, 15% re-added with a
-// new md5 and 10 new outlinks) and adding 2% new pages by addPageIfNotPresent.
+// then rounds, each touching a fraction f of the live pages (f/4 deleted, 3f/4 re-added
+// with a new md5 and 10 new outlinks) and adding f/10 new pages by addPageIfNotPresent;
+// f = 0.2 by default (5% deleted, 15% re-added, 2% new).
 //
 // Which pages a round touches is a pure function of (seed, round, page id), so round r
 // can be generated in a fresh process without replaying rounds 1..r-1. The calls go to
@@ -29,7 +30,7 @@ class Workload {
  public:
   // pages: the size of the initial load; rounds: how many rounds will be run (sizes
   // the id universe that links may point into).
-  Workload(uint64_t seed, uint64_t pages, int rounds);
+  Workload(uint64_t seed, uint64_t pages, int rounds, double fraction = 0.2);
 
   Result<CallCounts> Load(webdb::CallSink& sink) const;
   // REQUIRES: 1 <= round <= rounds.
@@ -46,6 +47,8 @@ class Workload {
                     CallCounts* counts) const;
 
   uint64_t pages_;
+  uint64_t delete_below_;  // of a page's pick in [0, kPicks): deleted below this
+  uint64_t touch_below_;   // re-added below this (and not deleted)
   uint64_t new_per_round_;
   CrawlGen gen_;
 };

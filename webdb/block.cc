@@ -33,6 +33,24 @@ inline bool FollowsPrevious(const std::string& previous, uint32_t shared, const 
 
 }  // namespace
 
+std::optional<uint64_t> CountBlockRecords(std::string_view contents) {
+  const char* p = contents.data();
+  const char* limit = p + contents.size();
+  uint64_t records = 0;
+  while (p < limit) {
+    uint32_t shared, unshared, value_size;
+    if ((p = ParseVarint32(p, limit, &shared)) == nullptr ||
+        (p = ParseVarint32(p, limit, &unshared)) == nullptr ||
+        (p = ParseVarint32(p, limit, &value_size)) == nullptr ||
+        static_cast<uint64_t>(unshared) + value_size > static_cast<uint64_t>(limit - p)) {
+      return std::nullopt;
+    }
+    p += unshared + value_size;
+    ++records;
+  }
+  return records;
+}
+
 void BlockReader::Reset(std::string_view contents, const std::string* path, uint64_t block_offset) {
   data_ = contents.data();
   size_ = contents.size();

@@ -9,6 +9,7 @@
 #define WEBDB_BLOCK_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,10 @@
 namespace webdb {
 
 using nutchfs::Status;
+
+// The number of records in block contents whose crc was checked; nullopt when the
+// record headers do not fit the block (BlockReader then reports the details).
+std::optional<uint64_t> CountBlockRecords(std::string_view contents);
 
 class BlockReader {
  public:

@@ -2,17 +2,35 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdint>
+#include <cstring>
 
-#include "webdb/coding.h"
 #include "webdb/table_format.h"
 
 namespace webdb {
 namespace {
 
+// Eight bytes at a time: keys of a block share long prefixes.
 size_t SharedPrefixLength(std::string_view a, std::string_view b) {
-  size_t n = std::min(a.size(), b.size());
-  auto mismatch = std::mismatch(a.begin(), a.begin() + n, b.begin());
-  return static_cast<size_t>(mismatch.first - a.begin());
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) return i + static_cast<size_t>(__builtin_ctzll(x ^ y) / 8);
+  }
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
+char* EncodeVarint32(char* p, uint32_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
 }
 
 }  // namespace
@@ -22,13 +40,14 @@ void BlockBuilder::Add(std::string_view key, std::string_view value) {
   assert(buffer_.empty() || key > std::string_view(last_key_));
   size_t shared = buffer_.empty() ? 0 : SharedPrefixLength(last_key_, key);
   size_t unshared = key.size() - shared;
-  PutVarint32(&buffer_, static_cast<uint32_t>(shared));
-  PutVarint32(&buffer_, static_cast<uint32_t>(unshared));
-  PutVarint32(&buffer_, static_cast<uint32_t>(value.size()));
-  buffer_.append(key.substr(shared));
+  char header[15];
+  char* end = EncodeVarint32(header, static_cast<uint32_t>(shared));
+  end = EncodeVarint32(end, static_cast<uint32_t>(unshared));
+  end = EncodeVarint32(end, static_cast<uint32_t>(value.size()));
+  buffer_.append(header, static_cast<size_t>(end - header));
+  buffer_.append(key.data() + shared, unshared);
   buffer_.append(value);
-  last_key_.resize(shared);
-  last_key_.append(key.substr(shared));
+  last_key_.replace(shared, std::string::npos, key.data() + shared, unshared);
 }
 
 std::string_view BlockBuilder::Finish() {

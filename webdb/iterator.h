@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "nutchfs/status.h"
@@ -15,6 +16,15 @@
 namespace webdb {
 
 using nutchfs::Status;
+
+// One data block of a table file as stored (docs/FORMAT.md): its bytes and trailer,
+// unchanged, with what a table being written needs to take it whole.
+struct RawBlock {
+  std::string_view bytes;  // block bytes + trailer (crc checked)
+  std::string_view first_key;
+  std::string_view last_key;
+  uint64_t records = 0;
+};
 
 // Rows of a table in bytewise key order.
 class Iterator {
@@ -28,6 +38,13 @@ class Iterator {
   virtual std::string_view key() const = 0;
   virtual std::string_view value() const = 0;
   virtual Status status() const = 0;
+
+  // When the iterator stands on the first row of a stored block: that block, so that a
+  // merge leaving all its rows unchanged can copy it whole. Views stay valid until the
+  // iterator moves. nullopt elsewhere, and for iterators not reading a table file.
+  virtual std::optional<RawBlock> CurrentBlock() const { return std::nullopt; }
+  // Moves past every row of the block. REQUIRES: CurrentBlock() had a value.
+  virtual void SkipBlock() {}
 };
 
 // An iterator over nothing (status OK).

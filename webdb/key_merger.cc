@@ -2,11 +2,16 @@
 
 namespace webdb {
 
-KeyMerger::KeyMerger(Iterator& rows, EditIterator& edits) : rows_(rows), edits_(edits) {
+KeyMerger::KeyMerger(Iterator& rows, EditIterator& edits, bool copy_blocks)
+    : rows_(rows), edits_(edits), copy_blocks_(copy_blocks) {
   rows_.SeekToFirst();
 }
 
 bool KeyMerger::Next() {
+  if (block_) {
+    rows_.SkipBlock();
+    block_.reset();
+  }
   if (row_pending_) {
     rows_.Next();
     row_pending_ = false;
@@ -15,6 +20,15 @@ bool KeyMerger::Next() {
   const bool edit_valid = edits_.Valid();
   if (!row_valid && !edit_valid) return false;
   if (!status().ok()) return false;
+  if (copy_blocks_ && row_valid) {
+    block_ = rows_.CurrentBlock();
+    if (block_ && (!edit_valid || edits_.edit().key > block_->last_key)) {
+      num_edits_ = 0;
+      has_row_ = false;
+      return true;
+    }
+    block_.reset();
+  }
 
   int cmp = !edit_valid ? -1 : !row_valid ? 1 : rows_.key().compare(edits_.edit().key);
   key_.assign(cmp <= 0 ? rows_.key() : edits_.edit().key);

@@ -1,11 +1,16 @@
 // KeyMerger walks a sorted table and a sorted edit stream together, one key at a time:
 // for each key present in either input it offers the old row (if any) and all edits
 // for that key, in order. It is the loop every merge stage is built on.
+// With copy_blocks, where the rows stand at the start of a stored block (see
+// Iterator::CurrentBlock) whose key range receives no edit, one step offers that whole
+// block instead (block() set, no key): a stage that leaves rows without edits unchanged
+// copies it as it is, undecoded.
 // Views stay valid until the next call to Next(). Not thread-safe.
 #ifndef WEBDB_KEY_MERGER_H_
 #define WEBDB_KEY_MERGER_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,13 +28,15 @@ struct OwnedEdit {
 class KeyMerger {
  public:
   // Rewinds rows to its first key.
-  KeyMerger(Iterator& rows, EditIterator& edits);
+  KeyMerger(Iterator& rows, EditIterator& edits, bool copy_blocks = false);
   KeyMerger(const KeyMerger&) = delete;
   KeyMerger& operator=(const KeyMerger&) = delete;
 
   // Moves to the next key; false at the end or on error (then check status()).
   bool Next();
 
+  // The block of this step, or nullptr when the step is one key.
+  const RawBlock* block() const { return block_ ? &*block_ : nullptr; }
   std::string_view key() const { return key_; }
   bool has_row() const { return has_row_; }
   std::string_view row_value() const { return rows_.value(); }  // REQUIRES: has_row()
@@ -42,6 +49,8 @@ class KeyMerger {
  private:
   Iterator& rows_;
   EditIterator& edits_;
+  const bool copy_blocks_;
+  std::optional<RawBlock> block_;
   std::string key_;
   bool has_row_ = false;
   bool row_pending_ = false;  // rows_ is positioned on the row of the current key

@@ -38,6 +38,11 @@ class ForwardProbe {
   Iterator& rows_;
 };
 
+Status CopyBlock(const RawBlock& block, RowSink& table, StageStats& stats) {
+  stats.rows_out += block.records;
+  return table.AddBlock(block);
+}
+
 Status EmitTo(EditSink& sink, std::string_view key, uint8_t kind, std::string_view value,
               StageStats& stats) {
   ++stats.emitted;
@@ -48,34 +53,43 @@ Status EmitTo(EditSink& sink, std::string_view key, uint8_t kind, std::string_vi
 
 Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_md5, RowSink& table,
-                                   EditSink& links_by_url) {
-  KeyMerger m(old_rows, edits);
+                                   EditSink& links_by_url, bool join_unchanged) {
+  KeyMerger m(old_rows, edits, join_unchanged);
   ForwardProbe sources(new_pages_by_md5);
   StageStats stats;
-  std::string value, url_key;
+  std::string changed;
   while (m.Next()) {
+    if (m.block() != nullptr) {
+      NUTCHFS_RETURN_IF_ERROR(CopyBlock(*m.block(), table, stats));
+      continue;
+    }
     if (m.key().size() <= kMd5Size) return Err(Status::Corruption("short linksByMD5 key"));
     const bool had_row = m.has_row();
+    std::string_view value;
     if (m.num_edits() > 0) {
       const OwnedEdit& last = m.edit(m.num_edits() - 1);  // the last addition wins
       if (last.kind != kPut || last.value.empty()) {
         return Err(Status::Corruption("bad linksByMD5 edit"));
       }
-      value = last.value;
+      changed = last.value;
       // The target check of stage 4 fixes the flag; start from the old row's flag so
       // that a replaced link whose target did not change needs no fix.
-      SetFlag(&value, had_row && FlagOf(m.row_value()));
+      SetFlag(&changed, had_row && FlagOf(m.row_value()));
+      value = changed;
     } else {
-      value.assign(m.row_value());
+      value = m.row_value();  // unchanged: copied as bytes
     }
     const bool keep = sources.HasPrefix(Md5OfKey(m.key()), /*whole_key=*/false);
-    url_key = LinkUrlKey(m.key().substr(kMd5Size), Md5FromBytes(Md5OfKey(m.key())));
+    // Built only for an emitted edit: most rows of a round go out unchanged.
+    auto url_key = [&m] {
+      return LinkUrlKey(m.key().substr(kMd5Size), Md5FromBytes(Md5OfKey(m.key())));
+    };
     if (!keep) {
-      if (had_row) NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_url, url_key, kRemove, {}, stats));
+      if (had_row) NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_url, url_key(), kRemove, {}, stats));
       continue;
     }
     if (!had_row || value != m.row_value()) {
-      NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_url, url_key, kPut, value, stats));
+      NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_url, url_key(), kPut, value, stats));
     }
     ++stats.rows_out;
     NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), value));
@@ -88,16 +102,21 @@ Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
 
 Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_url, RowSink& table,
-                                   EditSink& links_by_md5) {
-  KeyMerger m(old_rows, edits);
+                                   EditSink& links_by_md5, bool join_unchanged) {
+  KeyMerger m(old_rows, edits, join_unchanged);
   ForwardProbe targets(new_pages_by_url);
   StageStats stats;
-  std::string value, md5_key;
+  std::string changed;
   const std::string flag_true(1, '\1'), flag_false(1, '\0');
   while (m.Next()) {
+    if (m.block() != nullptr) {
+      NUTCHFS_RETURN_IF_ERROR(CopyBlock(*m.block(), table, stats));
+      continue;
+    }
     if (m.key().size() <= kMd5Size + 1) return Err(Status::Corruption("short linksByURL key"));
-    std::optional<std::string> link;
-    if (m.has_row()) link.emplace(m.row_value());
+    // Views of the row or of the winning edit: nothing is copied unless the flag changes.
+    std::optional<std::string_view> link;
+    if (m.has_row()) link = m.row_value();
     for (size_t i = 0; i < m.num_edits(); ++i) {
       const OwnedEdit& e = m.edit(i);
       if (e.kind == kPut && !e.value.empty()) {
@@ -111,16 +130,20 @@ Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
     if (!link) continue;
     // linksByMD5 now holds exactly `link` under this key: emit what it must change.
     const std::string_view url = UrlOfLinkUrlKey(m.key());
-    md5_key = LinkMd5Key(Md5FromBytes(m.key().substr(m.key().size() - kMd5Size)), url);
+    auto md5_key = [&m, url] {  // built only for an emitted edit
+      return LinkMd5Key(Md5FromBytes(m.key().substr(m.key().size() - kMd5Size)), url);
+    };
     if (!targets.HasPrefix(url, /*whole_key=*/true)) {
-      NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_md5, md5_key, kRemove, {}, stats));
+      NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_md5, md5_key(), kRemove, {}, stats));
       continue;
     }
     NUTCHFS_ASSIGN_OR_RETURN(bool flag, HasOutlinks(targets.value()));
     if (FlagOf(*link) != flag) {
-      SetFlag(&*link, flag);
+      changed.assign(*link);
+      SetFlag(&changed, flag);
+      link = changed;
       NUTCHFS_RETURN_IF_ERROR(
-          EmitTo(links_by_md5, md5_key, kSetFlag, flag ? flag_true : flag_false, stats));
+          EmitTo(links_by_md5, md5_key(), kSetFlag, flag ? flag_true : flag_false, stats));
     }
     ++stats.rows_out;
     NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), *link));
@@ -132,10 +155,14 @@ Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
 }
 
 Result<StageStats> ApplyLinkFixes(Iterator& rows, EditIterator& edits, RowSink& table) {
-  KeyMerger m(rows, edits);
+  KeyMerger m(rows, edits, /*copy_blocks=*/true);
   StageStats stats;
   std::string value;
   while (m.Next()) {
+    if (m.block() != nullptr) {
+      NUTCHFS_RETURN_IF_ERROR(CopyBlock(*m.block(), table, stats));
+      continue;
+    }
     if (m.num_edits() > 0 && !m.has_row()) {
       return Err(Status::Corruption("link fix for a link that linksByMD5 does not hold"));
     }

@@ -41,17 +41,25 @@ Result<std::optional<Page>> ResolvePage(const std::optional<Page>& old, std::str
   }
 }
 
+Status CopyBlock(const RawBlock& block, RowSink& table, StageStats& stats) {
+  stats.rows_out += block.records;
+  return table.AddBlock(block);
+}
+
 class PagesByUrlStage {
  public:
   PagesByUrlStage(uint64_t url_section, const PagesByUrlOutputs& out)
       : url_section_(url_section), out_(out) {}
 
   Status Apply(const KeyMerger& m) {
+    if (m.num_edits() == 0) {  // unchanged: the row's bytes as they are
+      ++stats.rows_out;
+      return out_.table->Add(m.key(), m.row_value());
+    }
     std::optional<Page> old;
     if (m.has_row()) {
       NUTCHFS_ASSIGN_OR_RETURN(old, DecodePageByUrl(m.key(), m.row_value()));
     }
-    if (m.num_edits() == 0) return Write(*old);
     std::optional<Link> link;
     NUTCHFS_ASSIGN_OR_RETURN(std::optional<Page> page, ResolvePage(old, m.key(), Winner(m), &link));
     NUTCHFS_RETURN_IF_ERROR(EmitPageChange(old, page));
@@ -108,21 +116,37 @@ class PagesByUrlStage {
 
 Result<StageStats> ApplyPagesByUrl(Iterator& old_rows, EditIterator& edits,
                                    uint64_t url_section, const PagesByUrlOutputs& out) {
-  KeyMerger m(old_rows, edits);
+  KeyMerger m(old_rows, edits, /*copy_blocks=*/true);
   PagesByUrlStage stage(url_section, out);
-  while (m.Next()) NUTCHFS_RETURN_IF_ERROR(stage.Apply(m));
+  while (m.Next()) {
+    if (m.block() != nullptr) {
+      NUTCHFS_RETURN_IF_ERROR(CopyBlock(*m.block(), *out.table, stage.stats));
+      continue;
+    }
+    NUTCHFS_RETURN_IF_ERROR(stage.Apply(m));
+  }
   NUTCHFS_RETURN_IF_ERROR(m.status());
   stage.stats.edits_in = m.total_edits();
   return stage.stats;
 }
 
 Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowSink& table) {
-  KeyMerger m(old_rows, edits);
+  KeyMerger m(old_rows, edits, /*copy_blocks=*/true);
   StageStats stats;
   // Tracks whether the md5 of the previous key kept a row, to count md5s that are gone.
   std::string md5;
   bool md5_kept = true;
   while (m.Next()) {
+    if (const RawBlock* b = m.block()) {  // every row kept
+      if (b->first_key.size() < 16 || b->last_key.size() < 16) {
+        return Err(Status::Corruption("short pagesByMD5 key"));
+      }
+      if (Md5OfKey(b->first_key) != md5 && !md5_kept) ++stats.notices;
+      md5.assign(Md5OfKey(b->last_key));
+      md5_kept = true;
+      NUTCHFS_RETURN_IF_ERROR(CopyBlock(*b, table, stats));
+      continue;
+    }
     if (m.key().size() < 16) return Err(Status::Corruption("short pagesByMD5 key"));
     if (Md5OfKey(m.key()) != md5) {
       if (!md5_kept) ++stats.notices;

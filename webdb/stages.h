@@ -1,5 +1,8 @@
 // The five merge stages: the heart of the WebDB.
 //
+// Where a stage's merge reaches a stored block of the old table whose key range gets no
+// edit (and, for stages 3 and 4, whose join table did not change), the block goes to
+// the new table as it is (RowSink::AddBlock).
 // Each stage is a pure function of (old table rows, sorted edits[, a new table of an
 // earlier stage]) -> (new table rows, emitted edits). It reads every input front to
 // back exactly once, writes its table front to back, and knows nothing of files,
@@ -26,6 +29,9 @@ class RowSink {
   virtual ~RowSink() = default;
   // REQUIRES: keys strictly increasing.
   virtual Status Add(std::string_view key, std::string_view value) = 0;
+  // Takes a whole block of the old table whose rows the stage leaves unchanged. A table
+  // file copies it as it is; this default adds its rows one by one.
+  virtual Status AddBlock(const RawBlock& block);
 };
 
 struct StageStats {
@@ -56,17 +62,21 @@ Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowS
 // Stage 3, linksByMD5. The last put per key wins over the old row; then the source
 // rule keeps a link only if its `from` is the md5 of a row of new_pages_by_md5 (the
 // table stage 2 wrote, over the same md5 range). Emits puts/removes for linksByURL.
+// join_unchanged: stage 2 reported no md5 gone, so rows without edits all stay and
+// are copied block by block where no edit falls.
 Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_md5, RowSink& table,
-                                   EditSink& links_by_url);
+                                   EditSink& links_by_url, bool join_unchanged = false);
 
 // Stage 4, linksByURL. Applies stage 3's puts/removes, then the target rule against
 // new_pages_by_url (the table stage 1 wrote, over the same url range): a link whose url
 // has no page is dropped, every other link gets targetHasOutlink from its page. Emits
 // a remove or a flag change for linksByMD5 wherever that table now differs.
+// join_unchanged: stage 1 reported no target change, so rows without edits stay as
+// they are and are copied block by block where no edit falls.
 Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_url, RowSink& table,
-                                   EditSink& links_by_md5);
+                                   EditSink& links_by_md5, bool join_unchanged = false);
 
 // Stage 5, the second linksByMD5 pass: applies stage 4's removes and flag changes.
 Result<StageStats> ApplyLinkFixes(Iterator& rows, EditIterator& edits, RowSink& table);

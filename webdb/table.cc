@@ -44,6 +44,8 @@ class Table::Iter final : public Iterator {
   std::string_view key() const override { return reader_.key(); }
   std::string_view value() const override { return reader_.value(); }
   Status status() const override { return status_; }
+  std::optional<RawBlock> CurrentBlock() const override;
+  void SkipBlock() override;
 
  private:
   void Restart(bool counting);
@@ -61,6 +63,8 @@ class Table::Iter final : public Iterator {
   size_t block_ = 0;  // index of the block reader_ decodes
   BlockReader reader_;
   bool valid_ = false;
+  bool at_block_start_ = false;  // on the first record of block_
+  mutable uint64_t block_records_ = 0;  // of block_, once CurrentBlock() counted them
   bool counting_ = false;  // scanning from the first record: check the record count
   uint64_t seen_ = 0;
   Status status_;
@@ -68,6 +72,7 @@ class Table::Iter final : public Iterator {
 
 void Table::Iter::Restart(bool counting) {
   valid_ = false;
+  at_block_start_ = false;
   status_ = Status::OK();
   counting_ = counting;
   seen_ = 0;
@@ -95,6 +100,7 @@ void Table::Iter::Seek(std::string_view target) {
 
 void Table::Iter::Next() {
   if (!valid_) return;
+  at_block_start_ = false;
   valid_ = reader_.Next();
   if (valid_) {
     ++seen_;
@@ -127,6 +133,22 @@ void Table::Iter::EnterBlock(size_t index, bool readahead) {
   }
   ++seen_;
   valid_ = true;
+  at_block_start_ = true;
+}
+
+std::optional<RawBlock> Table::Iter::CurrentBlock() const {
+  if (!valid_ || !at_block_start_) return std::nullopt;
+  const BlockHandle& h = table_->handles_[block_];
+  std::string_view raw = buf_.substr(h.offset - buf_offset_, h.end() - h.offset);
+  std::optional<uint64_t> records = CountBlockRecords(raw.substr(0, h.size));
+  if (!records) return std::nullopt;
+  block_records_ = *records;
+  return RawBlock{raw, reader_.key(), table_->last_keys_[block_], *records};
+}
+
+void Table::Iter::SkipBlock() {
+  seen_ += block_records_ - 1;  // the first was counted on entering the block
+  EnterBlock(block_ + 1, true);
 }
 
 // Called when reader_ has no more records: checks how the block ended.

@@ -37,6 +37,23 @@ Status TableBuilder::Add(std::string_view key, std::string_view value) {
   return Status::OK();
 }
 
+Status TableBuilder::AddBlock(const RawBlock& block) {
+  if (!status_.ok()) return status_;
+  if (finished_) return Status::InvalidArgument(path() + ": AddBlock after Finish");
+  if (num_records_ > 0 && block.first_key <= std::string_view(last_key_)) {
+    return Status::InvalidArgument(path() + ": copied block out of key order at record " +
+                                   std::to_string(num_records_));
+  }
+  if (!block_.empty()) NUTCHFS_RETURN_IF_ERROR(FlushBlock());
+  BlockHandle handle{offset_, block.bytes.size() - kBlockTrailerSize};
+  NUTCHFS_RETURN_IF_ERROR(Write(block.bytes));
+  AppendIndexEntry(block.last_key, handle, &index_);
+  ++num_blocks_;
+  num_records_ += block.records;
+  last_key_.assign(block.last_key);
+  return Status::OK();
+}
+
 Status TableBuilder::FlushBlock() {
   BlockHandle handle{offset_, block_.size()};
   std::string_view bytes = block_.Finish();

@@ -16,6 +16,7 @@
 #include "nutchfs/env.h"
 #include "nutchfs/status.h"
 #include "webdb/block_builder.h"
+#include "webdb/iterator.h"
 
 namespace webdb {
 
@@ -33,6 +34,11 @@ class TableBuilder {
   // REQUIRES: key is bytewise greater than every key added before; Finish() not called.
   // InvalidArgument when this is violated. After a failed write every call fails the same.
   Status Add(std::string_view key, std::string_view value);
+
+  // Appends a data block of another table file as it is (bytes, trailer and crc), after
+  // closing the block being built. REQUIRES: the block's first key is greater than every
+  // key added before (InvalidArgument otherwise); its crc was checked when it was read.
+  Status AddBlock(const RawBlock& block);
 
   // Writes the last block, the index and the footer, then syncs and closes the file.
   Status Finish();

@@ -28,6 +28,15 @@ Status TableWriter::Add(std::string_view key, std::string_view value) {
   return builder_->Add(key, value);
 }
 
+Status TableWriter::AddBlock(const RawBlock& block) {
+  const uint64_t before = rows_;
+  rows_ += block.records;
+  if (before / kProgressEvery != rows_ / kProgressEvery && progress_) {
+    progress_({step_, rows_, expected_rows_});
+  }
+  return builder_->AddBlock(block);
+}
+
 Result<TableFile> TableWriter::Finish() {
   NUTCHFS_RETURN_IF_ERROR(builder_->Finish());
   if (progress_) progress_({step_, rows_, rows_});

@@ -23,6 +23,7 @@ class TableWriter final : public RowSink {
                                                      const ProgressFn& progress);
 
   Status Add(std::string_view key, std::string_view value) override;
+  Status AddBlock(const RawBlock& block) override;
   // Finishes and syncs the file; returns its manifest entry.
   Result<TableFile> Finish();
 

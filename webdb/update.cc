@@ -72,12 +72,13 @@ class Update {
       case 3: {
         NUTCHFS_ASSIGN_OR_RETURN(auto pages, OpenTable(TableId::kPagesByMd5));
         auto rows = pages->NewIterator();
-        return ApplyLinksByMd5(old_rows, edits, *rows, out, plumbing_.Sink(4));
+        return ApplyLinksByMd5(old_rows, edits, *rows, out, plumbing_.Sink(4), md5_gone_ == 0);
       }
       case 4: {
         NUTCHFS_ASSIGN_OR_RETURN(auto pages, OpenTable(TableId::kPagesByUrl));
         auto rows = pages->NewIterator();
-        return ApplyLinksByUrl(old_rows, edits, *rows, out, plumbing_.Sink(5));
+        return ApplyLinksByUrl(old_rows, edits, *rows, out, plumbing_.Sink(5),
+                               target_changes_ == 0);
       }
       default:
         return ApplyLinkFixes(old_rows, edits, out);

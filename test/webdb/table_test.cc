@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -454,6 +455,73 @@ TEST_CASE("scan and seek throughput", "[table][slow]") {
   auto table = OpenOk(*env, path);
   for (int pass = 0; pass < 3; ++pass) TimeScan(*table);
   TimeSeeks(*table);
+}
+
+TEST_CASE("blocks copied whole into another table read back the same", "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  Rows rows;
+  for (int i = 0; i < 5000; ++i) {
+    char key[16];
+    std::snprintf(key, sizeof(key), "key%06d", 2 * i);
+    rows.emplace_back(key, std::string(40 + i % 50, static_cast<char>('a' + i % 26)));
+  }
+  WriteTable(*env, dir.File("a.tbl"), rows);
+  auto a = OpenOk(*env, dir.File("a.tbl"));
+  auto builder = TableBuilder::Create(*env, dir.File("b.tbl"));
+  REQUIRE(builder.has_value());
+  // Copy every other block whole; add the others row by row, plus one extra row (an odd
+  // key) before each copied block, so copied blocks follow a partly filled block.
+  Rows expected;
+  auto it = a->NewIterator();
+  int block = 0, copied = 0;
+  it->SeekToFirst();
+  while (it->Valid()) {
+    std::optional<RawBlock> raw = it->CurrentBlock();
+    REQUIRE(raw.has_value());
+    if (block++ % 2 == 1) {
+      std::string extra(raw->first_key);
+      extra.back() = static_cast<char>(extra.back() - 1);
+      REQUIRE((*builder)->Add(extra, "x").ok());
+      expected.emplace_back(extra, "x");
+      REQUIRE((*builder)->AddBlock(*raw).ok());
+      for (uint64_t r = 0; r < raw->records; ++r) {
+        expected.push_back(rows[expected.size() - 1 - copied]);
+      }
+      ++copied;
+      it->SkipBlock();
+      continue;
+    }
+    do {
+      REQUIRE((*builder)->Add(it->key(), it->value()).ok());
+      expected.emplace_back(it->key(), it->value());
+      it->Next();
+    } while (it->Valid() && !it->CurrentBlock());
+  }
+  REQUIRE(it->status().ok());
+  REQUIRE(copied > 3);
+  REQUIRE((*builder)->Finish().ok());
+  auto b = OpenOk(*env, dir.File("b.tbl"));
+  auto [got, status] = Scan(*b);
+  CHECK(status.ok());
+  CHECK(b->num_records() == expected.size());
+  CHECK(got == expected);
+}
+
+TEST_CASE("a copied block out of key order is refused", "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  WriteTable(*env, dir.File("a.tbl"), {{"b", "1"}, {"c", "2"}});
+  auto a = OpenOk(*env, dir.File("a.tbl"));
+  auto it = a->NewIterator();
+  it->SeekToFirst();
+  std::optional<RawBlock> raw = it->CurrentBlock();
+  REQUIRE(raw.has_value());
+  CHECK(raw->records == 2);
+  auto builder = TableBuilder::Create(*env, dir.File("b.tbl"));
+  REQUIRE(builder.has_value());
+  REQUIRE((*builder)->Add("b", "0").ok());
+  CHECK((*builder)->AddBlock(*raw).IsInvalidArgument());
 }
 
 }  // namespace
