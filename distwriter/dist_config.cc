@@ -31,7 +31,13 @@ Status ReadWriters(DistConfig& d) {
     }
     nutchfs::ConfigEntry index = *e;
     index.value = e->section.substr(7);
-    NUTCHFS_ASSIGN_OR_RETURN(int i, ParseInt(file, index, 0, d.k - 1));
+    auto parsed = ParseInt(file, index, 0, d.k - 1);
+    if (!parsed) {
+      return file.ErrorAt(e->line, "[" + e->section + "]: the writer index must be an integer in 0.." +
+                                       std::to_string(d.k - 1) + " (writers = " +
+                                       std::to_string(d.k) + ")");
+    }
+    const int i = *parsed;
     if (!d.writer_machines[i].empty()) {
       return file.ErrorAt(e->line, "writer " + std::to_string(i) + " is given twice");
     }

@@ -1,6 +1,12 @@
 #include "distwriter/exchange.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "distwriter/round_manifest.h"
 
 namespace distwriter {
 
@@ -28,17 +34,62 @@ Status Exchange::Send(int stage, int to, const std::string& local_path) {
   return Status::OK();
 }
 
+nutchfs::NutchFile Exchange::FailureDir(int writer) const {
+  return config_.WriterFile(writer, fmt::format("rounds/{}/failed", round_));
+}
+
 Result<std::string> Exchange::Receive(int stage, int from) {
   const nutchfs::NutchFile file = FileFor(stage, from, self_);
+  const std::string where = fmt::format("writer {}: round {} stage {}", self_, round_, stage);
   const auto start = std::chrono::steady_clock::now();
-  Status s = fs_.WaitFor(file, config_.Describe(from), timeout_);
+  auto arrived = fs_.WaitForUnless(
+      file, {FailureDir(self_), config_.MetaFile(RoundFileName(round_))}, config_.Describe(from),
+      timeout_);
   traffic_[stage].wait_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!s.ok()) {
-    return Err(s.WithContext(fmt::format("writer {}: round {} stage {}", self_, round_, stage)));
+  if (!arrived) return Err(arrived.error().WithContext(where));
+  if (!arrived->has_value()) return fs_.LocalPath(file);
+  const nutchfs::NutchFile& found = **arrived;
+  if (found.group == kMetaGroup) {
+    return Err(Status::IOError(where + ": round " + std::to_string(round_) +
+                               " was decided by a peer meanwhile"));
   }
-  return fs_.LocalPath(file);
+  // "rounds/<N>/failed/from-<j>"
+  int peer = -1;
+  const std::string base(found.BaseName());
+  if (std::sscanf(base.c_str(), "from-%d", &peer) != 1) peer = -1;
+  std::string why = "(no reason given)";
+  auto path = fs_.LocalPath(found);
+  if (path) {
+    auto text = nutchfs::ReadFileToString(fs_.local_env(), *path);
+    if (text) why = text->substr(0, text->find('\n'));
+  }
+  const std::string who = peer >= 0 && peer < config_.k ? config_.Describe(peer) : base;
+  return Err(Status::IOError(where + ": " + who + " failed: " + why));
 }
+
+Status Exchange::Fetch(int stage, int from, int at, const std::string& local_path) {
+  auto got = fs_.Get(FileFor(stage, from, at), local_path);
+  return got ? Status::OK() : got.error();
+}
+
+void Exchange::PublishFailure(const Status& why, const std::string& work_dir) {
+  const std::string path = work_dir + "/failed";
+  std::string line = why.ToString().substr(0, 1000);
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  Status s = nutchfs::WriteFileAtomically(fs_.local_env(), path, line + "\n");
+  for (int to = 0; s.ok() && to < config_.k; ++to) {
+    if (to == self_) continue;
+    auto put = fs_.Put(path, config_.WriterFile(to, FailureDir(to).name + "/from-" +
+                                                        std::to_string(self_)));
+    if (!put) spdlog::warn("writer {}: telling {} of the failure: {}", self_,
+                           config_.Describe(to), put.error().ToString());
+  }
+  Status removed = fs_.local_env().RemoveFile(path);
+  (void)removed;  // the work directory is removed as a whole too
+}
+
+Status Exchange::ClearFailures() { return fs_.DeleteDir(FailureDir(self_)); }
 
 Status Exchange::RemoveIncoming() {
   auto names = fs_.List(config_.db(), WriterGroup(self_), "rounds");

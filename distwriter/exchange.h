@@ -35,7 +35,20 @@ class Exchange {
   // Publishes local_path as the stage file from this writer to writer `to`.
   Status Send(int stage, int to, const std::string& local_path);
   // Waits for the stage file from writer `from`; returns its path on this machine.
+  // Gives up (IOError) as soon as a peer's failure marker for this round is in this
+  // writer's group, or this round is decided (meta/ROUND-<N> on this machine).
   Result<std::string> Receive(int stage, int from);
+  // The stage file from writer `from` as found in writer `at`'s group, copied to
+  // local_path; NotFound if it is not there.
+  Status Fetch(int stage, int from, int at, const std::string& local_path);
+
+  // Publishes this writer's failure marker for this round, saying why, into every
+  // other writer's group; best effort (it is already failing). work_dir holds the
+  // local copy while it is sent.
+  void PublishFailure(const Status& why, const std::string& work_dir);
+  // Removes the failure markers of this round in this writer's group (left by an
+  // earlier attempt).
+  Status ClearFailures();
   // Removes this writer's incoming files of this round (and of older rounds).
   Status RemoveIncoming();
   // Removes the stage 0 files this writer sent (after a failed round, so that a retry
@@ -46,6 +59,7 @@ class Exchange {
 
  private:
   std::string StageDir(int stage) const;
+  nutchfs::NutchFile FailureDir(int writer) const;
   nutchfs::NutchFile FileFor(int stage, int from, int to) const;
 
   nutchfs::NutchFs& fs_;

@@ -14,10 +14,11 @@ namespace {
 
 constexpr std::string_view kMachinePrefix = "machine.";
 constexpr std::string_view kGroupPrefix = "group.";
-constexpr std::array<std::string_view, 9> kTopKeys = {
+constexpr std::array<std::string_view, 10> kTopKeys = {
     "db",           "timeout_ms",      "connect_timeout_ms",
-    "retries",      "lock_lease_ms",   "memory",
-    "ssh_identity", "ssh_known_hosts", "ssh_accept_unknown_host_keys"};
+    "retries",      "retry_window_ms", "lock_lease_ms",
+    "memory",       "ssh_identity",    "ssh_known_hosts",
+    "ssh_accept_unknown_host_keys"};
 
 bool IsTopKey(const ConfigEntry &e) {
   return e.section.empty() && std::find(kTopKeys.begin(), kTopKeys.end(), e.key) != kTopKeys.end();
@@ -114,11 +115,13 @@ Status ParseTopKey(const ConfigFile &file, const ConfigEntry &e, ClusterConfig *
     if (!s.ok()) return file.ErrorAt(e.line, s.message());
     c->db = e.value;
   } else if (e.key == "timeout_ms") {
-    NUTCHFS_ASSIGN_OR_RETURN(c->timeout_ms, ParseInt(file, e, 0, kMaxMs));
+    NUTCHFS_ASSIGN_OR_RETURN(c->timeout_ms, ParseInt(file, e, 1, kMaxMs));
   } else if (e.key == "connect_timeout_ms") {
     NUTCHFS_ASSIGN_OR_RETURN(c->connect_timeout_ms, ParseInt(file, e, 1, kMaxMs));
   } else if (e.key == "retries") {
     NUTCHFS_ASSIGN_OR_RETURN(c->retries, ParseInt(file, e, 0, 100));
+  } else if (e.key == "retry_window_ms") {
+    NUTCHFS_ASSIGN_OR_RETURN(c->retry_window_ms, ParseInt(file, e, 0, kMaxMs));
   } else if (e.key == "lock_lease_ms") {
     NUTCHFS_ASSIGN_OR_RETURN(c->lock_lease_ms, ParseInt(file, e, 0, kMaxMs));
   } else if (e.key == "memory") {

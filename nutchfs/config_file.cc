@@ -62,6 +62,8 @@ Result<ConfigFile> ConfigFile::Read(const std::string &path) {
 }
 
 Result<ConfigFile> ConfigFile::Parse(std::string_view text, std::string path) {
+  // Editors on some systems start a UTF-8 file with a byte-order mark.
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   ConfigFile file;
   file.path_ = std::move(path);
   std::vector<ConfigEntry> scanned;

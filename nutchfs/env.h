@@ -105,8 +105,13 @@ class Env {
 std::unique_ptr<Env> NewLocalEnv();
 
 // Convenience: whole-file read and write-then-rename publication through an Env.
+// ReadFileToString reads a regular file (up to its size when opened) and refuses
+// anything else (a FIFO, a device) at once; ReadStreamToString reads any file,
+// pipes included, to its end.
 Result<std::string> ReadFileToString(Env& env, const std::string& path);
-// Writes contents to path + ".tmp", syncs, renames over path and syncs the directory.
+Result<std::string> ReadStreamToString(Env& env, const std::string& path);
+// Writes contents to a temporary name beside path, syncs, renames over path and syncs
+// the directory; on failure the temporary file is removed.
 Status WriteFileAtomically(Env& env, const std::string& path, std::string_view contents);
 
 }  // namespace nutchfs

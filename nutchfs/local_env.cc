@@ -168,15 +168,21 @@ class PosixEnv final : public Env {
     return std::make_unique<PosixSequentialFile>(path, fd);
   }
 
+  // Non-blocking open, so that a FIFO or device put where a file belongs is refused
+  // instead of blocking the reader until something writes to it.
   Result<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
       const std::string& path) override {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return Err(OpenError(path, errno));
     struct stat st;
     if (::fstat(fd, &st) != 0) {
       int err = errno;
       ::close(fd);
       return Err(Status::FromErrno("stat " + path, err));
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd);
+      return Err(Status::IOError(path + ": not a regular file"));
     }
     return std::make_unique<PosixRandomAccessFile>(path, fd, static_cast<uint64_t>(st.st_size));
   }
@@ -306,6 +312,15 @@ class PosixEnv final : public Env {
 std::unique_ptr<Env> NewLocalEnv() { return std::make_unique<PosixEnv>(); }
 
 Result<std::string> ReadFileToString(Env& env, const std::string& path) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewRandomAccessFile(path));
+  // The size when opened: a file that keeps growing is read up to there.
+  std::string out(file->size(), '\0');
+  NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, file->Read(0, out.size(), out.data()));
+  out.resize(got.size());
+  return out;
+}
+
+Result<std::string> ReadStreamToString(Env& env, const std::string& path) {
   NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewSequentialFile(path));
   std::string out;
   std::string scratch(1 << 16, '\0');
@@ -323,13 +338,19 @@ Status WriteFileAtomically(Env& env, const std::string& path, std::string_view c
   static std::atomic<uint64_t> counter{0};
   const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
                           std::to_string(counter.fetch_add(1));
+  Status s;
   {
-    NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewWritableFile(tmp));
-    NUTCHFS_RETURN_IF_ERROR(file->Append(contents));
-    NUTCHFS_RETURN_IF_ERROR(file->Sync());
-    NUTCHFS_RETURN_IF_ERROR(file->Close());
+    auto file = env.NewWritableFile(tmp);
+    s = file ? (*file)->Append(contents) : file.error();
+    if (s.ok()) s = (*file)->Sync();
+    if (s.ok()) s = (*file)->Close();
   }
-  NUTCHFS_RETURN_IF_ERROR(env.RenameFile(tmp, path));
+  if (s.ok()) s = env.RenameFile(tmp, path);
+  if (!s.ok()) {
+    Status ignored = env.RemoveFile(tmp);
+    (void)ignored;  // absent if never created; the first error is the one to report
+    return s;
+  }
   return env.SyncDir(DirOf(path));
 }
 

@@ -1,5 +1,7 @@
 #include "nutchfs/lock_file.h"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 
 #include "nutchfs/publish.h"
@@ -54,6 +56,7 @@ Status AcquireLockFile(Env& env, const std::string& path, const LockOwner& me) {
     if (!text) return text.error();
     LockVerdict verdict = JudgeLock(DecodeLockOwner(*text, path), me, NowMs(), 0, false);
     if (!verdict.breakable) return Status::Busy("lock " + path + " is " + verdict.reason);
+    spdlog::warn("breaking the stale lock {}: {}", path, verdict.reason);
     Status removed = RemoveIfUnchanged(env, path, *text);
     if (!removed.ok() && !removed.IsNotFound() && !removed.IsBusy()) return removed;
   }

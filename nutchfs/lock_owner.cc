@@ -129,19 +129,23 @@ LockVerdict JudgeLock(const Result<LockOwner>& owner, const LockOwner& me, int64
                       int64_t lease_ms, bool force) {
   if (!owner) {
     return {force, "unreadable lock (" + owner.error().message() + ")" +
-                       (force ? ", forced" : "; only --force breaks it")};
+                       (force ? ", forced" : "; breaking it needs force")};
   }
   const LockOwner& o = *owner;
   if (o.host == me.host && o.boot_id == me.boot_id) {
     if (ProcessAlive(o.pid, o.proc_start)) return {false, "held by live " + Describe(o)};
     return {true, Describe(o) + " is gone"};
   }
+  if (o.host == me.host) {
+    return {true, Describe(o) + " is gone: it was taken before this host rebooted (boot id " +
+                      o.boot_id + ", now " + me.boot_id + ")"};
+  }
   const int64_t age_ms = now_ms - o.acquired_ms;
   std::string held = "held by " + Describe(o) + " for " + std::to_string(age_ms) + " ms";
   if (age_ms < lease_ms) {
     return {false, held + ", less than the lease of " + std::to_string(lease_ms) + " ms"};
   }
-  if (!force) return {false, held + ", over the lease; only --force breaks it"};
+  if (!force) return {false, held + ", over the lease; breaking it needs force"};
   return {true, held + ", over the lease of " + std::to_string(lease_ms) + " ms, forced"};
 }
 

@@ -5,7 +5,9 @@
 //  - Same host (same hostname and same kernel boot id): the lock is stale when its
 //    process is gone, or its pid now belongs to a process started at another time.
 //    A stale lock may be broken without force; a live one never.
-//  - Another host (or this host after a reboot): its processes cannot be checked from
+//  - Same hostname, another boot id: taken before this host rebooted, so its process
+//    is gone; broken without force.
+//  - Another host: its processes cannot be checked from
 //    here, so the lock may be broken only with force AND when older than the lease
 //    (by the breaker's clock; the lease must exceed any clock skew).
 //  - An unreadable lock file (e.g. its creator died between create and write): force.

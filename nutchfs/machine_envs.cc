@@ -1,5 +1,8 @@
 #include "nutchfs/machine_envs.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "nutchfs/sftp_env.h"
 
 namespace nutchfs {
@@ -15,6 +18,7 @@ SftpOptions OptionsFor(const ClusterConfig& config, const Location& loc) {
   o.accept_unknown_host_key = config.ssh.accept_unknown_host_keys;
   o.connect_timeout_ms = static_cast<int>(config.connect_timeout_ms);
   o.max_retries = config.retries;
+  o.retry_window_ms = static_cast<int>(std::min<int64_t>(config.retry_window_ms, INT32_MAX));
   return o;
 }
 

@@ -28,19 +28,25 @@ Status StatusOf(const Result<T>& r) {
   return r ? Status::OK() : r.error();
 }
 
-// Runs fn (returning Status or Result) again after an IOError, up to `retries` more
-// times, pausing 10 ms, then twice as long each time (at most 1 s). Only for operations
-// that are idempotent as a whole.
+// Runs fn (returning Status or Result) again after an IOError, up to config.retries
+// more times, pausing 50 ms, then twice as long each time (at most 5 s), and none once
+// it has been failing for config.retry_window_ms. Only for operations that are
+// idempotent as a whole.
 template <typename Fn>
-auto WithRetries(int retries, std::string_view what, Fn&& fn) -> decltype(fn()) {
-  milliseconds pause{10};
+auto WithRetries(const ClusterConfig& config, std::string_view what, Fn&& fn) -> decltype(fn()) {
+  const auto start = std::chrono::steady_clock::now();
+  milliseconds pause{50};
   for (int attempt = 0;; ++attempt) {
     auto r = fn();
     Status s = StatusOf(r);
-    if (s.ok() || !s.IsIOError() || attempt >= retries) return r;
+    const auto failing = std::chrono::steady_clock::now() - start;
+    if (s.ok() || !s.IsIOError() || attempt >= config.retries ||
+        failing >= milliseconds(config.retry_window_ms)) {
+      return r;
+    }
     spdlog::warn("{}: {}; retrying in {} ms", what, s.ToString(), pause.count());
     std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, milliseconds(1000));
+    pause = std::min(pause * 2, milliseconds(5000));
   }
 }
 
@@ -108,7 +114,7 @@ Result<FileInfo> NutchFs::Put(const std::string& local_path, const NutchFile& fi
   for (const std::string& name : group->machines) {
     const std::string what = "put " + file.ToString() + " to machine " + name;
     NUTCHFS_ASSIGN_OR_RETURN(Place to, PlaceAt(*config_.FindMachine(name), file));
-    auto info = WithRetries(config_.retries, what, [&] {
+    auto info = WithRetries(config_, what, [&] {
       return PublishFile(envs_.local(), local_path, *to.env, to.path, options_.verify_checksum);
     });
     if (!info) return Err(info.error().WithContext(what));
@@ -122,6 +128,32 @@ Result<FileInfo> NutchFs::Put(const std::string& local_path, const NutchFile& fi
 
 Status NutchFs::WaitFor(const NutchFile& file, std::string_view sender,
                         std::chrono::milliseconds timeout) {
+  auto arrived = WaitForUnless(file, {}, sender, timeout);
+  return arrived ? Status::OK() : arrived.error();
+}
+
+Result<std::optional<NutchFile>> NutchFs::FirstPresent(const std::vector<NutchFile>& unless) {
+  for (const NutchFile& f : unless) {
+    NUTCHFS_ASSIGN_OR_RETURN(Place at, ViewOf(f));
+    if (!at.env->FileExists(at.path)) continue;
+    auto names = at.env->GetChildren(at.path);
+    if (!names) return f;  // a file
+    std::sort(names->begin(), names->end());
+    for (const std::string& name : *names) {
+      if (!IsHiddenName(name)) return NutchFile{f.db, f.group, f.name + "/" + name};
+    }
+  }
+  return std::nullopt;
+}
+
+Result<std::optional<NutchFile>> NutchFs::WaitForUnless(const NutchFile& file,
+                                                        const std::vector<NutchFile>& unless,
+                                                        std::string_view sender,
+                                                        std::chrono::milliseconds timeout) {
+  for (const NutchFile& f : unless) {
+    auto group = GroupOf(f);
+    if (!group) return Err(group.error());
+  }
   NUTCHFS_ASSIGN_OR_RETURN(Place at, ViewOf(file));
   const auto start = std::chrono::steady_clock::now();
   const std::string dir = DirOf(at.path);
@@ -129,18 +161,20 @@ Status NutchFs::WaitFor(const NutchFile& file, std::string_view sender,
   ArrivalWatch watch(dir, at.env->capabilities().inotify);
   milliseconds pause = kFirstPause;
   for (int poll = 1;; ++poll) {
-    if (at.env->FileExists(at.path)) return Status::OK();
+    if (at.env->FileExists(at.path)) return std::nullopt;
     if (poll % kListEvery == 0) {
       auto names = at.env->GetChildren(dir);
-      if (names && Contains(*names, base)) return Status::OK();
+      if (names && Contains(*names, base)) return std::nullopt;
     }
+    NUTCHFS_ASSIGN_OR_RETURN(std::optional<NutchFile> given_up, FirstPresent(unless));
+    if (given_up) return given_up;
     auto waited =
         std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
     if (waited >= timeout) {
-      return Status::Timeout("timed out after " + std::to_string(waited.count()) +
+      return Err(Status::Timeout("timed out after " + std::to_string(waited.count()) +
                              " ms waiting for " + file.ToString() + " at machine " +
                              at.machine->name + " (" + at.path + "), to be sent by " +
-                             std::string(sender));
+                             std::string(sender)));
     }
     watch.Wait(std::min(pause, timeout - waited));
     pause = std::min(pause * 2, kMaxPause);
@@ -149,6 +183,11 @@ Status NutchFs::WaitFor(const NutchFile& file, std::string_view sender,
 
 Result<FileInfo> NutchFs::Get(const NutchFile& file, const std::string& local_path) {
   NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(file));
+  // The local path is the caller's: its directory is not made here.
+  if (!envs_.local().FileExists(DirOf(local_path))) {
+    return Err(Status::NotFound("get " + file.ToString() + ": directory " + DirOf(local_path) +
+                                " of " + local_path + " does not exist"));
+  }
   NUTCHFS_ASSIGN_OR_RETURN(Place view, ViewOf(file));
   std::vector<std::string> order{view.machine->name};
   for (const std::string& name : group->machines) {
@@ -158,7 +197,7 @@ Result<FileInfo> NutchFs::Get(const NutchFile& file, const std::string& local_pa
     NUTCHFS_ASSIGN_OR_RETURN(Place from, PlaceAt(*config_.FindMachine(name), file));
     if (!from.env->FileExists(from.path)) continue;
     const std::string what = "get " + file.ToString() + " from machine " + name;
-    auto info = WithRetries(config_.retries, what, [&] {
+    auto info = WithRetries(config_, what, [&] {
       return PublishFile(*from.env, from.path, envs_.local(), local_path, options_.verify_checksum);
     });
     if (!info) return Err(info.error().WithContext(what));
@@ -181,7 +220,7 @@ Status NutchFs::Delete(const NutchFile& file) {
   for (const std::string& name : group->machines) {
     NUTCHFS_ASSIGN_OR_RETURN(Place at, PlaceAt(*config_.FindMachine(name), file));
     const std::string what = "delete " + file.ToString() + " at machine " + name;
-    Status s = WithRetries(config_.retries, what, [&] { return at.env->RemoveFile(at.path); });
+    Status s = WithRetries(config_, what, [&] { return at.env->RemoveFile(at.path); });
     if (s.ok()) ++removed;
     if (!s.ok() && !s.IsNotFound()) return s.WithContext(what);
   }
@@ -198,7 +237,7 @@ Status NutchFs::DeleteDir(const NutchFile& dir) {
     NUTCHFS_ASSIGN_OR_RETURN(Place at, PlaceAt(*config_.FindMachine(name), dir));
     const std::string what = "delete directory " + dir.ToString() + " at machine " + name;
     Status s =
-        WithRetries(config_.retries, what, [&] { return at.env->RemoveDirRecursively(at.path); });
+        WithRetries(config_, what, [&] { return at.env->RemoveDirRecursively(at.path); });
     if (!s.ok()) return s.WithContext(what);
   }
   return Status::OK();

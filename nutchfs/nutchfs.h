@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,8 +72,16 @@ class NutchFs {
   // Blocks until `file` is present at the view of its group, polling with a backoff of
   // 1 ms doubling to 50 ms. Timeout names the file, the machine waited at and `sender`.
   Status WaitFor(const NutchFile& file, std::string_view sender, std::chrono::milliseconds timeout);
+  // Waits like WaitFor, but gives up as soon as one of `unless` is present at its view:
+  // a file, or a directory holding a visible file. Returns that file (for a directory,
+  // the first visible file in it), or nullopt once `file` is present.
+  Result<std::optional<NutchFile>> WaitForUnless(const NutchFile& file,
+                                                 const std::vector<NutchFile>& unless,
+                                                 std::string_view sender,
+                                                 std::chrono::milliseconds timeout);
   // Copies `file` from the view (or, if absent there, from the first machine of the group
-  // that has it) to local_path, published there the same way as Put.
+  // that has it) to local_path, published there the same way as Put. NotFound if the
+  // directory of local_path does not exist (it is not made).
   Result<FileInfo> Get(const NutchFile& file, const std::string& local_path);
   // Size and SHA-256 of `file` at the view.
   Result<FileInfo> Stat(const NutchFile& file);
@@ -124,6 +133,8 @@ class NutchFs {
   Result<Place> PlaceAt(const MachineConfig& m, const NutchFile& file);
   Result<Place> ViewOf(const NutchFile& file);
   Result<Place> LockPlace(const NutchFile& lock);
+  // The first of `unless` present at its view (see WaitForUnless), if any.
+  Result<std::optional<NutchFile>> FirstPresent(const std::vector<NutchFile>& unless);
   Status ListInto(Env& env, const std::string& dir, const std::string& prefix,
                   std::vector<std::string>* names);
 

@@ -10,9 +10,9 @@ namespace nutchfs {
 namespace {
 
 // The first retry follows at once (a dropped session is usually just that); later
-// ones wait 100 ms, 200 ms, ... up to 2 s, giving a restarting server time to come up.
+// ones wait 100 ms, 200 ms, ... up to 5 s, giving a restarting server time to come up.
 constexpr int kFirstDelayMs = 100;
-constexpr int kMaxDelayMs = 2000;
+constexpr int kMaxDelayMs = 5000;
 
 }  // namespace
 

@@ -3,7 +3,9 @@
 //
 // It holds at most one SshSession. Retry() runs a whole operation on it and, when the
 // operation failed because the connection did, drops the session, reconnects and runs
-// the operation again, with exponential backoff, up to options.max_retries times.
+// the operation again, with exponential backoff, up to options.max_retries times and
+// while it has been failing for less than options.retry_window_ms (an sshd restart or a
+// short outage is ridden out; a host that stays down fails within the window).
 // Once() runs an operation at most once, on the session a remote handle belongs to:
 // for writes, whose handle dies with the session (the caller starts over instead).
 //
@@ -12,6 +14,7 @@
 #ifndef NUTCHFS_SFTP_CONNECTION_H_
 #define NUTCHFS_SFTP_CONNECTION_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -48,6 +51,10 @@ class SftpConnection {
   // Makes session_ a live session, reconnecting if needed. REQUIRES: mu_ held.
   Status EnsureSessionLocked();
   void SleepBeforeAttempt(int attempt) const;
+  bool WithinWindow(std::chrono::steady_clock::time_point start) const {
+    return std::chrono::steady_clock::now() - start <
+           std::chrono::milliseconds(options_.retry_window_ms);
+  }
 
   static bool Succeeded(const Status& s) { return s.ok(); }
   template <typename T>
@@ -71,7 +78,9 @@ template <typename Op>
 std::invoke_result_t<Op&, SshSession&> SftpConnection::Retry(Op&& op) {
   std::lock_guard<std::mutex> lock(mu_);
   Status last;
-  for (int attempt = 0; attempt <= options_.max_retries; ++attempt) {
+  const auto start = std::chrono::steady_clock::now();
+  int attempt = 0;
+  for (; attempt <= options_.max_retries && (attempt == 0 || WithinWindow(start)); ++attempt) {
     SleepBeforeAttempt(attempt);
     Status live = EnsureSessionLocked();
     if (!live.ok()) {
@@ -83,8 +92,7 @@ std::invoke_result_t<Op&, SshSession&> SftpConnection::Retry(Op&& op) {
     if (Succeeded(result) || !session_->broken()) return result;
     last = ErrorOf(result);
   }
-  return Err(
-      last.WithContext("gave up after " + std::to_string(options_.max_retries + 1) + " attempts"));
+  return Err(last.WithContext("gave up after " + std::to_string(attempt) + " attempts"));
 }
 
 template <typename Op>

@@ -26,7 +26,10 @@ struct SftpOptions {
   int connect_timeout_ms = 10000;
   // A reply slower than this drops the connection (then retried like any network error).
   int io_timeout_ms = 30000;
-  int max_retries = 5;  // per operation, with exponential backoff
+  // Per operation, with exponential backoff (100 ms doubling to 5 s), and none started
+  // once the operation has been failing for retry_window_ms.
+  int max_retries = 10;
+  int retry_window_ms = 30000;
 };
 
 // Connects and authenticates now; fails with a message naming user@host:port.

@@ -107,7 +107,7 @@ Status SshSession::VerifyHostKey(const SftpOptions& options) {
     case SSH_KNOWN_HOSTS_CHANGED:
     case SSH_KNOWN_HOSTS_OTHER:
       broken_ = true;
-      return Status::InvalidArgument(
+      return Status::Refused(
           name_ + ": host key CHANGED: the server's key does not match the one listed in " +
           known_hosts +
           "; refusing to connect (possible impostor; if the host was reinstalled, "
@@ -120,13 +120,15 @@ Status SshSession::VerifyHostKey(const SftpOptions& options) {
         return Status::OK();
       }
       broken_ = true;
-      return Status::InvalidArgument(name_ + ": host key unknown: " + known_hosts +
-                                     " does not list the server; refusing to connect "
-                                     "(add its key there, or set accept_unknown_host_key)");
+      return Status::Refused(name_ + ": host key unknown: " + known_hosts +
+                             " does not list the server; refusing to connect (add its key "
+                             "there, or set ssh_accept_unknown_host_keys = true in the config)");
     case SSH_KNOWN_HOSTS_ERROR:
       break;
   }
-  return Fail("cannot check the host key against " + known_hosts, false);
+  broken_ = true;
+  return Status::Refused(name_ + ": cannot check the host key against " + known_hosts + ": " +
+                         ssh_get_error(ssh_));
 }
 
 Status SshSession::Authenticate(const SftpOptions& options) {
@@ -147,7 +149,7 @@ Status SshSession::Authenticate(const SftpOptions& options) {
   if (rc == SSH_AUTH_SUCCESS) return Status::OK();
   if (rc == SSH_AUTH_ERROR) return Fail("authentication", true);
   broken_ = true;
-  return Status::InvalidArgument(name_ + ": public key authentication refused (" + key_name + ")");
+  return Status::Refused(name_ + ": public key authentication refused (" + key_name + ")");
 }
 
 Status SshSession::OpenChannels(const SftpOptions& options) {

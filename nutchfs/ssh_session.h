@@ -32,8 +32,9 @@ class SshSession {
   static std::string NameOf(const SftpOptions& options);
 
   // Connects, verifies the host key and authenticates. Fails with IOError when the
-  // network or server failed (worth retrying), InvalidArgument when the server was
-  // refused (host key) or refused us (authentication): retrying cannot help.
+  // network or server failed (worth retrying), Refused when the server was refused
+  // (host key) or refused us (authentication), InvalidArgument for a bad option or an
+  // unreadable private key: retrying cannot help those.
   // serial numbers sessions, so that remote handles can tell which one they belong to.
   static Result<std::unique_ptr<SshSession>> Connect(const SftpOptions& options, uint64_t serial);
   ~SshSession();

@@ -18,6 +18,7 @@ std::string Status::ToString() const {
     case Code::kIOError: name = "IO error"; break;
     case Code::kBusy: name = "Busy"; break;
     case Code::kTimeout: name = "Timeout"; break;
+    case Code::kRefused: name = "Refused"; break;
   }
   return std::string(name) + ": " + msg_;
 }

@@ -24,6 +24,7 @@ class [[nodiscard]] Status {
     kIOError,          // the OS or the network failed
     kBusy,             // someone else holds the lock
     kTimeout,          // waited too long for a peer
+    kRefused,          // a peer refused us or we refused it (ssh host key, login)
   };
 
   Status() = default;
@@ -41,6 +42,8 @@ class [[nodiscard]] Status {
   static Status FromErrno(std::string_view context, int err);
   static Status Busy(std::string msg) { return Status(Code::kBusy, std::move(msg)); }
   static Status Timeout(std::string msg) { return Status(Code::kTimeout, std::move(msg)); }
+  // A peer failure that retrying cannot mend.
+  static Status Refused(std::string msg) { return Status(Code::kRefused, std::move(msg)); }
 
   bool ok() const { return code_ == Code::kOk; }
   bool IsNotFound() const { return code_ == Code::kNotFound; }
@@ -49,6 +52,7 @@ class [[nodiscard]] Status {
   bool IsIOError() const { return code_ == Code::kIOError; }
   bool IsBusy() const { return code_ == Code::kBusy; }
   bool IsTimeout() const { return code_ == Code::kTimeout; }
+  bool IsRefused() const { return code_ == Code::kRefused; }
   Code code() const { return code_; }
   const std::string& message() const { return msg_; }
 

@@ -39,6 +39,7 @@ struct Args {
   bool verify = false;
   bool force = false;
   bool break_lock = false;
+  bool help = false;
   std::string log_level = "warn";
 };
 
@@ -53,7 +54,8 @@ int ExitFor(const Status& s) {
 // Parses argv; false (after printing why) on a usage error.
 bool ParseArgs(int argc, char** argv, Args* args) {
   po::options_description opts("options");
-  opts.add_options()("config", po::value(&args->config), "cluster config file")(
+  opts.add_options()("help,h", po::bool_switch(&args->help), "this text")(
+      "config", po::value(&args->config), "cluster config file")(
       "machine", po::value(&args->machine), "this machine's name in the config")(
       "db", po::value(&args->db), "db name (default: the config's db)")(
       "verify", po::bool_switch(&args->verify), "re-read copies and compare SHA-256")(
@@ -72,6 +74,7 @@ bool ParseArgs(int argc, char** argv, Args* args) {
     std::cerr << "nutchfs: " << e.what() << "\n" << kUsageText;
     return false;
   }
+  if (args->help) return true;
   if (args->command.empty() || args->config.empty()) {
     std::cerr << "nutchfs: a command and --config are required\n" << kUsageText;
     return false;
@@ -146,6 +149,11 @@ int RunLocks(nutchfs::NutchFs& fs, const Args& args, const std::string& db) {
     auto lock = nutchfs::NutchFile::Make(db, args.operands[0], args.operands[1]);
     if (!lock) return ExitFor(lock.error());
     auto reason = fs.BreakLock(*lock, args.force);
+    if (!reason && reason.error().IsBusy() && !args.force) {
+      return ExitFor(Status::Busy(reason.error().message() +
+                                  " (--force breaks another host's lock older than "
+                                  "lock_lease_ms, or an unreadable one)"));
+    }
     if (!reason) return ExitFor(reason.error());
     std::cout << "broke " << args.operands[0] << "/" << args.operands[1] << ": " << *reason << "\n";
     return kOk;
@@ -178,6 +186,10 @@ int Dispatch(nutchfs::NutchFs& fs, const Args& args, const std::string& db) {
 int main(int argc, char** argv) {
   Args args;
   if (!ParseArgs(argc, argv, &args)) return kUsage;
+  if (args.help) {
+    std::cout << kUsageText << std::flush;
+    return std::cout ? kOk : kIo;
+  }
   spdlog::set_level(spdlog::level::from_str(args.log_level));
   auto config = nutchfs::ClusterConfig::Load(args.config);
   if (!config) {

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -309,6 +310,22 @@ Status SetCallField(size_t i, sj::value& v, const FieldName& f, Call* call) {
   return Status::OK();
 }
 
+// Bytes simdjson would reject with advice about its own API: said plainly instead.
+Status CheckLineBytes(std::string_view line) {
+  if (line.starts_with("\xEF\xBB\xBF")) {
+    return Bad("the line starts with a UTF-8 byte-order mark (EF BB BF); save the file without it");
+  }
+  for (size_t i = 0; i < line.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    if (c >= 0x20 || c == '\t' || c == '\r') continue;
+    char what[32];
+    std::snprintf(what, sizeof(what), c == 0 ? "NUL byte" : "control character 0x%02X", c);
+    return Bad(std::string(what) + " at column " + std::to_string(i + 1) +
+               ": not allowed in JSON (inside a string, write it as an escape such as \\u000c)");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 struct CallParser::Rep {
@@ -319,6 +336,7 @@ CallParser::CallParser() : rep_(std::make_unique<Rep>()) {}
 CallParser::~CallParser() = default;
 
 Result<Call> CallParser::Parse(std::string_view line) {
+  NUTCHFS_RETURN_IF_ERROR(CheckLineBytes(line));
   sj::document doc;
   if (auto e = rep_->parser.iterate(line.data(), line.size(), line.size() + kPadding).get(doc)) {
     return Err(JsonError("", e));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 namespace webdb {
 namespace {
@@ -51,8 +52,11 @@ size_t SortBuffer::RecordSize(const EditView& e) {
 bool SortBuffer::Reserve(size_t record_size) {
   const size_t need = used_ + n_ * sizeof(Entry) + record_size;
   if (need > capacity()) {
-    if (!empty()) return false;
-    Allocate(need);
+    if (empty()) {
+      Allocate(need);
+    } else if (need > budget_slots_ * sizeof(Entry) || !Grow(need)) {
+      return false;  // full, or the memory the budget promised is not there: spill
+    }
   }
   if (need <= taken_) return true;
   const size_t step = std::min(std::max(need - taken_, kStep), capacity() - taken_);
@@ -213,12 +217,32 @@ void SortBuffer::NoteKey(std::string_view key) {
   common_ = std::mismatch(key.begin(), end, first_key_.begin()).first - key.begin();
 }
 
-// A block of the budget, or larger if a single record needs it. REQUIRES: empty().
+// A first block of 1 MiB (less if the budget is smaller), or larger if a single record
+// needs it. REQUIRES: empty().
 void SortBuffer::Allocate(size_t bytes) {
   Release();
-  slots_ = std::max(budget_slots_, (bytes + sizeof(Entry) - 1) / sizeof(Entry));
+  slots_ = std::max(std::min(budget_slots_, kFirstSlots), (bytes + sizeof(Entry) - 1) / sizeof(Entry));
   // Default-initialised: pages the sorter never touches cost nothing.
   block_.reset(new Entry[slots_]);
+}
+
+// Doubles the block (at least to `bytes`, at most to the budget), moving the records to
+// the new front and the entries to the new back. False, changing nothing, when the
+// allocation fails.
+bool SortBuffer::Grow(size_t bytes) {
+  const size_t slots =
+      std::min(budget_slots_, std::max(slots_ * 2, (bytes + sizeof(Entry) - 1) / sizeof(Entry)));
+  std::unique_ptr<Entry[]> block(new (std::nothrow) Entry[slots]);
+  if (block == nullptr) return false;
+  char* front = reinterpret_cast<char*>(block.get());
+  std::memcpy(front, arena(), used_);
+  std::memcpy(block.get() + slots - n_, entries(), n_ * sizeof(Entry));
+  if (n_ > 0) {
+    first_key_ = std::string_view(front + (first_key_.data() - arena()), first_key_.size());
+  }
+  block_ = std::move(block);
+  slots_ = slots;
+  return true;
 }
 
 }  // namespace webdb

@@ -4,9 +4,10 @@
 // entries by (key bytewise, order, insertion), so equal (key, order) pairs keep their
 // insertion order, whatever the keys.
 //
-// The block is as large as the shared budget (SortMemory), reserved but untouched; the
+// The block starts at 1 MiB and doubles as it fills, up to the shared budget
+// (SortMemory), so a budget far above the data (or the machine) costs nothing; the
 // buffer takes memory from the pool as it fills, in steps of a MiB, and keeps it until
-// Release() (pages once touched stay resident). Not thread-safe.
+// Release(). Not thread-safe.
 #ifndef WEBDB_SORT_BUFFER_H_
 #define WEBDB_SORT_BUFFER_H_
 
@@ -65,6 +66,9 @@ class SortBuffer {
   static void SortByFullKey(const char* arena, Entry* first, Entry* last, size_t depth);
   void NoteKey(std::string_view key);
   void Allocate(size_t bytes);
+  bool Grow(size_t bytes);
+
+  static constexpr size_t kFirstSlots = (size_t{1} << 20) / 16;  // 1 MiB of entries
 
   size_t capacity() const { return slots_ * sizeof(Entry); }
   char* arena() const { return reinterpret_cast<char*>(block_.get()); }

@@ -13,6 +13,7 @@ constexpr char kGood[] = R"(# a comment
 db = crawl
 timeout_ms = 5000
 retries = 2
+retry_window_ms = 4000
 memory = 64M
 ssh_identity = keys/id_ed25519
 ssh_accept_unknown_host_keys = yes
@@ -50,12 +51,13 @@ TEST_CASE("a good config parses with every key", "[nutchfs]") {
   CHECK(c->db == "crawl");
   CHECK(c->timeout_ms == 5000);
   CHECK(c->retries == 2);
+  CHECK(c->retry_window_ms == 4000);
   CHECK(c->memory_bytes == 64ull << 20);
   CHECK(c->ssh.identity_file == "/etc/nutch/keys/id_ed25519");
   CHECK(c->ssh.accept_unknown_host_keys);
   REQUIRE(c->machines.size() == 2);
   CHECK(c->machines[0].location.root == "/data/a");
-  CHECK(c->machines[0].line == 11);
+  CHECK(c->machines[0].line == 12);
   const Location& b = c->FindMachine("b")->location;
   CHECK(b.scheme == Location::Scheme::kSsh);
   CHECK(b.user == "nutch");
@@ -68,11 +70,11 @@ TEST_CASE("a good config parses with every key", "[nutchfs]") {
   auto unclaimed = c->UnclaimedEntries();
   REQUIRE(unclaimed.size() == 2);
   CHECK(unclaimed[0]->key == "writers");
-  CHECK(unclaimed[0]->line == 8);
+  CHECK(unclaimed[0]->line == 9);
   CHECK(unclaimed[1]->key == "writer.0.machine");
   CHECK(unclaimed[1]->section == "writer.0");
   CHECK(unclaimed[1]->value == "a");
-  CHECK(unclaimed[1]->line == 23);
+  CHECK(unclaimed[1]->line == 24);
   CHECK(c->file.ErrorAt(23, "bad").message() == "/etc/nutch/x.conf:23: bad");
 }
 
@@ -109,6 +111,8 @@ TEST_CASE("config errors name the file and line", "[nutchfs]") {
       {"db = ../x\n", "x.conf:1: db name '../x'"},
       {"\n\ntimeout_ms = soon\n", "x.conf:3: 'timeout_ms' must be an integer"},
       {"retries = 1000\n", "x.conf:1: 'retries' must be an integer in 0..100"},
+      {"timeout_ms = 0\n", "x.conf:1: 'timeout_ms' must be an integer in 1.."},
+      {"retry_window_ms = -1\n", "x.conf:1: 'retry_window_ms' must be an integer in 0.."},
       {"memory = 12Q\n", "x.conf:1: 'memory' must be a byte count"},
       {"ssh_accept_unknown_host_keys = maybe\n",
        "x.conf:1: 'ssh_accept_unknown_host_keys' must be"},
@@ -122,6 +126,13 @@ TEST_CASE("config errors name the file and line", "[nutchfs]") {
     INFO("config:\n" << c.text);
     CHECK_THAT(ErrorOf(c.text), Catch::Contains(c.error));
   }
+}
+
+TEST_CASE("a config starting with a UTF-8 byte-order mark parses", "[nutchfs]") {
+  auto c = ClusterConfig::Parse(std::string("\xEF\xBB\xBF") + kGood, "/etc/nutch/x.conf");
+  REQUIRE(c);
+  CHECK(c->db == "crawl");
+  CHECK(c->machines.size() == 2);
 }
 
 TEST_CASE("a missing config file is NotFound naming it", "[nutchfs]") {

@@ -120,6 +120,23 @@ TEST_CASE("a lock of a dead process on this host is broken by the next Lock", "[
   CHECK(held->owner.pid == ::getpid());
 }
 
+TEST_CASE("a lock taken on this host before a reboot is broken by the next Lock", "[nutchfs]") {
+  testutil::TempDir dir;
+  auto a = OpenFs(Config(dir.path()), "a");
+  LockOwner before_reboot = nutchfs::CurrentProcess("a");
+  before_reboot.boot_id = "00000000-0000-0000-0000-000000000000";
+  before_reboot.acquired_ms = NowMs();  // young: the lease does not matter
+  Plant(dir.path(), nutchfs::EncodeLockOwner(before_reboot));
+  auto held = a->Lock(kLock);
+  REQUIRE(held);
+  CHECK(held->owner.token != before_reboot.token);
+  REQUIRE(a->Unlock(*held).ok());
+  Plant(dir.path(), nutchfs::EncodeLockOwner(before_reboot));
+  auto broke = a->BreakLock(kLock, /*force=*/false);
+  REQUIRE(broke);
+  CHECK_THAT(*broke, Catch::Contains("rebooted"));
+}
+
 TEST_CASE("a reused pid does not keep a stale lock alive", "[nutchfs]") {
   testutil::TempDir dir;
   auto a = OpenFs(Config(dir.path()), "a");

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 #include <vector>
 
@@ -166,6 +167,44 @@ TEST_CASE("a wait that times out names the file and the sender", "[nutchfs]") {
   CHECK(took < std::chrono::milliseconds(2000));
 }
 
+TEST_CASE("WaitForUnless gives up when a file or a file in a directory appears", "[nutchfs]") {
+  testutil::TempDir dir;
+  auto a = OpenFs(Config(dir.path()), "a");
+  auto b = OpenFs(Config(dir.path()), "b");
+  const NutchFile wanted = File("gb", "round-1/from-0");
+  const std::vector<NutchFile> unless = {File("gb", "round-1/failed"), File("all", "DECIDED")};
+  const std::string work = dir.File("work");
+  WriteLocal(a->local_env(), work, "x");
+
+  // A hidden (temporary) file in the directory does not count; a visible one does.
+  REQUIRE(b->local_env().CreateDirs(dir.path() + "/b/crawl/gb/round-1/failed").ok());
+  WriteLocal(b->local_env(), dir.path() + "/b/crawl/gb/round-1/failed/.tmp.x", "partial");
+  std::thread marker([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    REQUIRE(a->Put(work, File("gb", "round-1/failed/from-2")));
+  });
+  auto given_up = b->WaitForUnless(wanted, unless, "machine a", std::chrono::seconds(30));
+  marker.join();
+  REQUIRE(given_up);
+  REQUIRE(given_up->has_value());
+  CHECK((*given_up)->name == "round-1/failed/from-2");
+
+  REQUIRE(a->Delete(File("gb", "round-1/failed/from-2")).ok());
+  REQUIRE(a->Put(work, File("all", "DECIDED")));
+  given_up = b->WaitForUnless(wanted, unless, "machine a", std::chrono::seconds(30));
+  REQUIRE(given_up);
+  REQUIRE(given_up->has_value());
+  CHECK((*given_up)->name == "DECIDED");
+
+  REQUIRE(a->Put(work, wanted));  // the awaited file wins over a marker
+  given_up = b->WaitForUnless(wanted, unless, "machine a", std::chrono::seconds(30));
+  REQUIRE(given_up);
+  CHECK_FALSE(given_up->has_value());
+  CHECK(b->WaitForUnless(wanted, {File("nogroup", "x")}, "a", std::chrono::seconds(1))
+            .error()
+            .IsInvalidArgument());
+}
+
 TEST_CASE("get copies a file from the group to a local file", "[nutchfs]") {
   testutil::TempDir dir;
   auto config = Config(dir.path());
@@ -185,6 +224,11 @@ TEST_CASE("get copies a file from the group to a local file", "[nutchfs]") {
   REQUIRE_FALSE(missing);
   CHECK(missing.error().IsNotFound());
   CHECK_THAT(missing.error().message(), Catch::Contains("'crawl/gb/nope'"));
+  auto no_dir = b->Get(File("gb", "x/y"), dir.File("missing/dir/out"));
+  REQUIRE_FALSE(no_dir);
+  CHECK(no_dir.error().IsNotFound());
+  CHECK_THAT(no_dir.error().message(), Catch::Contains(dir.File("missing/dir") + " of "));
+  CHECK_FALSE(std::filesystem::exists(dir.File("missing")));
 }
 
 TEST_CASE("delete, rename and list act on every machine of the group", "[nutchfs]") {

@@ -160,7 +160,7 @@ TEST_CASE("sftp env refuses a changed host key", "[ssh]") {
     options.accept_unknown_host_key = accept_unknown;
     auto env = nutchfs::NewSftpEnv(options);
     REQUIRE_FALSE(env);
-    CHECK(env.error().IsInvalidArgument());
+    CHECK(env.error().IsRefused());
     CHECK_THAT(env.error().message(),
                Contains("CHANGED") && Contains(Name(hosts, 0)) && Contains(wrong));
   }
@@ -176,7 +176,7 @@ TEST_CASE("sftp env refuses a changed host key", "[ssh]") {
   hosts.StartSshd(0);
   auto listed = env->GetChildren(hosts.host(0).root);
   REQUIRE_FALSE(listed);
-  CHECK(listed.error().IsInvalidArgument());
+  CHECK(listed.error().IsRefused());
   CHECK_THAT(listed.error().message(), Contains("CHANGED") && Contains(hosts.known_hosts()));
 }
 
@@ -189,7 +189,7 @@ TEST_CASE("sftp env refuses an unknown host key unless told to accept it", "[ssh
     options.known_hosts_file = known_hosts;
     auto env = nutchfs::NewSftpEnv(options);
     REQUIRE_FALSE(env);
-    CHECK(env.error().IsInvalidArgument());
+    CHECK(env.error().IsRefused());
     CHECK_THAT(env.error().message(),
                Contains("unknown") && Contains(Name(hosts, 0)) && Contains(known_hosts));
   }
@@ -206,7 +206,7 @@ TEST_CASE("sftp env refuses an unknown host key unless told to accept it", "[ssh
   options.identity_file = stranger;
   auto refused = nutchfs::NewSftpEnv(options);
   REQUIRE_FALSE(refused);
-  CHECK(refused.error().IsInvalidArgument());
+  CHECK(refused.error().IsRefused());
   CHECK_THAT(refused.error().message(), Contains("authentication") && Contains(Name(hosts, 0)));
 }
 
@@ -271,6 +271,24 @@ TEST_CASE("sftp env: sshd killed mid-write fails the file, then the env reconnec
   REQUIRE_FALSE(replaced);
   CHECK(replaced.error().IsIOError());
   CHECK_THAT(replaced.error().message(), Contains("replaced") && Contains(root + "/swapped"));
+}
+
+TEST_CASE("sftp env rides out a 3-second sshd outage with its default retries",
+          "[ssh][fault]") {
+  testutil::TestHosts hosts(1);
+  auto env = Connect(hosts.SftpOptionsFor(0));
+  const std::string root = hosts.host(0).root;
+  REQUIRE(env->GetChildren(root));
+  hosts.StopSshd(0);
+  std::thread restart([&] {
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    hosts.StartSshd(0);
+  });
+  // Started while sshd is down; succeeds once it is back, within the retry window.
+  Status s = nutchfs::WriteFileAtomically(*env, root + "/after-outage", "still here");
+  restart.join();
+  REQUIRE(s.ToString() == "OK");
+  CHECK(ReadLocal(root + "/after-outage") == "still here");
 }
 
 TEST_CASE("sftp env gives up on a cut link within its timeouts, then recovers", "[ssh][fault]") {

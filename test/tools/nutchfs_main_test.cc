@@ -114,6 +114,47 @@ TEST_CASE("nutchfs exit codes for usage, bad input and I/O errors", "[nutchfs]")
   CHECK(Run(dir, {"put", "--config", conf, dir.File("work"), "h", "f"}).exit_code == 4);
 }
 
+TEST_CASE("nutchfs --help, and hostile names in every command", "[nutchfs]") {
+  testutil::TempDir dir;
+  const std::string conf = WriteConfig(dir);
+  RunResult help = Run(dir, {"--help"});
+  CHECK(help.exit_code == 0);
+  CHECK_THAT(help.out, Catch::StartsWith("usage: nutchfs"));
+  CHECK(help.err.empty());
+
+  WriteWhole(dir.File("work"), "payload");
+  REQUIRE(Run(dir, {"put", "--config", conf, dir.File("work"), "g", "ok"}).exit_code == 0);
+  const std::vector<std::string> names = {"..", "../escape", "a/../../escape", "/abs", "a//b",
+                                          "dir/", ".hidden", "line\nbreak", "tab\tx",
+                                          std::string(1024, 'n'), "a/" + std::string(256, 'n')};
+  for (const std::string& name : names) {
+    INFO("name '" << name << "'");
+    for (std::vector<std::string> cmd : std::vector<std::vector<std::string>>{
+             {"put", "--config", conf, dir.File("work"), "g", name},
+             {"get", "--config", conf, "g", name, dir.File("got")},
+             {"rm", "--config", conf, "g", name},
+             {"ls", "--config", conf, "g", name},
+             {"locks", "--config", conf, "--break", "g", name},
+             {"ls", "--config", conf, name},
+             {"put", "--config", conf, "--db", name, dir.File("work"), "g", "f"}}) {
+      RunResult r = Run(dir, cmd);
+      INFO(cmd[0] << ": " << r.err);
+      CHECK(r.exit_code == 3);
+      CHECK_FALSE(r.err.empty());
+    }
+  }
+  CHECK_FALSE(std::filesystem::exists(dir.File("got")));
+  CHECK_FALSE(std::filesystem::exists(dir.path() + "/a/escape"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() + "/a/crawl/escape"));
+  CHECK(Run(dir, {"ls", "--config", conf, "g"}).out == "ok\n");
+
+  // get never makes the local file's directory.
+  RunResult get = Run(dir, {"get", "--config", conf, "g", "ok", dir.File("missing/dir/out")});
+  CHECK(get.exit_code == 1);
+  CHECK_THAT(get.err, Catch::Contains(dir.File("missing/dir")));
+  CHECK_FALSE(std::filesystem::exists(dir.File("missing")));
+}
+
 TEST_CASE("nutchfs locks lists and breaks locks", "[nutchfs]") {
   testutil::TempDir dir;
   const std::string conf = WriteConfig(dir);

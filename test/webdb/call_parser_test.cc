@@ -103,6 +103,13 @@ TEST_CASE("white space around tokens is allowed") {
 
 TEST_CASE("malformed JSON is rejected") {
   CheckRejected(R"({"op":"deletePage","url":"http://x/")", "invalid JSON");
+  CheckRejected("\xEF\xBB\xBF" R"({"op":"deletePage","url":"http://x/"})", "byte-order mark");
+  CheckRejected(std::string(R"({"op":"deletePage",)") + '\0' + R"("url":"http://x/"})",
+                "NUL byte at column 20");
+  CheckRejected(R"({"op":"deletePage",)" "\f" R"("url":"http://x/"})",
+                "control character 0x0C at column 20");
+  CheckRejected(R"({"op":"deletePage","url":"http://x/)" "\f" R"("})",
+                "control character 0x0C at column 36");
   CheckRejected(R"({"op":"deletePage","url":"http://x/"} x)", "");
   CheckRejected(R"({"op":"deletePage","url":"http://x/",})", "invalid JSON");
   CheckRejected(R"({"op":"deletePage" "url":"http://x/"})", "invalid JSON");

@@ -43,6 +43,24 @@ TEST_CASE("sorter without a spill sorts in memory", "[sorter]") {
   CHECK_FALSE(env->FileExists(dir.File("tmp")));
 }
 
+TEST_CASE("sorter with a budget far above memory allocates only what it uses", "[sorter]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::mt19937_64 rng(22);
+  // 10 TiB: allocating it up front throws std::bad_alloc on any machine.
+  for (size_t budget : {size_t{100} << 30, size_t{1} << 40, size_t{10} << 40}) {
+    std::vector<OwnedEdit> edits = testutil::RandomEdits(rng, 20000);
+    auto sorter = Sorter::Create(*env, dir.File("tmp"), budget, "pages");
+    AddAll(*sorter, edits);
+    auto it = sorter->Finish();
+    REQUIRE(it);
+    testutil::Drained got = Drain(**it);
+    CHECK(got.status.ok());
+    CHECK(got.edits == testutil::StableSorted(edits));
+    CHECK(sorter->runs_spilled() == 0);
+  }
+}
+
 TEST_CASE("sorter with tiny budgets spills, merges in passes, stays stable", "[sorter][random]") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();

@@ -1,0 +1,35 @@
+// The cluster config of `distwriter init-local`: k writer processes on this host, each
+// with its own root directory <root>/m<i> (docs/DISTRIBUTED.md, "Running it"). The file
+// is published by write-temp + sync + rename, and nothing already at its path (a file,
+// a symlink, a FIFO, a device) is replaced unless asked. Stateless; thread-safe as the
+// Env is.
+#ifndef DISTWRITER_INIT_LOCAL_H_
+#define DISTWRITER_INIT_LOCAL_H_
+
+#include <string>
+
+#include "nutchfs/env.h"
+
+namespace distwriter {
+
+using nutchfs::Status;
+
+struct InitLocalOptions {
+  int writers = 0;
+  std::string root;  // made absolute
+  std::string out;   // the config file to write
+  std::string db = "webdb";
+  bool force = false;  // replace whatever is at out
+};
+
+// The config text for o (root already absolute).
+std::string LocalConfigText(const InitLocalOptions& o);
+
+// Creates o.root and writes the config to o.out through env (the local file system:
+// o.out is a local path). InvalidArgument, touching nothing, if something is at o.out
+// and o.force is not set.
+Status InitLocal(nutchfs::Env& env, InitLocalOptions o);
+
+}  // namespace distwriter
+
+#endif  // DISTWRITER_INIT_LOCAL_H_
