@@ -9,8 +9,12 @@
 #include <unistd.h>
 
 #include <simdjson.h>
+#include <spdlog/spdlog.h>
+
+#include <cstring>
 
 #include "distwriter/exchange.h"
+#include "nutchfs/lock_owner.h"
 #include "nutchfs/nutchfs.h"
 
 extern char** environ;
@@ -26,8 +30,24 @@ struct Child {
   bool ssh = false;   // runs on another host through ssh
   std::string output;
   int exit_code = -1;
+  int signal = 0;        // the signal that ended a local writer, if one did
   bool stopped = false;  // stopped by launch because another writer failed
 };
+
+// "exit 3", "killed by signal 9 (SIGKILL)"; an ssh client passes on the remote shell's
+// 128 + N for a remote writer killed by signal N.
+std::string HowItEnded(const Child& c) {
+  auto signal_name = [](int sig) {
+    const char* abbrev = ::sigabbrev_np(sig);
+    return fmt::format("signal {} (SIG{})", sig, abbrev != nullptr ? abbrev : "?");
+  };
+  if (c.signal != 0) return "killed by " + signal_name(c.signal);
+  if (c.ssh && c.exit_code > 128 && c.exit_code < 128 + NSIG) {
+    return fmt::format("exit {}: killed by {} on its host", c.exit_code,
+                       signal_name(c.exit_code - 128));
+  }
+  return fmt::format("exit {}", c.exit_code);
+}
 
 // Cuts the concatenated call files into k slices of about equal non-empty line counts.
 Result<std::vector<std::string>> Slice(nutchfs::Env& env, const std::vector<std::string>& files,
@@ -36,7 +56,7 @@ Result<std::vector<std::string>> Slice(nutchfs::Env& env, const std::vector<std:
   for (const std::string& f : files) {
     // "-" is standard input, read whole like a file (a pipe from `webdb calls`).
     NUTCHFS_ASSIGN_OR_RETURN(std::string text,
-                             nutchfs::ReadFileToString(env, f == "-" ? "/dev/stdin" : f));
+                             nutchfs::ReadStreamToString(env, f == "-" ? "/dev/stdin" : f));
     size_t start = 0;
     while (start < text.size()) {
       size_t end = text.find('\n', start);
@@ -64,8 +84,27 @@ std::string RemoteCommand(const std::vector<std::string>& run) {
          "wait $w; s=$?; kill $c 2>/dev/null; exit $s";
 }
 
+// The host-key options of an ssh command, checking keys as the SFTP Env does
+// (nutchfs/ssh_session.cc): only the configured known_hosts file vouches for a host; a
+// changed key is always refused; an unknown one only unless ssh_accept_unknown_host_keys,
+// and then it is recorded in `scratch` (a file of this launch), not in known_hosts.
+std::vector<std::string> HostKeyOptions(const nutchfs::SshConfig& ssh, const std::string& scratch) {
+  const std::string known = ssh.known_hosts_file.empty() ? "~/.ssh/known_hosts"
+                                                         : "\"" + ssh.known_hosts_file + "\"";
+  std::vector<std::string> o;
+  if (!ssh.known_hosts_file.empty()) o = {"-o", "GlobalKnownHostsFile=" + known};
+  if (!ssh.accept_unknown_host_keys) {
+    o.insert(o.end(), {"-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=" + known});
+    return o;
+  }
+  // ssh records a new key in the first file and checks every file for a changed one.
+  o.insert(o.end(), {"-o", "StrictHostKeyChecking=accept-new", "-o",
+                     "UserKnownHostsFile=\"" + scratch + "\" " + known});
+  return o;
+}
+
 std::vector<std::string> WriterCommand(const DistConfig& config, const LaunchOptions& o, int i,
-                                       const std::string& input) {
+                                       const std::string& input, const std::string& scratch) {
   std::vector<std::string> run = {o.distwriter_binary, "run", "--config", o.config_path,
                                   "--writer", std::to_string(i)};
   run.insert(run.end(), o.run_flags.begin(), o.run_flags.end());
@@ -76,9 +115,8 @@ std::vector<std::string> WriterCommand(const DistConfig& config, const LaunchOpt
   if (!config.cluster.ssh.identity_file.empty()) {
     ssh.insert(ssh.end(), {"-i", config.cluster.ssh.identity_file});
   }
-  if (!config.cluster.ssh.known_hosts_file.empty()) {
-    ssh.insert(ssh.end(), {"-o", "UserKnownHostsFile=" + config.cluster.ssh.known_hosts_file});
-  }
+  const std::vector<std::string> keys = HostKeyOptions(config.cluster.ssh, scratch);
+  ssh.insert(ssh.end(), keys.begin(), keys.end());
   ssh.push_back(loc.user.empty() ? loc.host : loc.user + "@" + loc.host);
   ssh.push_back(RemoteCommand(run));
   return ssh;
@@ -123,6 +161,7 @@ void Reap(Child& c) {
   int status = 0;
   ::waitpid(c.pid, &status, 0);
   c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  c.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   c.pid = -1;
   if (c.stdin_fd >= 0) ::close(c.stdin_fd);
   c.stdin_fd = -1;
@@ -224,6 +263,27 @@ Result<uint64_t> CommittedVersion(nutchfs::NutchFs& fs, const DistConfig& config
   return version;
 }
 
+// Removes the input slices that launches on this host left when they were killed
+// (inputs/launch-<host>-<pid>.jsonl whose pid runs no more); a slice is only read while
+// its launch runs.
+void RemoveStaleSlices(nutchfs::NutchFs& fs, const DistConfig& config, const std::string& host) {
+  const std::string prefix = "inputs/launch-" + host + "-";
+  for (int i = 0; i < config.k; ++i) {
+    auto names = fs.List(config.db(), WriterGroup(i), "inputs");
+    if (!names) continue;  // its writer will report an unreachable machine
+    for (const std::string& name : *names) {
+      long pid = 0;
+      if (!name.starts_with(prefix) ||
+          std::sscanf(name.c_str() + prefix.size(), "%ld.jsonl", &pid) != 1 ||
+          nutchfs::ProcessAlive(pid, 0)) {
+        continue;
+      }
+      Status s = fs.Delete(config.WriterFile(i, name));
+      if (s.ok()) spdlog::info("removed {} of a killed launch", name);
+    }
+  }
+}
+
 // The failed writers, for the error message. A writer retracts the stage 0 files it sent
 // when it fails, not when it is killed; so that a rerun with other inputs cannot read
 // them, they are retracted here for every writer that did not succeed (all have exited).
@@ -235,7 +295,7 @@ std::string Failures(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t ro
     if (c.stopped || c.exit_code == 128 + SIGTERM) {
       failed += fmt::format(" {} (stopped)", config.Describe(c.writer));
     } else {
-      failed += fmt::format(" {} (exit {})", config.Describe(c.writer), c.exit_code);
+      failed += fmt::format(" {} ({})", config.Describe(c.writer), HowItEnded(c));
     }
     Exchange exchange(fs, config, c.writer, round, std::chrono::milliseconds(0));
     Status s = exchange.RetractStageZero();
@@ -249,8 +309,11 @@ std::string Failures(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t ro
 Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE* out) {
   NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
   NUTCHFS_ASSIGN_OR_RETURN(auto slices, Slice(fs->local_env(), options.call_files, config.k));
-  const std::string name = fmt::format("inputs/launch-{}.jsonl", ::getpid());
+  const std::string host = nutchfs::CurrentProcess("").host;
+  RemoveStaleSlices(*fs, config, host);
+  const std::string name = fmt::format("inputs/launch-{}-{}.jsonl", host, ::getpid());
   const std::string tmp = "/tmp/webdb-launch-" + std::to_string(::getpid()) + ".jsonl";
+  const std::string scratch = "/tmp/webdb-launch-" + std::to_string(::getpid()) + ".known_hosts";
   NUTCHFS_ASSIGN_OR_RETURN(const uint64_t committed, CommittedVersion(*fs, config, tmp));
   // Every slice is in place before any writer starts, so no writer waits in stage 0
   // for a peer whose input is still being copied.
@@ -264,12 +327,15 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   }
   std::vector<Child> children;
   for (int i = 0; i < config.k; ++i) {
-    NUTCHFS_ASSIGN_OR_RETURN(Child c, Spawn(WriterCommand(config, options, i, inputs[i]), i));
+    NUTCHFS_ASSIGN_OR_RETURN(Child c,
+                             Spawn(WriterCommand(config, options, i, inputs[i], scratch), i));
     c.ssh = IsSsh(config, i);
     children.push_back(std::move(c));
   }
   Status removed = fs->local_env().RemoveFile(tmp);
   WaitAll(children);
+  Status forgotten = fs->local_env().RemoveFile(scratch);
+  (void)forgotten;  // exists only if a host key was accepted
   for (const Child& c : children) {
     Status s = fs->Delete(config.WriterFile(c.writer, name));
     (void)s;  // a leftover input slice is harmless; the writers' results matter

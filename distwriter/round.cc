@@ -140,7 +140,7 @@ Result<std::string> Round::LogCalls(webdb::StagePlumbing& plumbing) {
       if (!call) break;
       Status s = webdb::ApplyCall(log, *call);
       if (!s.ok()) {
-        return Err(s.WithContext(fmt::format("{}:{}", reader->name(), reader->line())));
+        return Err(reader->Placed(s));
       }
     }
   }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <spdlog/common.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <boost/program_options.hpp>
@@ -48,6 +49,7 @@ constexpr size_t kUnlimited = std::numeric_limits<size_t>::max();
 
 constexpr CommandSpec kCommands[] = {
     {"create", 1, 1, 0, "webdb create DB"},
+    {"unlock", 1, 1, 0, "webdb unlock DB"},
     {"apply", 2, kUnlimited, kMemoryOpt, "webdb apply DB CALLFILE... [--memory SIZE]"},
     {"dump", 1, 1, kTableOpt | kConfigOpt,
      "webdb dump (DB | --config FILE) --table pagesByURL|pagesByMD5|linksByURL|linksByMD5"},
@@ -250,6 +252,7 @@ Status FillCommandArgs(const po::variables_map& vm, const std::vector<std::strin
   if (IsCrawlCommand(inv->command)) NUTCHFS_RETURN_IF_ERROR(FillCrawlArgs(vm, args, inv));
   if (auto memory = opt("memory")) {
     NUTCHFS_ASSIGN_OR_RETURN(inv->memory_budget, ParseMemorySize(*memory));
+    NUTCHFS_RETURN_IF_ERROR(CheckMemoryBudget(inv->memory_budget, "--memory " + *memory));
   }
   return Status::OK();
 }
@@ -335,6 +338,16 @@ Result<size_t> ParseMemorySize(std::string_view text) {
   size_t bytes = static_cast<size_t>(n) << shift;
   if (bytes < kMinMemoryBudget) return bad("less than the minimum of 1M");
   return bytes;
+}
+
+Status CheckMemoryBudget(size_t bytes, std::string_view source) {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return Status::OK();  // unknown: the OS will tell
+  const double physical = static_cast<double>(pages) * static_cast<double>(page_size);
+  if (static_cast<double>(bytes) <= physical) return Status::OK();
+  return Usage(fmt::format("{}: more than this machine's memory ({:.1f} GiB)", source,
+                           physical / (1 << 30)));
 }
 
 std::string UsageText() {

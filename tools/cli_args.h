@@ -68,6 +68,11 @@ Result<Invocation> ParseCommandLine(int argc, const char* const* argv);
 // are powers of 1024. InvalidArgument if malformed, overflowing or below 1 MiB.
 Result<size_t> ParseMemorySize(std::string_view text);
 
+// A memory budget this machine can honour: InvalidArgument, naming `source` (such as
+// "--memory 10T"), when it exceeds the machine's physical memory. The writer allocates
+// the budget only as it fills, so anything up to that is accepted.
+Status CheckMemoryBudget(size_t bytes, std::string_view source);
+
 // The --help text.
 std::string UsageText();
 

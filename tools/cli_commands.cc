@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "distwriter/dist_reader.h"
+#include "nutchfs/lock_file.h"
 #include "webdb/call_file.h"
 #include "webdb/json_out.h"
 #include "tools/crawl_commands.h"
@@ -101,7 +102,7 @@ Status LogCalls(CallFileReader& reader, Writer& writer, ReadProgress& progress) 
     NUTCHFS_ASSIGN_OR_RETURN(std::optional<Call> call, reader.Next());
     if (!call) return Status::OK();
     Status s = ApplyCall(writer, *call);
-    if (!s.ok()) return s.WithContext(reader.name() + ":" + std::to_string(reader.line()));
+    if (!s.ok()) return reader.Placed(s);
     if (++progress.calls % kReportEvery == 0 && progress.reporter != nullptr) {
       double done = static_cast<double>(progress.bytes_before + reader.bytes_consumed());
       double fraction = progress.total_bytes > 0 ? done / progress.total_bytes : -1;
@@ -134,7 +135,12 @@ Result<int> RunApply(nutchfs::Env& env, const Invocation& inv, Output&) {
   ReadProgress progress;
   if (!inv.quiet) progress.reporter = &reporter;
   NUTCHFS_ASSIGN_OR_RETURN(progress.total_bytes, TotalSize(env, inv.call_files));
-  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Writer> writer, Writer::Open(env, inv.db, options));
+  auto opened = Writer::Open(env, inv.db, options);
+  if (!opened && opened.error().IsBusy()) {
+    return Err(Status::Busy(opened.error().message() + " (if no writer runs on " + inv.db +
+                            " any more, `webdb unlock " + inv.db + "` removes the lock)"));
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Writer> writer, std::move(opened));
   for (const std::string& path : inv.call_files) {
     NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<CallFileReader> reader,
                              CallFileReader::Open(env, path));
@@ -149,6 +155,22 @@ Result<int> RunApply(nutchfs::Env& env, const Invocation& inv, Output&) {
         fmt::format("webdb: applied {} calls in {:.1f} s\n", progress.calls, seconds);
     std::fputs(summary.c_str(), stderr);
   }
+  return kExitOk;
+}
+
+// Breaks the db's LOCK unless a live process on this host holds it (docs/CLI.md).
+Result<int> RunUnlock(nutchfs::Env& env, const Invocation& inv, Output&) {
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  auto reason = nutchfs::BreakLockFile(env, inv.db + "/LOCK", nutchfs::CurrentProcess(""),
+                                       now_ms, /*lease_ms=*/0, /*force=*/true);
+  if (!reason && reason.error().IsNotFound()) {
+    std::fputs(("webdb: " + inv.db + " is not locked\n").c_str(), stderr);
+    return kExitNotFound;
+  }
+  if (!reason) return Err(reason.error());
+  std::fputs(("webdb: removed the lock of " + inv.db + ": " + *reason + "\n").c_str(), stderr);
   return kExitOk;
 }
 
@@ -214,7 +236,7 @@ using CommandFn = Result<int> (*)(nutchfs::Env&, const Invocation&, Output&);
 
 constexpr std::pair<const char*, CommandFn> kRunners[] = {
     {"create", RunCreate}, {"apply", RunApply}, {"dump", RunDump},   {"stats", RunStats},
-    {"page", RunPage},     {"pages", RunPages}, {"links", RunLinks},
+    {"page", RunPage},     {"pages", RunPages}, {"links", RunLinks},   {"unlock", RunUnlock},
 };
 
 // The crawl commands write to the stream themselves.

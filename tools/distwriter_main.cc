@@ -1,23 +1,29 @@
 // The `distwriter` command (docs/DISTRIBUTED.md, spec/interfaces.md section 3):
-//   distwriter init-local --writers K --root DIR --out FILE [--db NAME]
+//   distwriter init-local --writers K --root DIR --out FILE [--db NAME] [--force]
 //   distwriter create --config FILE [--sample URLFILE]
 //   distwriter run --config FILE --writer I CALLFILE...
 //   distwriter launch --config FILE CALLFILE...
+//   distwriter unlock --config FILE --writer I
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "distwriter/create.h"
+#include "distwriter/init_local.h"
 #include "distwriter/launch.h"
 #include "distwriter/round.h"
+#include "nutchfs/lock_file.h"
+#include "nutchfs/nutchfs.h"
 #include "tools/cli_args.h"
 #include "tools/cli_commands.h"
 #include "tools/kill_hook.h"
@@ -31,18 +37,40 @@ namespace {
 
 constexpr char kUsage[] =
     "usage:\n"
-    "  distwriter init-local --writers K --root DIR --out FILE [--db NAME]\n"
+    "  distwriter init-local --writers K --root DIR --out FILE [--db NAME] [--force]\n"
     "  distwriter create --config FILE [--sample URLFILE]\n"
     "  distwriter run --config FILE --writer I [options] CALLFILE...\n"
     "  distwriter launch --config FILE [options] CALLFILE...\n"
-    "options: --memory SIZE (default 256M), --quiet, --log-level LEVEL\n";
+    "  distwriter unlock --config FILE --writer I\n"
+    "options: --memory SIZE (default: the config's memory, else 256M), --quiet,\n"
+    "         --log-level LEVEL; init-local --force replaces an existing FILE\n";
 
 struct Args {
-  std::string command, config, root, out, db = "webdb", sample, memory = "256M", log_level = "warn";
-  int writers = 0, writer = -1;
-  bool quiet = false, help = false;
+  std::string command, config, root, out, db = "webdb", sample, memory, log_level = "warn";
+  int writers = 0;
+  std::optional<int> writer;
+  std::optional<size_t> memory_budget;  // --memory, parsed
+  bool quiet = false, help = false, force = false;
   std::vector<std::string> files;
 };
+
+// The --writer rules; the range against k is checked once the config is read.
+Status CheckWriterFlag(const Args& a) {
+  if (a.command != "run" && a.command != "unlock") {
+    return a.writer ? Status::InvalidArgument("--writer is for run and unlock only (" + a.command +
+                                              (a.command == "launch" ? " starts every writer)" : ")"))
+                    : Status::OK();
+  }
+  if (!a.writer) {
+    return Status::InvalidArgument(a.command + " needs --writer I, the writer it " +
+                                   (a.command == "run" ? "runs as" : "unlocks") + " (0..k-1)");
+  }
+  if (*a.writer < 0) {
+    return Status::InvalidArgument("--writer " + std::to_string(*a.writer) +
+                                   ": a writer index is 0 or more");
+  }
+  return Status::OK();
+}
 
 Result<Args> Parse(int argc, char** argv) {
   Args a;
@@ -51,8 +79,8 @@ Result<Args> Parse(int argc, char** argv) {
       "root", po::value(&a.root))("out", po::value(&a.out))("db", po::value(&a.db))(
       "sample", po::value(&a.sample))("memory", po::value(&a.memory))(
       "log-level", po::value(&a.log_level))("writers", po::value(&a.writers))(
-      "writer", po::value(&a.writer))("quiet", po::bool_switch(&a.quiet))(
-      "args", po::value<std::vector<std::string>>());
+      "writer", po::value<int>())("quiet", po::bool_switch(&a.quiet))(
+      "force", po::bool_switch(&a.force))("args", po::value<std::vector<std::string>>());
   po::positional_options_description pos;
   pos.add("args", -1);
   po::variables_map vm;
@@ -63,6 +91,7 @@ Result<Args> Parse(int argc, char** argv) {
     return nutchfs::Err(Status::InvalidArgument(e.what()));
   }
   if (vm.count("args")) a.files = vm["args"].as<std::vector<std::string>>();
+  if (vm.count("writer")) a.writer = vm["writer"].as<int>();
   if (a.help) return a;
   if (a.files.empty()) return nutchfs::Err(Status::InvalidArgument("no command given"));
   a.command = a.files.front();
@@ -72,35 +101,44 @@ Result<Args> Parse(int argc, char** argv) {
     if (a.writers < 1 || a.root.empty() || a.out.empty() || !a.files.empty()) {
       return nutchfs::Err(Status::InvalidArgument("init-local needs --writers K --root DIR --out FILE"));
     }
+  } else if (a.command == "unlock") {
+    if (a.config.empty() || !a.files.empty()) {
+      return nutchfs::Err(Status::InvalidArgument("unlock needs --config FILE --writer I"));
+    }
   } else if (a.command == "create" || needs_files) {
     if (a.config.empty()) return nutchfs::Err(Status::InvalidArgument(a.command + " needs --config FILE"));
     if (needs_files == a.files.empty()) {
       return nutchfs::Err(Status::InvalidArgument(needs_files ? a.command + " needs call files"
                                                               : "create takes no arguments"));
     }
-    if ((a.command == "run") != (a.writer >= 0)) {
-      return nutchfs::Err(Status::InvalidArgument("--writer I goes with run, and only with run"));
-    }
   } else {
     return nutchfs::Err(Status::InvalidArgument("unknown command '" + a.command + "'"));
+  }
+  NUTCHFS_RETURN_IF_ERROR(CheckWriterFlag(a));
+  if (a.force && a.command != "init-local") {
+    return nutchfs::Err(Status::InvalidArgument("--force is for init-local only"));
+  }
+  if (!a.memory.empty()) {
+    NUTCHFS_ASSIGN_OR_RETURN(a.memory_budget, tools::ParseMemorySize(a.memory));
+    NUTCHFS_RETURN_IF_ERROR(tools::CheckMemoryBudget(*a.memory_budget, "--memory " + a.memory));
   }
   return a;
 }
 
+// --memory, else the config's `memory` (InvalidArgument naming its line if this machine
+// cannot honour it).
+Result<size_t> MemoryBudget(const Args& a, const distwriter::DistConfig& config) {
+  if (a.memory_budget) return *a.memory_budget;
+  const nutchfs::ConfigEntry* entry = config.cluster.file.Find("memory");
+  if (entry == nullptr) return tools::kDefaultMemoryBudget;
+  Status s = tools::CheckMemoryBudget(config.cluster.memory_bytes, "memory = " + entry->value);
+  if (!s.ok()) return nutchfs::Err(config.cluster.file.ErrorAt(entry->line, s.message()));
+  return config.cluster.memory_bytes;
+}
+
 Status InitLocal(const Args& a) {
-  const std::string root = std::filesystem::absolute(a.root).lexically_normal().string();
-  std::string text = fmt::format(
-      "# {} writer processes on this host, each with its own root directory.\n"
-      "# Made by: distwriter init-local --writers {} --root {}\n"
-      "db = {}\nwriters = {}\ntimeout_ms = 600000\n",
-      a.writers, a.writers, root, a.db, a.writers);
-  for (int i = 0; i < a.writers; ++i) {
-    text += fmt::format("\n[machine.m{}]\nlocation = {}/m{}\n\n[writer.{}]\nmachine = m{}\n", i, root,
-                        i, i, i);
-  }
   auto env = nutchfs::NewLocalEnv();
-  NUTCHFS_RETURN_IF_ERROR(env->CreateDirs(root));
-  return nutchfs::WriteFileAtomically(*env, a.out, text);
+  return distwriter::InitLocal(*env, {a.writers, a.root, a.out, a.db, a.force});
 }
 
 void PrintReport(const distwriter::RoundReport& r, int writer, std::FILE* out) {
@@ -116,17 +154,46 @@ void PrintReport(const distwriter::RoundReport& r, int writer, std::FILE* out) {
                seconds.c_str(), bytes.c_str());
 }
 
-Status Run(const Args& a, size_t memory) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto config, distwriter::DistConfig::Load(a.config));
-  tools::ProgressReporter reporter(stderr);
-  distwriter::RunOptions options{a.writer, a.files, memory, {}, tools::KillHookFromEnvironment()};
+Status CheckWriterRange(const Args& a, const distwriter::DistConfig& config) {
+  if (*a.writer < config.k) return Status::OK();
+  return Status::InvalidArgument(fmt::format("--writer {}: {} has {} writers (0..{})", *a.writer,
+                                             a.config, config.k, config.k - 1));
+}
+
+// Breaks writer I's LOCK unless a live process on this host holds it.
+Status Unlock(const Args& a, const distwriter::DistConfig& config) {
+  NUTCHFS_RETURN_IF_ERROR(CheckWriterRange(a, config));
+  NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
+  NUTCHFS_ASSIGN_OR_RETURN(auto at, fs->Locate(config.WriterFile(*a.writer, "LOCK")));
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  NUTCHFS_ASSIGN_OR_RETURN(std::string reason,
+                           nutchfs::BreakLockFile(*at.env, at.path, nutchfs::CurrentProcess(""),
+                                                  now_ms, /*lease_ms=*/0, /*force=*/true));
+  std::fprintf(stderr, "distwriter: removed the lock of %s: %s\n",
+               config.Describe(*a.writer).c_str(), reason.c_str());
+  return Status::OK();
+}
+
+Status Run(const Args& a, const distwriter::DistConfig& config) {
+  NUTCHFS_RETURN_IF_ERROR(CheckWriterRange(a, config));
+  NUTCHFS_ASSIGN_OR_RETURN(size_t memory, MemoryBudget(a, config));
+  tools::ProgressReporter reporter(stderr, fmt::format("distwriter: writer {}", *a.writer));
+  distwriter::RunOptions options{*a.writer, a.files, memory, {}, tools::KillHookFromEnvironment()};
   if (!a.quiet) options.progress = reporter.AsProgressFn();
-  NUTCHFS_ASSIGN_OR_RETURN(auto report, distwriter::RunRound(config, options));
+  auto ran = distwriter::RunRound(config, options);
+  if (!ran && ran.error().IsBusy()) {
+    return Status::Busy(fmt::format("{} (if writer {} runs no more, `distwriter unlock --config {} "
+                                    "--writer {}` removes its lock)",
+                                    ran.error().message(), *a.writer, a.config, *a.writer));
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(auto report, std::move(ran));
   if (report.already_applied && !a.quiet) {
     std::fprintf(stderr, "distwriter: writer %d: these calls were applied in round %lu already\n",
-                 a.writer, report.version);
+                 *a.writer, report.version);
   }
-  PrintReport(report, a.writer, stdout);
+  PrintReport(report, *a.writer, stdout);
   return Status::OK();
 }
 
@@ -138,12 +205,14 @@ std::string SelfPath() {
 
 Status Dispatch(const Args& a) {
   if (a.command == "init-local") return InitLocal(a);
-  NUTCHFS_ASSIGN_OR_RETURN(size_t memory, tools::ParseMemorySize(a.memory));
-  if (a.command == "run") return Run(a, memory);
   NUTCHFS_ASSIGN_OR_RETURN(auto config, distwriter::DistConfig::Load(a.config));
+  if (a.command == "run") return Run(a, config);
+  if (a.command == "unlock") return Unlock(a, config);
   if (a.command == "create") return distwriter::CreateDistDb(config, a.sample);
+  // Each writer checks the budget (the config's, unless --memory) against its machine.
   distwriter::LaunchOptions launch{std::filesystem::absolute(a.config).string(), a.files, SelfPath(),
-                                   {"--memory", a.memory, "--log-level", a.log_level}};
+                                   {"--log-level", a.log_level}};
+  if (!a.memory.empty()) launch.run_flags.insert(launch.run_flags.end(), {"--memory", a.memory});
   if (a.quiet) launch.run_flags.push_back("--quiet");
   return distwriter::Launch(config, launch, stdout);
 }
@@ -163,8 +232,13 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("distwriter"));
   spdlog::set_level(spdlog::level::from_str(args->log_level));
   Status s = Dispatch(*args);
+  // Output that could not be written (a full disk, a closed pipe) is a failure too.
+  if (s.ok() && (std::fflush(stdout) != 0 || std::ferror(stdout))) {
+    s = Status::IOError("writing standard output failed");
+  }
   if (!s.ok()) {
     std::fprintf(stderr, "distwriter: %s\n", s.message().c_str());
+    if (args->command == "unlock" && s.IsNotFound()) return tools::kExitNotFound;
     return tools::ExitCodeFor(s);
   }
   return tools::kExitOk;

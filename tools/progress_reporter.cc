@@ -4,8 +4,8 @@
 
 namespace tools {
 
-ProgressReporter::ProgressReporter(std::FILE* out, Clock::duration interval)
-    : out_(out), interval_(interval), last_print_(Clock::now()) {}
+ProgressReporter::ProgressReporter(std::FILE* out, std::string label, Clock::duration interval)
+    : out_(out), label_(std::move(label)), interval_(interval), last_print_(Clock::now()) {}
 
 std::string ProgressReporter::HumanCount(double n) {
   if (n < 10000) return fmt::format("{:.0f}", n);
@@ -30,9 +30,10 @@ void ProgressReporter::Report(std::string_view step, uint64_t done, double fract
   if (now - last_print_ < interval_) return;
   last_print_ = now;
   double seconds = std::chrono::duration<double>(now - step_start_).count();
-  std::string line = fmt::format("webdb: {}: {} records", step_, HumanCount(done));
+  std::string line = fmt::format("{}: {}: {} records", label_, step_, HumanCount(done));
   if (seconds > 0) line += ", " + HumanCount(done / seconds) + " rec/s";
-  if (fraction >= 0) line += fmt::format(", {:.0f}%", fraction * 100);
+  // A total that turns out too small (an estimate) gives no percentage, never "109227%".
+  if (fraction >= 0 && fraction <= 1) line += fmt::format(", {:.0f}%", fraction * 100);
   line += '\n';
   std::fputs(line.c_str(), out_);
   std::fflush(out_);

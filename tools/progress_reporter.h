@@ -1,6 +1,7 @@
 // ProgressReporter: turns progress callbacks (WriterOptions::progress, a tool's own
 // loops) into throttled one-line reports for a human, e.g.
 //   webdb: stage 3 linksByMD5: 1.2M records, 850k rec/s, 45%
+// (a percentage only while the fraction done is known and at most 1).
 // At most one line per interval is printed, and none during the first interval, so
 // quick commands stay silent. The rate is measured from the first report of a step.
 //
@@ -26,7 +27,8 @@ class ProgressReporter {
  public:
   using Clock = std::chrono::steady_clock;
 
-  explicit ProgressReporter(std::FILE* out,
+  // label starts every line ("webdb", "distwriter: writer 2").
+  explicit ProgressReporter(std::FILE* out, std::string label = "webdb",
                             Clock::duration interval = std::chrono::milliseconds(500));
   ProgressReporter(const ProgressReporter&) = delete;
   ProgressReporter& operator=(const ProgressReporter&) = delete;
@@ -46,6 +48,7 @@ class ProgressReporter {
 
  private:
   std::FILE* const out_;
+  const std::string label_;
   const Clock::duration interval_;
   Clock::time_point last_print_;
   std::string step_;

@@ -106,6 +106,12 @@ CallFileReader::~CallFileReader() = default;
 
 const std::string& CallFileReader::name() const { return rep_->name; }
 uint64_t CallFileReader::line() const { return rep_->line; }
+
+Status CallFileReader::Placed(const Status& s) const {
+  if (s.IsInvalidArgument()) return s.WithContext(name() + ":" + std::to_string(line()));
+  return s.WithContext("logging the calls of " + name() + " (at line " + std::to_string(line()) +
+                       ")");
+}
 uint64_t CallFileReader::bytes_consumed() const { return rep_->consumed; }
 
 Result<std::optional<Call>> CallFileReader::Next() {

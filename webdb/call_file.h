@@ -59,6 +59,10 @@ class CallFileReader {
   const std::string& name() const;
   // The number of the line most recently read (1-based; 0 before the first).
   uint64_t line() const;
+  // Error s, met while applying the call just read, with its place: "FILE:LINE: ..."
+  // when the call was bad input (InvalidArgument), "logging the calls of FILE (at line
+  // N): ..." otherwise (a full disk is not the input's fault).
+  Status Placed(const Status& s) const;
   // Bytes consumed so far, for progress reports.
   uint64_t bytes_consumed() const;
 

@@ -114,5 +114,40 @@ TEST_CASE("launch stops its ssh writers on their hosts when one fails", "[ssh]")
   FailThenRerun(config, {"h0", "h1", "h2"}, hosts.dir(), dir);
 }
 
+TEST_CASE("launch and its ssh writers check host keys alike", "[ssh]") {
+  testutil::TestHosts hosts(3);
+  testutil::TempDir dir;
+  const std::string empty = hosts.dir() + "/empty_known_hosts";
+  testutil::WriteTextFile(empty, "");
+  std::string text = testutil::HostsConfigText(hosts, testutil::HostsTransport::kSftp);
+  text.replace(text.find(hosts.known_hosts()), hosts.known_hosts().size(), empty);
+  const std::string config = hosts.dir() + "/cluster.conf";
+  testutil::WriteTextFile(config, text);
+  const Session session = MakeSession(407);
+  const std::string calls = dir.File("calls.jsonl");
+  testutil::WriteCallFile(calls, session);
+
+  // No host is known: refused, as a peer failure, naming the documented key.
+  const ProcessResult refused = testutil::RunProcess(
+      {kDistwriter, "create", "--config", config}, {}, dir.File("refused"));
+  CHECK(refused.exit_code == 4);
+  CHECK_THAT(refused.err, Catch::Contains("host key unknown") &&
+                              Catch::Contains("ssh_accept_unknown_host_keys"));
+
+  // Accepting unknown keys: the writers' ssh logins accept them too, and nothing is
+  // recorded in the known_hosts file.
+  testutil::WriteTextFile(config, "ssh_accept_unknown_host_keys = true\n" + text);
+  const ProcessResult create = testutil::RunProcess(
+      {kDistwriter, "create", "--config", config}, {}, dir.File("create"));
+  INFO("create: " << create.Describe());
+  REQUIRE(create.exit_code == 0);
+  const ProcessResult launched = Launch(config, calls, dir.File("launch"));
+  INFO("launch: " << launched.Describe());
+  REQUIRE(launched.exit_code == 0);
+  CHECK_THAT(launched.out, Catch::Contains("version 2:"));
+  CHECK(testutil::ReadFileOrEmpty(empty).empty());
+  testutil::CheckDistDbMatchesSingle(config, {session});
+}
+
 }  // namespace
 }  // namespace distwriter

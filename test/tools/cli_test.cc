@@ -1,6 +1,7 @@
 // Runs the built `webdb` binary on temporary dbs, as a user or script would.
 #include <fcntl.h>
 #include <spawn.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "nutchfs/lock_owner.h"
 #include "test/util/model.h"
 #include "test/util/session.h"
 #include "test/util/session_gen.h"
@@ -211,6 +213,56 @@ TEST_CASE("usage errors exit 2, other failures 3 or 4") {
   CHECK(again.exit_code == 3);
   CHECK_THAT(again.err, Catch::Contains("already exists"));
   CHECK(Run(dir, {"apply", db, dir.File("absent.jsonl")}).exit_code == 4);
+}
+
+TEST_CASE("apply: a huge --memory is a ceiling, an impossible one a usage error") {
+  testutil::TempDir dir;
+  const std::string db = dir.File("db");
+  MustRun(dir, {"create", db});
+  WriteWholeFile(dir.File("calls.jsonl"), kCalls);
+  // Half of this machine's memory: accepted, and nothing like it is allocated.
+  const uint64_t physical = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) *
+                            static_cast<uint64_t>(::sysconf(_SC_PAGE_SIZE));
+  const std::string half = std::to_string(physical / 2 >> 20) + "M";
+  RunResult ok = Run(dir, {"apply", db, dir.File("calls.jsonl"), "--memory", half, "-q"});
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+  for (const char* size : {"10T", "100000G"}) {
+    RunResult r = Run(dir, {"apply", db, dir.File("calls.jsonl"), "--memory", size});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(std::string("--memory ") + size +
+                                      ": more than this machine's memory"));
+  }
+  CHECK_THAT(MustRun(dir, {"stats", db}), Catch::Contains("\"pages\":2"));
+}
+
+TEST_CASE("unlock removes the lock of a writer that is gone, never a live one") {
+  testutil::TempDir dir;
+  const std::string db = dir.File("db");
+  MustRun(dir, {"create", db});
+  WriteWholeFile(dir.File("calls.jsonl"), kCalls);
+  CHECK(Run(dir, {"unlock", db}).exit_code == 1);  // not locked
+  // A lock taken on another host (say, through NFS): apply cannot judge it.
+  nutchfs::LockOwner other = nutchfs::CurrentProcess("webdb writer");
+  other.host = "elsewhere.example";
+  auto env = nutchfs::NewLocalEnv();
+  REQUIRE(env->CreateExclusive(db + "/LOCK", nutchfs::EncodeLockOwner(other)).ok());
+  RunResult busy = Run(dir, {"apply", db, dir.File("calls.jsonl"), "-q"});
+  CHECK(busy.exit_code == 4);
+  CHECK_THAT(busy.err, Catch::Contains("elsewhere.example") &&
+                           Catch::Contains("`webdb unlock " + db + "`") &&
+                           !Catch::Contains("--force"));
+  RunResult unlocked = Run(dir, {"unlock", db});
+  CHECK(unlocked.exit_code == 0);
+  CHECK_THAT(unlocked.err, Catch::Contains("removed the lock of " + db));
+  MustRun(dir, {"apply", db, dir.File("calls.jsonl"), "-q"});
+  // A live local holder (this test process) is never removed.
+  REQUIRE(env->CreateExclusive(db + "/LOCK",
+                               nutchfs::EncodeLockOwner(nutchfs::CurrentProcess("test")))
+              .ok());
+  RunResult live = Run(dir, {"unlock", db});
+  CHECK(live.exit_code == 4);
+  CHECK_THAT(live.err, Catch::Contains("live"));
 }
 
 TEST_CASE("dumps escape bytes that are not UTF-8") {

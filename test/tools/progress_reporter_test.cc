@@ -29,7 +29,7 @@ TEST_CASE("human counts") {
 TEST_CASE("reports are lines with step, count, rate and percent") {
   std::FILE* f = std::tmpfile();
   REQUIRE(f != nullptr);
-  ProgressReporter reporter(f, std::chrono::milliseconds(0));
+  ProgressReporter reporter(f, "webdb", std::chrono::milliseconds(0));
   reporter.Report(Progress{"stage 3 linksByMD5", 1200000, 2400000});
   reporter.Report("reading calls", 5000, -1);
   std::string out = Contents(f);
@@ -41,10 +41,23 @@ TEST_CASE("reports are lines with step, count, rate and percent") {
   CHECK_THAT(out.substr(out.find("reading")), !Catch::Contains("%"));
 }
 
+TEST_CASE("reports name their writer and never show more than 100%") {
+  std::FILE* f = std::tmpfile();
+  REQUIRE(f != nullptr);
+  ProgressReporter reporter(f, "distwriter: writer 2", std::chrono::milliseconds(0));
+  reporter.Report(Progress{"stage 1 pagesByURL", 1092270, 1000});
+  reporter.Report(Progress{"stage 1 pagesByURL", 1000, 1000});
+  std::string out = Contents(f);
+  std::fclose(f);
+  CHECK_THAT(out, Catch::StartsWith("distwriter: writer 2: stage 1 pagesByURL: 1.1M records"));
+  CHECK_THAT(out, !Catch::Contains("109227%") && Catch::Contains(", 100%\n"));
+  CHECK(std::count(out.begin(), out.end(), '%') == 1);
+}
+
 TEST_CASE("reports are throttled") {
   std::FILE* f = std::tmpfile();
   REQUIRE(f != nullptr);
-  ProgressReporter reporter(f, std::chrono::milliseconds(200));
+  ProgressReporter reporter(f, "webdb", std::chrono::milliseconds(200));
   ProgressFn fn = reporter.AsProgressFn();
   for (int i = 0; i < 1000; ++i) fn(Progress{"step", static_cast<uint64_t>(i), 0});
   CHECK(Contents(f).empty());  // nothing during the first interval

@@ -64,6 +64,24 @@ TEST_CASE("an empty file has no calls") {
   CHECK(r.calls.empty());
 }
 
+TEST_CASE("an error applying a call is placed as bad input only when it is") {
+  testutil::TempDir dir;
+  const std::string path = dir.File("calls.jsonl");
+  WriteFile(path, DeleteLine("http://a/") + "\n" + DeleteLine("http://b/") + "\n");
+  auto env = nutchfs::NewLocalEnv();
+  auto reader = CallFileReader::Open(*env, path);
+  REQUIRE(reader.has_value());
+  REQUIRE((*reader)->Next());
+  REQUIRE((*reader)->Next());
+  Status bad = (*reader)->Placed(Status::InvalidArgument("url too long"));
+  CHECK(bad.IsInvalidArgument());
+  CHECK(bad.message() == path + ":2: url too long");
+  Status full = (*reader)->Placed(Status::IOError("write run: No space left on device"));
+  CHECK(full.IsIOError());
+  CHECK(full.message() == "logging the calls of " + path +
+                              " (at line 2): write run: No space left on device");
+}
+
 TEST_CASE("errors name FILE:LINE of the bad line") {
   testutil::TempDir dir;
   std::string path = dir.File("bad.jsonl");
