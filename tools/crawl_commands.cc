@@ -19,6 +19,7 @@
 #include "tools/cli_commands.h"
 #include "tools/json_call_sink.h"
 #include "tools/progress_reporter.h"
+#include "webdb/json_out.h"
 #include "webdb/writer.h"
 
 namespace tools {
@@ -169,7 +170,9 @@ std::string InjectSummary(const crawl::InjectStats& s) {
 std::string UpdateSummary(const crawl::UpdateStats& s, double apply_seconds) {
   std::string skipped;
   for (const auto& [reason, n] : s.skipped) {
-    skipped += fmt::format("{}\"{}\":{}", skipped.empty() ? "" : ",", reason, n);
+    if (!skipped.empty()) skipped += ',';
+    webdb::AppendJsonString(reason, &skipped);  // a WARC-Type is any text
+    skipped += fmt::format(":{}", n);
   }
   return fmt::format(
       "{{\"records\":{},\"pagesFetched\":{},\"html\":{},\"other\":{},\"redirects\":{},"
