@@ -10,8 +10,11 @@
 // Every parse error is InvalidArgument "FILE:LINE: reason" (FILE is "-" for standard
 // input); read errors are the Env's.
 //
-// A CallFileReader owns its file and buffers; it is not thread-safe. A Call is a plain
-// value.
+// A CallFileReader owns its file and buffers; it is not thread-safe (one thread calls
+// it). With parse_thread (the default) it owns a second thread that reads and parses
+// ahead, in batches, while the caller applies the calls already parsed; the calls, their
+// line numbers and errors are exactly those of the single-threaded reader. A Call is a
+// plain value.
 #ifndef WEBDB_CALL_FILE_H_
 #define WEBDB_CALL_FILE_H_
 
@@ -45,7 +48,8 @@ const char* CallOpName(Call::Op op);
 class CallFileReader {
  public:
   // Opens path; "-" reads standard input. IOError/NotFound if it cannot be opened.
-  static Result<std::unique_ptr<CallFileReader>> Open(nutchfs::Env& env, const std::string& path);
+  static Result<std::unique_ptr<CallFileReader>> Open(nutchfs::Env& env, const std::string& path,
+                                                      bool parse_thread = true);
 
   ~CallFileReader();
   CallFileReader(const CallFileReader&) = delete;
@@ -68,9 +72,11 @@ class CallFileReader {
 
  private:
   struct Rep;
+  class Ahead;
   explicit CallFileReader(std::unique_ptr<Rep> rep);
 
   std::unique_ptr<Rep> rep_;
+  std::unique_ptr<Ahead> ahead_;  // the parse thread, if any
 };
 
 // Logs call into writer. Errors are the writer's, unchanged.

@@ -1,0 +1,106 @@
+// Determinism: the same calls give byte-identical table files whatever the memory budget
+// (how the sorters spill and merge, which blocks are copied) and whether the call file is
+// parsed on a thread of its own.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "nutchfs/env.h"
+#include "test/util/call_writer.h"
+#include "test/util/session_gen.h"
+#include "test/util/temp_dir.h"
+#include "webdb/call_file.h"
+#include "webdb/manifest.h"
+#include "webdb/writer.h"
+
+namespace webdb {
+namespace {
+
+// Applies every call of the call file at path in one session on the db at dir.
+void Apply(nutchfs::Env& env, const std::string& dir, const std::string& path, size_t budget,
+           bool parse_thread) {
+  WriterOptions options;
+  options.memory_budget = budget;
+  auto writer = Writer::Open(env, dir, options);
+  REQUIRE(writer);
+  auto reader = CallFileReader::Open(env, path, parse_thread);
+  REQUIRE(reader);
+  for (;;) {
+    auto call = (*reader)->Next();
+    REQUIRE(call);
+    if (!*call) break;
+    REQUIRE(ApplyCall(**writer, **call).ok());
+  }
+  Status s = (*writer)->Close();
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+}
+
+std::string Contents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// The table files of the db's current version, in manifest order, with their bytes.
+std::vector<std::pair<std::string, std::string>> Tables(nutchfs::Env& env, const std::string& dir) {
+  auto manifest = ReadCurrentManifest(env, dir);
+  REQUIRE(manifest);
+  std::vector<std::pair<std::string, std::string>> files;
+  for (int t = 0; t < kNumTables; ++t) {
+    const std::string& name = manifest->table(static_cast<TableId>(t)).name;
+    files.emplace_back(name, Contents(dir + "/" + name));
+  }
+  return files;
+}
+
+TEST_CASE("tables are byte-identical at every budget, with and without a parse thread",
+          "[determinism]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  testutil::GenOptions gen;
+  gen.universe_urls = 4000;
+  gen.universe_md5s = 800;
+  gen.min_calls = 30000;
+  gen.max_calls = 40000;
+  gen.churn = 0.02;
+  gen.long_url_chance = 0;
+  gen.long_anchor_chance = 0;
+  gen.hostile_bytes = false;
+  testutil::SessionGenerator sessions(77, gen);
+  const int kSessions = 3;
+  for (int i = 0; i < kSessions; ++i) {
+    testutil::WriteCallFile(dir.File("calls-" + std::to_string(i)), sessions.Next());
+  }
+  std::vector<std::pair<std::string, std::string>> reference;
+  for (size_t budget : {size_t{1} << 20, size_t{4} << 20, size_t{256} << 20}) {
+    for (bool parse_thread : {false, true}) {
+      INFO("budget " << budget << " parse thread " << parse_thread);
+      const std::string db = dir.File("db-" + std::to_string(budget) + "-" +
+                                      std::to_string(parse_thread));
+      REQUIRE(Writer::Create(*env, db).ok());
+      for (int i = 0; i < kSessions; ++i) {
+        Apply(*env, db, dir.File("calls-" + std::to_string(i)), budget, parse_thread);
+      }
+      auto tables = Tables(*env, db);
+      if (reference.empty()) {
+        reference = tables;
+        size_t bytes = 0;
+        for (const auto& [name, contents] : tables) bytes += contents.size();
+        REQUIRE(bytes > (size_t{512} << 10));  // many blocks; the edits spill at 1 MiB
+        continue;
+      }
+      for (size_t t = 0; t < tables.size(); ++t) {
+        INFO("table " << tables[t].first);
+        CHECK(tables[t].first == reference[t].first);
+        CHECK(tables[t].second == reference[t].second);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace webdb
