@@ -83,6 +83,14 @@ class DistTableSource final : public webdb::TableSource {
   }
   uint64_t NumPages() const override { return round_.num_pages(); }
   uint64_t NumLinks() const override { return round_.num_links(); }
+  webdb::TableSize Size(TableId t) const override {
+    webdb::TableSize size;
+    for (const webdb::Manifest& section : round_.sections) {
+      size.records += section.table(t).records;
+      size.bytes += section.table(t).size;
+    }
+    return size;
+  }
 
  private:
   std::unique_ptr<nutchfs::NutchFs> fs_;

@@ -24,7 +24,8 @@ Status Usage(std::string msg) { return Status::InvalidArgument(std::move(msg)); 
 // The per-command options, as bits.
 enum OptionBit : unsigned {
   kTableOpt = 1, kMd5Opt = 2, kUrlOpt = 4, kMemoryOpt = 8, kConfigOpt = 16,
-  kFilterOpt = 32, kSkipBadOpt = 64, kUpdateOpt = 128, kGenerateOpt = 256
+  kFilterOpt = 32, kSkipBadOpt = 64, kUpdateOpt = 128, kGenerateOpt = 256,
+  kJsonOpt = 512, kQuickOpt = 1024, kTextOpt = 2048
 };
 constexpr std::pair<OptionBit, const char*> kOptionNames[] = {
     {kTableOpt, "table"},           {kMd5Opt, "md5"},
@@ -35,7 +36,9 @@ constexpr std::pair<OptionBit, const char*> kOptionNames[] = {
     {kUpdateOpt, "follow-nofollow"}, {kGenerateOpt, "top"},
     {kGenerateOpt, "max-per-host"}, {kGenerateOpt, "by"},
     {kGenerateOpt, "now"},          {kGenerateOpt, "lease-days"},
-    {kGenerateOpt, "out"},          {kGenerateOpt, "dry-run"}};
+    {kGenerateOpt, "out"},          {kGenerateOpt, "dry-run"},
+    {kJsonOpt, "json"},             {kQuickOpt, "quick"},
+    {kTextOpt, "text"}};
 
 struct CommandSpec {
   const char* name;
@@ -53,7 +56,8 @@ constexpr CommandSpec kCommands[] = {
     {"apply", 2, kUnlimited, kMemoryOpt, "webdb apply DB CALLFILE... [--memory SIZE]"},
     {"dump", 1, 1, kTableOpt | kConfigOpt,
      "webdb dump (DB | --config FILE) --table pagesByURL|pagesByMD5|linksByURL|linksByMD5"},
-    {"stats", 1, 1, kConfigOpt, "webdb stats (DB | --config FILE)"},
+    {"stats", 1, 1, kConfigOpt | kQuickOpt | kTextOpt,
+     "webdb stats (DB | --config FILE) [--quick] [--text]"},
     {"page", 2, 2, kConfigOpt, "webdb page (DB | --config FILE) URL"},
     {"pages", 1, 1, kMd5Opt | kConfigOpt, "webdb pages (DB | --config FILE) --md5 HEX"},
     {"links", 1, 1, kUrlOpt | kMd5Opt | kConfigOpt,
@@ -69,6 +73,7 @@ constexpr CommandSpec kCommands[] = {
     {"calls", 2, kUnlimited, kConfigOpt | kFilterOpt | kSkipBadOpt | kUpdateOpt,
      "webdb calls inject URLFILE... [--filter FILE] [--skip-bad]\n"
      "  webdb calls warc (DB | --config FILE) WARC... [update's options]"},
+    {"verify", 1, 1, kMemoryOpt | kJsonOpt, "webdb verify DB [--json] [--memory SIZE]"},
 };
 
 po::options_description AllOptions() {
@@ -93,6 +98,9 @@ po::options_description AllOptions() {
       ("lease-days", po::value<std::string>())
       ("out", po::value<std::string>())
       ("dry-run", po::bool_switch())
+      ("json", po::bool_switch())
+      ("quick", po::bool_switch())
+      ("text", po::bool_switch())
       ("quiet,q", po::bool_switch())
       ("log-level", po::value<std::string>())
       ("command", po::value<std::string>())
@@ -249,6 +257,9 @@ Status FillCommandArgs(const po::variables_map& vm, const std::vector<std::strin
                                            : "links needs exactly one of --url and --md5");
     }
   }
+  inv->json = vm["json"].as<bool>();
+  inv->quick = vm["quick"].as<bool>();
+  inv->text = vm["text"].as<bool>();
   if (IsCrawlCommand(inv->command)) NUTCHFS_RETURN_IF_ERROR(FillCrawlArgs(vm, args, inv));
   if (auto memory = opt("memory")) {
     NUTCHFS_ASSIGN_OR_RETURN(inv->memory_budget, ParseMemorySize(*memory));
@@ -356,8 +367,11 @@ std::string UsageText() {
   text +=
       "\nOptions:\n"
       "  --config FILE     the distributed db of this cluster config (docs/DISTRIBUTED.md)\n"
-      "  --memory SIZE     memory budget of apply's external sorts (default 256M;\n"
-      "                    units K, M, G, T are powers of 1024; at least 1M)\n"
+      "  --memory SIZE     memory budget of the external sorts of apply and verify\n"
+      "                    (default 256M; units K, M, G, T are powers of 1024; at least 1M)\n"
+      "  --json            verify: print a JSON summary on stdout, findings on stderr\n"
+      "  --quick           stats: counts and bytes only, without reading the tables\n"
+      "  --text            stats: a report for humans instead of one JSON object\n"
       "  --quiet, -q       no progress reports on stderr\n"
       "Crawl commands (docs/CRAWL.md):\n"
       "  --filter FILE     URL filter, +REGEX / -REGEX lines, first match wins\n"
@@ -375,7 +389,8 @@ std::string UsageText() {
       "  --log-level LEVEL trace, debug, info, warn (default), error, critical or off\n"
       "  --help, -h        this text\n"
       "\nCALLFILE \"-\" reads standard input. Exit codes: 0 success, 1 not found (page),\n"
-      "2 usage error, 3 bad input, 4 I/O or other failure. See docs/CLI.md.\n";
+      "2 usage error, 3 bad input or a damaged db (verify), 4 I/O or other failure.\n"
+      "See docs/CLI.md.\n";
   return text;
 }
 

@@ -43,7 +43,7 @@ struct CrawlArgs {
 };
 
 struct Invocation {
-  std::string command;  // "create", "apply", "dump", ..., "inject", "update", "generate", "calls"
+  std::string command;  // "create", "apply", "dump", ..., "generate", "calls", "verify"
   bool help = false;    // --help: print UsageText() and do nothing else
   std::string db;
   std::string config;  // read commands: a distributed db's cluster config instead of db
@@ -55,6 +55,9 @@ struct Invocation {
   std::optional<Md5> md5;               // pages/links --md5
   TableId table = TableId::kPagesByUrl;  // dump --table
   size_t memory_budget = kDefaultMemoryBudget;
+  bool json = false;   // verify --json
+  bool quick = false;  // stats --quick
+  bool text = false;   // stats --text
   bool quiet = false;
   std::string log_level = "warn";
 };

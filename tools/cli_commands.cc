@@ -14,6 +14,7 @@
 #include "webdb/json_out.h"
 #include "tools/crawl_commands.h"
 #include "tools/kill_hook.h"
+#include "tools/ops_commands.h"
 #include "tools/progress_reporter.h"
 #include "webdb/writer.h"
 
@@ -22,9 +23,7 @@ namespace {
 
 using webdb::AppendLinkJson;
 using webdb::AppendPageJson;
-using webdb::AppendStatsJson;
 using webdb::Call;
-using webdb::DbStats;
 using webdb::CallFileReader;
 using webdb::Link;
 using webdb::LinkCursor;
@@ -38,6 +37,8 @@ using webdb::WriterOptions;
 class Output {
  public:
   explicit Output(std::FILE* file) : file_(file) {}
+
+  std::FILE* file() const { return file_; }
 
   std::string* buf() { return &buf_; }
 
@@ -192,12 +193,11 @@ Result<int> RunDump(nutchfs::Env& env, const Invocation& inv, Output& out) {
   return kExitOk;
 }
 
-Result<int> RunStats(nutchfs::Env& env, const Invocation& inv, Output& out) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
-  AppendStatsJson(DbStats{reader->NumPages(), reader->NumLinks()}, out.buf());
-  out.buf()->push_back('\n');
+// The operator commands write to the stream themselves (tools/ops_commands.h).
+template <Result<int> (*Run)(nutchfs::Env&, const Invocation&, std::FILE*)>
+Result<int> RunDirect(nutchfs::Env& env, const Invocation& inv, Output& out) {
   NUTCHFS_RETURN_IF_ERROR(out.Flush());
-  return kExitOk;
+  return Run(env, inv, out.file());
 }
 
 Result<int> RunPage(nutchfs::Env& env, const Invocation& inv, Output& out) {
@@ -235,8 +235,9 @@ Result<int> RunLinks(nutchfs::Env& env, const Invocation& inv, Output& out) {
 using CommandFn = Result<int> (*)(nutchfs::Env&, const Invocation&, Output&);
 
 constexpr std::pair<const char*, CommandFn> kRunners[] = {
-    {"create", RunCreate}, {"apply", RunApply}, {"dump", RunDump},   {"stats", RunStats},
+    {"create", RunCreate}, {"apply", RunApply}, {"dump", RunDump},   {"stats", RunDirect<RunStats>},
     {"page", RunPage},     {"pages", RunPages}, {"links", RunLinks},   {"unlock", RunUnlock},
+    {"verify", RunDirect<RunVerify>},
 };
 
 // The crawl commands write to the stream themselves.

@@ -34,6 +34,9 @@ class LocalTableSource final : public TableSource {
   }
   uint64_t NumPages() const override { return manifest_.num_pages(); }
   uint64_t NumLinks() const override { return manifest_.num_links(); }
+  TableSize Size(TableId t) const override {
+    return {manifest_.table(t).records, manifest_.table(t).size};
+  }
 
  private:
   Status OpenTables(nutchfs::Env& env, const std::string& dir) {

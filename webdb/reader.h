@@ -21,6 +21,12 @@
 
 namespace webdb {
 
+// A table's rows and the bytes of its file(s), as its version's manifest(s) say.
+struct TableSize {
+  uint64_t records = 0;
+  uint64_t bytes = 0;
+};
+
 // One fixed version of the four tables.
 class TableSource {
  public:
@@ -29,6 +35,7 @@ class TableSource {
   virtual std::unique_ptr<Iterator> NewIterator(TableId t) const = 0;
   virtual uint64_t NumPages() const = 0;
   virtual uint64_t NumLinks() const = 0;
+  virtual TableSize Size(TableId t) const = 0;
 };
 
 // Decodes the rows of a page table (pagesByURL or pagesByMD5) one at a time.
@@ -81,6 +88,7 @@ class Reader {
 
   uint64_t NumPages() const;
   uint64_t NumLinks() const;
+  TableSize Size(TableId t) const { return source_->Size(t); }
 
  private:
   std::unique_ptr<TableSource> source_;

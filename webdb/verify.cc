@@ -29,6 +29,9 @@ class ManifestTableSource final : public TableSource {
   }
   uint64_t NumPages() const override { return manifest_.num_pages(); }
   uint64_t NumLinks() const override { return manifest_.num_links(); }
+  TableSize Size(TableId t) const override {
+    return {manifest_.table(t).records, manifest_.table(t).size};
+  }
 
  private:
   const Manifest manifest_;

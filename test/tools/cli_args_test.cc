@@ -103,11 +103,15 @@ TEST_CASE("usage errors") {
   CheckUsageError({"apply", "db", "f", "--memory", "10"}, "--memory 10: less than");
   CheckUsageError({"stats", "db", "--log-level", "loud"}, "--log-level loud");
   CheckUsageError({"stats", "db", "--bogus"}, "--bogus");
+  CheckUsageError({"stats", "db", "--json"}, "--json does not apply to stats");
+  CheckUsageError({"verify", "db", "--quick"}, "--quick does not apply to verify");
+  CheckUsageError({"verify", "--config", "c.conf"}, "--config does not apply to verify");
+  CheckUsageError({"page", "db", "http://a/", "--text"}, "--text does not apply to page");
 }
 
 TEST_CASE("usage text names every command") {
   std::string text = UsageText();
-  for (const char* c : {"create", "apply"}) {
+  for (const char* c : {"create", "apply", "verify"}) {
     CHECK_THAT(text, Catch::Contains(std::string("webdb ") + c + " DB"));
   }
   for (const char* c : {"dump", "stats", "page", "pages", "links"}) {

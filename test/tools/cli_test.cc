@@ -81,11 +81,19 @@ std::string MustRun(const testutil::TempDir& dir, std::vector<std::string> args)
 
 const char* const kTables[] = {"pagesByURL", "pagesByMD5", "linksByURL", "linksByMD5"};
 
-// All four dumps and the stats, as one string.
+// The stats' two counts, the keys every stats object starts with (interfaces.md):
+// {"pages":N,"links":M}.
+std::string CountsOf(const std::string& stats) {
+  size_t rest = stats.find(",\"tables\":");
+  REQUIRE(rest != std::string::npos);
+  return stats.substr(0, rest) + "}\n";
+}
+
+// All four dumps and the stats' counts, as one string.
 std::string DumpAll(const testutil::TempDir& dir, const std::string& db) {
   std::string all;
   for (const char* t : kTables) all += MustRun(dir, {"dump", db, "--table", t});
-  return all + MustRun(dir, {"stats", db});
+  return all + CountsOf(MustRun(dir, {"stats", db}));
 }
 
 const std::string kMd5A = "0123456789abcdef0123456789abcdef";
@@ -136,7 +144,7 @@ TEST_CASE("create, apply, dump and look up") {
   CHECK(MustRun(dir, {"dump", db, "--table", "pagesByMD5"}) == kPageA + kPageB);
   CHECK(MustRun(dir, {"dump", db, "--table", "linksByMD5"}) == kLinkAa + kLinkAb + kLinkBa);
   CHECK(MustRun(dir, {"dump", db, "--table", "linksByURL"}) == kLinkAa + kLinkBa + kLinkAb);
-  CHECK(MustRun(dir, {"stats", db}) == "{\"pages\":2,\"links\":3}\n");
+  CHECK(CountsOf(MustRun(dir, {"stats", db})) == "{\"pages\":2,\"links\":3}\n");
 
   CHECK(MustRun(dir, {"page", db, "http://b/"}) == kPageB);
   RunResult absent = Run(dir, {"page", db, "http://gone/"});
@@ -189,7 +197,7 @@ TEST_CASE("bad call files change nothing and name FILE:LINE") {
 
   // The db is still usable afterwards.
   MustRun(dir, {"apply", "-q", db, dir.File("good.jsonl")});
-  CHECK(MustRun(dir, {"stats", db}) == "{\"pages\":2,\"links\":0}\n");
+  CHECK(CountsOf(MustRun(dir, {"stats", db})) == "{\"pages\":2,\"links\":0}\n");
 }
 
 TEST_CASE("usage errors exit 2, other failures 3 or 4") {
@@ -296,6 +304,41 @@ std::string ModelTables(const testutil::Model& model) {
   }
   return all + "{\"pages\":" + std::to_string(model.pages().size()) +
          ",\"links\":" + std::to_string(model.links().size()) + "}\n";
+}
+
+TEST_CASE("stats: one JSON object by default, counts only with --quick, text with --text") {
+  testutil::TempDir dir;
+  const std::string db = dir.File("db"), calls = dir.File("calls.jsonl");
+  WriteWholeFile(calls, kCalls);
+  MustRun(dir, {"create", db});
+  MustRun(dir, {"apply", "-q", db, calls});
+  std::string full = MustRun(dir, {"stats", db});
+  CHECK(full.starts_with("{\"pages\":2,\"links\":3,\"tables\":{\"pagesByURL\":{\"records\":2,"));
+  CHECK_THAT(full, Catch::Contains("\"topHostsByInlinks\":[{\"host\":\"http://a\",\"inlinks\":2}"));
+  CHECK_THAT(full, Catch::Contains("\"retries\":{\"0\":1,\"3\":1}}"));
+  std::string quick = MustRun(dir, {"stats", db, "--quick"});
+  CHECK(quick.starts_with("{\"pages\":2,\"links\":3,\"tables\":"));
+  CHECK(quick.find("duePages") == std::string::npos);
+  CHECK(MustRun(dir, {"stats", db, "--text"}).starts_with("pages 2\nlinks 3\n"));
+}
+
+TEST_CASE("verify: exit 0 on a sound db, 3 with one line per finding") {
+  testutil::TempDir dir;
+  const std::string db = dir.File("db"), calls = dir.File("calls.jsonl");
+  WriteWholeFile(calls, kCalls);
+  MustRun(dir, {"create", db});
+  MustRun(dir, {"apply", "-q", db, calls});
+  CHECK(MustRun(dir, {"verify", db, "-q"}).empty());
+  CHECK(MustRun(dir, {"verify", db, "--json"}).starts_with("{\"clean\":true,"));
+  WriteWholeFile(db + "/linksByURL-000099.tbl", "left over");
+  RunResult r = Run(dir, {"verify", db});
+  CHECK(r.exit_code == 3);
+  CHECK(r.out == db + "/linksByURL-000099.tbl: left over: named by no manifest\n");
+  r = Run(dir, {"verify", db, "--json"});
+  CHECK(r.exit_code == 3);
+  CHECK(r.out.starts_with("{\"clean\":false,"));
+  CHECK_THAT(r.err, Catch::Contains("left over"));
+  CHECK(Run(dir, {"verify", dir.File("none")}).exit_code == 4);
 }
 
 TEST_CASE("generated sessions through call files match the model", "[random]") {
