@@ -74,6 +74,7 @@ constexpr CommandSpec kCommands[] = {
      "webdb calls inject URLFILE... [--filter FILE] [--skip-bad]\n"
      "  webdb calls warc (DB | --config FILE) WARC... [update's options]"},
     {"verify", 1, 1, kMemoryOpt | kJsonOpt, "webdb verify DB [--json] [--memory SIZE]"},
+    {"explain", 2, 2, kConfigOpt | kJsonOpt, "webdb explain (DB | --config FILE) URL [--json]"},
 };
 
 po::options_description AllOptions() {
@@ -243,7 +244,7 @@ Status FillCommandArgs(const po::variables_map& vm, const std::vector<std::strin
     auto table = opt("table");
     if (!table) return Usage("dump needs --table");
     NUTCHFS_ASSIGN_OR_RETURN(inv->table, ParseTableName(*table));
-  } else if (inv->command == "page") {
+  } else if (inv->command == "page" || inv->command == "explain") {
     inv->url = args[1];
     NUTCHFS_RETURN_IF_ERROR(CheckUrlArg(*inv->url));
   } else if (inv->command == "pages" || inv->command == "links") {
@@ -369,7 +370,8 @@ std::string UsageText() {
       "  --config FILE     the distributed db of this cluster config (docs/DISTRIBUTED.md)\n"
       "  --memory SIZE     memory budget of the external sorts of apply and verify\n"
       "                    (default 256M; units K, M, G, T are powers of 1024; at least 1M)\n"
-      "  --json            verify: print a JSON summary on stdout, findings on stderr\n"
+      "  --json            verify: print a JSON summary on stdout, findings on stderr;\n"
+      "                    explain: one JSON object instead of a report for humans\n"
       "  --quick           stats: counts and bytes only, without reading the tables\n"
       "  --text            stats: a report for humans instead of one JSON object\n"
       "  --quiet, -q       no progress reports on stderr\n"

@@ -237,7 +237,7 @@ using CommandFn = Result<int> (*)(nutchfs::Env&, const Invocation&, Output&);
 constexpr std::pair<const char*, CommandFn> kRunners[] = {
     {"create", RunCreate}, {"apply", RunApply}, {"dump", RunDump},   {"stats", RunDirect<RunStats>},
     {"page", RunPage},     {"pages", RunPages}, {"links", RunLinks},   {"unlock", RunUnlock},
-    {"verify", RunDirect<RunVerify>},
+    {"verify", RunDirect<RunVerify>}, {"explain", RunDirect<RunExplain>},
 };
 
 // The crawl commands write to the stream themselves.

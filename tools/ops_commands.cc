@@ -9,6 +9,7 @@
 
 #include "tools/cli_commands.h"
 #include "webdb/db_stats.h"
+#include "webdb/explain.h"
 #include "webdb/json_out.h"
 #include "webdb/verify.h"
 
@@ -16,6 +17,8 @@ namespace tools {
 namespace {
 
 using webdb::AppendJsonString;
+using webdb::AppendLinkJson;
+using webdb::AppendPageJson;
 using webdb::StatsReport;
 
 // At most this many findings are repeated in verify's JSON summary.
@@ -185,6 +188,78 @@ Result<int> RunStats(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
   options.now_ms = NowMs();
   NUTCHFS_ASSIGN_OR_RETURN(StatsReport report, webdb::ComputeStats(*reader, options));
   NUTCHFS_RETURN_IF_ERROR(Write(out, inv.text ? StatsText(report) : StatsJson(report)));
+  return kExitOk;
+}
+
+namespace {
+
+template <typename Record, typename AppendFn>
+void AppendArray(const std::vector<Record>& records, AppendFn append, std::string* out) {
+  out->push_back('[');
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    append(records[i], out);
+  }
+  out->push_back(']');
+}
+
+std::string ExplainJson(std::string_view url, const webdb::Explanation& e) {
+  std::string out = "{\"url\":";
+  AppendJsonString(url, &out);
+  out += ",\"page\":";
+  if (e.page) {
+    AppendPageJson(*e.page, &out);
+  } else {
+    out += "null";
+  }
+  out += ",\"sameMd5\":";
+  AppendArray(e.same_md5, AppendPageJson, &out);
+  out += ",\"outlinks\":";
+  AppendArray(e.outlinks, AppendLinkJson, &out);
+  out += ",\"inlinks\":";
+  AppendArray(e.inlinks, AppendLinkJson, &out);
+  out += fmt::format(",\"due\":{},\"rank\":{},\"duePages\":{}}}\n", e.due,
+                     e.due ? std::to_string(e.rank) : "null", e.due_pages);
+  return out;
+}
+
+template <typename Record, typename AppendFn>
+void AppendLines(std::string_view title, const std::vector<Record>& records, AppendFn append,
+                 std::string* out) {
+  *out += fmt::format("{} ({}):\n", title, records.size());
+  for (const Record& r : records) {
+    out->append("  ");
+    append(r, out);
+    out->push_back('\n');
+  }
+}
+
+std::string ExplainText(std::string_view url, const webdb::Explanation& e) {
+  std::string out = fmt::format("url {}\n", url);
+  if (!e.page) {
+    out += "no page at this url\n";
+  } else {
+    out += "page ";
+    AppendPageJson(*e.page, &out);
+    out.push_back('\n');
+    AppendLines("other pages with its md5", e.same_md5, AppendPageJson, &out);
+    AppendLines("outlinks", e.outlinks, AppendLinkJson, &out);
+  }
+  AppendLines("inlinks", e.inlinks, AppendLinkJson, &out);
+  if (e.due) {
+    out += fmt::format("due: rank {} of {} due pages for generate\n", e.rank, e.due_pages);
+  } else {
+    out += fmt::format("not due ({} due pages)\n", e.due_pages);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<int> RunExplain(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<webdb::Reader> reader, OpenReader(env, inv));
+  NUTCHFS_ASSIGN_OR_RETURN(webdb::Explanation e, webdb::Explain(*reader, *inv.url, NowMs()));
+  NUTCHFS_RETURN_IF_ERROR(Write(out, inv.json ? ExplainJson(*inv.url, e) : ExplainText(*inv.url, e)));
   return kExitOk;
 }
 

@@ -322,6 +322,20 @@ TEST_CASE("stats: one JSON object by default, counts only with --quick, text wit
   CHECK(MustRun(dir, {"stats", db, "--text"}).starts_with("pages 2\nlinks 3\n"));
 }
 
+TEST_CASE("explain: a report, or one JSON object with --json") {
+  testutil::TempDir dir;
+  const std::string db = dir.File("db"), calls = dir.File("calls.jsonl");
+  WriteWholeFile(calls, kCalls);
+  MustRun(dir, {"create", db});
+  MustRun(dir, {"apply", "-q", db, calls});
+  std::string json = MustRun(dir, {"explain", db, "http://b/", "--json"});
+  CHECK(json == "{\"url\":\"http://b/\",\"page\":" + kPageB.substr(0, kPageB.size() - 1) +
+                    ",\"sameMd5\":[],\"outlinks\":[" + kLinkBa.substr(0, kLinkBa.size() - 1) +
+                    "],\"inlinks\":[" + kLinkAb.substr(0, kLinkAb.size() - 1) +
+                    "],\"due\":true,\"rank\":1,\"duePages\":2}\n");
+  CHECK_THAT(MustRun(dir, {"explain", db, "http://none/"}), Catch::Contains("no page at this url"));
+}
+
 TEST_CASE("verify: exit 0 on a sound db, 3 with one line per finding") {
   testutil::TempDir dir;
   const std::string db = dir.File("db"), calls = dir.File("calls.jsonl");
