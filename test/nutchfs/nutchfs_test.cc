@@ -5,7 +5,6 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <thread>
 #include <vector>
@@ -163,8 +162,7 @@ TEST_CASE("a wait that times out names the file and the sender", "[nutchfs]") {
   CHECK_THAT(s.message(), Catch::Contains("'crawl/gb/round-1/from-0'") &&
                               Catch::Contains("at machine b") &&
                               Catch::Contains("sent by machine a"));
-  CHECK(took >= std::chrono::milliseconds(50));
-  CHECK(took < std::chrono::milliseconds(2000));
+  CHECK(took >= std::chrono::milliseconds(50));  // waited its time (how much longer: bench/)
 }
 
 TEST_CASE("WaitForUnless gives up when a file or a file in a directory appears", "[nutchfs]") {
@@ -356,40 +354,3 @@ TEST_CASE("put retries a failed transfer by itself", "[nutchfs][fault]") {
   CHECK_FALSE(HasTempFiles(*local, dir.path()));
 }
 
-// Time from Put's return to WaitFor's return in another thread, for the local Env (inotify
-// fast path) and the memory Env (polling only).
-TEST_CASE("WaitFor latency (reported, not asserted)", "[nutchfs]") {
-  testutil::TempDir dir;
-  for (bool inotify : {true, false}) {
-    auto mem = nutchfs::NewMemEnv();
-    nutchfs::NutchFsOptions options;
-    if (!inotify) options.env = mem.get();
-    const std::string root = inotify ? dir.path() : "/mem";
-    auto config = Config(root);
-    auto a = OpenFs(config, "a", options);
-    auto b = OpenFs(config, "b", options);
-    REQUIRE(a->local_env().CreateDirs(root).ok());
-    WriteLocal(a->local_env(), root + "/work", "x");
-    std::vector<double> latency_ms;
-    for (int i = 0; i < 20; ++i) {
-      const NutchFile file = File("gb", "f" + std::to_string(i));
-      nutchfs::Status waited;
-      std::chrono::steady_clock::time_point woke;
-      std::thread waiter([&] {
-        waited = b->WaitFor(file, "a", std::chrono::seconds(20));
-        woke = std::chrono::steady_clock::now();
-      });
-      std::this_thread::sleep_for(std::chrono::milliseconds(5 + i % 7 * 3));
-      REQUIRE(a->Put(root + "/work", file));
-      auto put_done = std::chrono::steady_clock::now();
-      waiter.join();
-      REQUIRE(waited.ok());
-      latency_ms.push_back(
-          std::max(0.0, std::chrono::duration<double, std::milli>(woke - put_done).count()));
-    }
-    std::sort(latency_ms.begin(), latency_ms.end());
-    std::printf("WaitFor latency after Put returned (%s): median %.2f ms, max %.2f ms\n",
-                inotify ? "local env, inotify" : "memory env, polling", latency_ms[10],
-                latency_ms.back());
-  }
-}

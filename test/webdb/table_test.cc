@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -383,78 +382,6 @@ TEST_CASE("a malformed block with a valid checksum is Corruption", "[table][faul
     CHECK_FALSE(it->Valid());
     ExpectCorruptionMessage(it->status(), path);
   }
-}
-
-constexpr size_t kBenchRecords = 1200000;
-
-// ~80-byte records: a 43-byte url-like key (long shared prefixes) and a 40-byte value.
-std::string BenchKey(size_t i) {
-  char key[64];
-  int n =
-      std::snprintf(key, sizeof key, "http://www.host%05zu.example.com/page/%08zu", i / 1000, i);
-  return std::string(key, n);
-}
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-void BuildBenchTable(nutchfs::Env& env, const std::string& path) {
-  auto start = std::chrono::steady_clock::now();
-  auto builder = TableBuilder::Create(env, path);
-  REQUIRE(builder.has_value());
-  std::string value(40, 'v');
-  Status s;
-  for (size_t i = 0; i < kBenchRecords && s.ok(); ++i) s = (*builder)->Add(BenchKey(i), value);
-  if (s.ok()) s = (*builder)->Finish();
-  REQUIRE(s.ok());
-  double secs = SecondsSince(start);
-  double mb = (*builder)->file_size() / 1e6;
-  std::printf("table build: %.1f MB in %.3f s (%.0f MB/s)\n", mb, secs, mb / secs);
-}
-
-void TimeScan(const Table& table) {
-  auto start = std::chrono::steady_clock::now();
-  uint64_t n = 0, bytes = 0;
-  auto it = table.NewIterator();
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    ++n;
-    bytes += it->key().size() + it->value().size();
-  }
-  double secs = SecondsSince(start);
-  REQUIRE(it->status().ok());
-  REQUIRE(n == kBenchRecords);
-  double mb = table.file_size() / 1e6;
-  std::printf(
-      "table scan: %.1f MB file (%.1f MB of keys+values) in %.3f s: %.0f MB/s of file, "
-      "%.0f MB/s of keys+values, %.1f M records/s\n",
-      mb, bytes / 1e6, secs, mb / secs, bytes / 1e6 / secs, n / secs / 1e6);
-}
-
-void TimeSeeks(const Table& table) {
-  constexpr int kSeeks = 20000;
-  std::mt19937 rng(9);
-  auto it = table.NewIterator();
-  auto start = std::chrono::steady_clock::now();
-  int found = 0;
-  for (int i = 0; i < kSeeks; ++i) {
-    it->Seek(BenchKey(rng() % kBenchRecords));
-    found += it->Valid();
-  }
-  double secs = SecondsSince(start);
-  REQUIRE(found == kSeeks);
-  std::printf("table seek: %d random seeks, %.1f us each\n", kSeeks, secs / kSeeks * 1e6);
-}
-
-// Prints throughput only; timing is never asserted.
-TEST_CASE("scan and seek throughput", "[table][slow]") {
-  testutil::TempDir dir;
-  auto env = nutchfs::NewLocalEnv();
-  std::string path = dir.File("bench.tbl");
-  BuildBenchTable(*env, path);
-  auto table = OpenOk(*env, path);
-  for (int pass = 0; pass < 3; ++pass) TimeScan(*table);
-  TimeSeeks(*table);
 }
 
 TEST_CASE("blocks copied whole into another table read back the same", "[table]") {
