@@ -61,9 +61,11 @@ for cycle in 1 2 3; do
   due=$(wc -l <"$work/fetch-$cycle.txt")
   t2=$(now)
   rc=0
-  wget -q --tries=1 --max-redirect=0 -i "$work/fetch-$cycle.txt" -O /dev/null \
-    --warc-file="$work/crawl-$cycle" || rc=$?
-  [ $rc -eq 0 ] || [ $rc -eq 8 ] || { echo "wget failed: exit $rc" >&2; exit 4; }  # 8: some 404s
+  # A dropped connection is retried; what still fails is a failed fetch like a 404 (exit
+  # 4: network failures, 8: server errors), not a failed example.
+  wget -q --tries=3 --waitretry=1 --retry-connrefused --max-redirect=0 \
+    -i "$work/fetch-$cycle.txt" -O /dev/null --warc-file="$work/crawl-$cycle" || rc=$?
+  case $rc in 0 | 4 | 8) ;; *) echo "wget failed: exit $rc" >&2; exit 4 ;; esac
   t3=$(now)
   report=$($bin/webdb update -q --config "$conf" --filter "$work/filter.txt" "$work/crawl-$cycle.warc.gz")
   $bin/webdb update -q "$work/single" --filter "$work/filter.txt" "$work/crawl-$cycle.warc.gz" >/dev/null
