@@ -63,10 +63,13 @@ for cycle in 1 2 3; do
   rc=0
   wget -q --tries=1 --max-redirect=0 -i "$work/fetch-$cycle.txt" -O /dev/null \
     --warc-file="$work/crawl-$cycle" || rc=$?
-  [ $rc -eq 0 ] || [ $rc -eq 8 ] || { echo "wget failed: exit $rc" >&2; exit 4; }  # 8: some 404s
+  # 4: network failures (links to other hosts: only lo here), 8: some 404s
+  [ $rc -eq 0 ] || [ $rc -eq 4 ] || [ $rc -eq 8 ] || { echo "wget failed: exit $rc" >&2; exit 4; }
   t3=$(now)
-  report=$($bin/webdb update -q --config "$conf" --filter "$work/filter.txt" "$work/crawl-$cycle.warc.gz")
-  $bin/webdb update -q "$work/single" --filter "$work/filter.txt" "$work/crawl-$cycle.warc.gz" >/dev/null
+  update=(--filter "$work/filter.txt" --fetchlist "$work/fetch-$cycle.txt"
+    "$work/crawl-$cycle.warc.gz")
+  report=$($bin/webdb update -q --config "$conf" "${update[@]}")
+  $bin/webdb update -q "$work/single" "${update[@]}" >/dev/null
   t4=$(now)
   after=$(pages)
   printf '%-5s %8s %8s %8s %8s %8s | %6ss %6ss %6ss %6ss\n' "$cycle" \

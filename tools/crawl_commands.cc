@@ -145,6 +145,7 @@ crawl::UpdateOptions UpdateOptionsOf(const Invocation& inv, const crawl::UrlFilt
   o.links.max_outlinks = inv.crawl.max_outlinks;
   o.filter = filter;
   o.max_retries = inv.crawl.max_retries;
+  o.retry_delay_ms = inv.crawl.retry_delay_ms;
   o.skip_bad = inv.crawl.skip_bad;
   return o;
 }
@@ -156,11 +157,18 @@ Status InjectAll(nutchfs::Env& env, const Invocation& inv, crawl::Injector& inje
   return Status::OK();
 }
 
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 Status ConvertAll(nutchfs::Env& env, const Invocation& inv, crawl::WarcConverter& converter) {
   for (const std::string& path : inv.inputs) {
     NUTCHFS_RETURN_IF_ERROR(AsBadInput(converter.AddFile(env, path)));
   }
-  return Status::OK();
+  if (inv.crawl.fetchlist.empty()) return Status::OK();
+  return converter.AddFetchList(env, inv.crawl.fetchlist, NowMs());
 }
 
 std::string InjectSummary(const crawl::InjectStats& s) {
@@ -176,12 +184,12 @@ std::string UpdateSummary(const crawl::UpdateStats& s, double apply_seconds) {
   }
   return fmt::format(
       "{{\"records\":{},\"pagesFetched\":{},\"html\":{},\"other\":{},\"redirects\":{},"
-      "\"gone\":{},\"failures\":{},\"deleted\":{},\"revisits\":{},\"links\":{},"
-      "\"htmlBytes\":{},\"bad\":{},\"skipped\":{{{}}},\"seconds\":{{\"read\":{:.3f},"
-      "\"http\":{:.3f},\"links\":{:.3f},\"calls\":{:.3f},\"apply\":{:.3f}}}}}\n",
+      "\"gone\":{},\"failures\":{},\"networkFailures\":{},\"deleted\":{},\"revisits\":{},"
+      "\"links\":{},\"htmlBytes\":{},\"bad\":{},\"skipped\":{{{}}},\"seconds\":{{"
+      "\"read\":{:.3f},\"http\":{:.3f},\"links\":{:.3f},\"calls\":{:.3f},\"apply\":{:.3f}}}}}\n",
       s.records, s.pages_fetched(), s.html_pages, s.other_pages, s.redirects, s.gone, s.failures,
-      s.deleted, s.revisits, s.links, s.html_bytes, s.bad_records, skipped, s.read_ns / 1e9,
-      s.http_ns / 1e9, s.links_ns / 1e9, s.calls_ns / 1e9, apply_seconds);
+      s.network_failures, s.deleted, s.revisits, s.links, s.html_bytes, s.bad_records, skipped,
+      s.read_ns / 1e9, s.http_ns / 1e9, s.links_ns / 1e9, s.calls_ns / 1e9, apply_seconds);
 }
 
 Status WriteText(std::FILE* out, const std::string& text) {
@@ -189,12 +197,6 @@ Status WriteText(std::FILE* out, const std::string& text) {
     return Status::FromErrno("write output", errno);
   }
   return Status::OK();
-}
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace
