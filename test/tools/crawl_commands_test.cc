@@ -3,6 +3,7 @@
 // leases that keep two generates from handing out one URL twice, on a single-machine and
 // a distributed db.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -11,6 +12,7 @@
 #include "test/util/subprocess.h"
 #include "test/util/temp_dir.h"
 #include "test/util/warc_util.h"
+#include "nutchfs/lock_owner.h"
 #include "webdb/reader.h"
 
 namespace tools {
@@ -150,6 +152,30 @@ TEST_CASE("generate: two runs hand out disjoint fetch lists, on one db and on k"
           dir.File("inject-dist"));
   CheckLeases({"--config", cluster.config()}, dir.File("dist-"), seeds);
   CHECK(testutil::CompareDumps(DumpSingle(db), cluster.Dump()).empty());
+}
+
+TEST_CASE("generate: no fetch list unless its pages are leased", "[cli]") {
+  testutil::TempDir dir;
+  std::string db = dir.File("db");
+  MustRun({"create", db}, dir.File("create"));
+  testutil::WriteFile(dir.File("seeds"), "http://a.example/\n");
+  MustRun({"inject", "-q", db, dir.File("seeds")}, dir.File("inject"));
+  // Another writer (on another host) holds the db: the lease session cannot open.
+  nutchfs::LockOwner other = nutchfs::CurrentProcess("webdb writer");
+  other.host = "elsewhere.example";
+  auto env = nutchfs::NewLocalEnv();
+  REQUIRE(env->CreateExclusive(db + "/LOCK", nutchfs::EncodeLockOwner(other)).ok());
+  auto busy = Webdb({"generate", "-q", db, "--top", "5", "--out", dir.File("list")},
+                    dir.File("busy"));
+  CHECK(busy.exit_code == 4);
+  CHECK(busy.out.empty());
+  CHECK_FALSE(std::filesystem::exists(dir.File("list")));
+  // A dry run needs no session.
+  auto dry = MustRun({"generate", "-q", db, "--top", "5", "--dry-run"}, dir.File("dry"));
+  CHECK(dry.out == "http://a.example/\n");
+  REQUIRE(env->RemoveFile(db + "/LOCK").ok());
+  MustRun({"generate", "-q", db, "--top", "5", "--out", dir.File("list")}, dir.File("gen"));
+  CHECK(testutil::ReadFileOrEmpty(dir.File("list")) == "http://a.example/\n");
 }
 
 }  // namespace
