@@ -3,7 +3,7 @@
 // files, and fed to a single-machine db and a 3-writer distributed db through the
 // `webdb` commands, until generate has nothing left. Then the db must be the graph.
 // One link points to a closed port: wget writes no record for it, update's --fetchlist
-// makes it a network failure, retried once and then deleted.
+// makes it a network failure, retried twice and then deleted.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -19,9 +19,11 @@
 #include <thread>
 
 #include "crawl/domain.h"
+#include "crawl/link_extractor.h"
 #include "crawl/url.h"
 #include "test/util/db_dump.h"
 #include "test/util/dist_cluster.h"
+#include "test/util/gumbo_links.h"
 #include "test/util/subprocess.h"
 #include "test/util/temp_dir.h"
 #include "test/util/warc_util.h"
@@ -209,6 +211,12 @@ TEST_CASE("crawling a generated site to exhaustion yields its link graph", "[cra
   // Not in site.followed: once the page is deleted, the target rule drops the link too.
   site.files["/"] += "<a href='" + dead + "'>dead</a>\n";
   WriteSite(site, dir.File("site"));
+  for (const auto& [path, content] : site.files) {  // the tokenizer finds what gumbo finds
+    LinkExtractorOptions o;
+    INFO(path);
+    CHECK(ExtractLinks(content, origin + path, o, nullptr) ==
+          testutil::ExtractLinksWithGumbo(content, origin + path, o, nullptr));
+  }
   testutil::DistCluster cluster(kDistwriter, 3);
   cluster.Create();
   std::string db = dir.File("db");
@@ -237,8 +245,9 @@ TEST_CASE("crawling a generated site to exhaustion yields its link graph", "[cra
                                       "-i", list, "-O", "/dev/null", "--warc-file=" + warc},
                                      {}, dir.File("wget" + c));
     REQUIRE((wget.exit_code == 0 || wget.exit_code == 4 || wget.exit_code == 8));
-    // A failed page is due again at once, and deleted at its second failure.
-    std::vector<std::string> retry = {"--fetchlist", list, "--max-retries", "1",
+    // A failed page is due again at once, and deleted at its third failure (a page of
+    // the site that a loaded machine fails to serve now and then still gets fetched).
+    std::vector<std::string> retry = {"--fetchlist", list, "--max-retries", "2",
                                       "--retry-delay-days", "0"};
     std::vector<std::string> update = {kWebdb, "update", "-q", db, warc + ".warc.gz"};
     update.insert(update.end(), retry.begin(), retry.end());
@@ -249,9 +258,11 @@ TEST_CASE("crawling a generated site to exhaustion yields its link graph", "[cra
     CheckVerified(db);
     auto page = testutil::RunProcess({kWebdb, "page", db, dead}, {}, dir.File("page" + c));
     REQUIRE((page.exit_code == 0 || page.exit_code == 1));  // 1: not (or no longer) there
-    if (page.out.find("\"retries\":1") != std::string::npos) ++dead_failures;
+    if (page.out.find("\"retries\":0") == std::string::npos && page.exit_code == 0) {
+      ++dead_failures;
+    }
   }
-  CHECK(dead_failures == 1);  // fetched in one cycle, failed; failed again and deleted
+  CHECK(dead_failures == 2);  // failed in two cycles (retries 1, 2), deleted in the third
   CHECK(cycles > 3);  // --top 7 needs several cycles
   REQUIRE(cycles < 20);
 
