@@ -201,6 +201,15 @@ Result<std::string> NormalizeUrl(std::string_view url) {
   return out;
 }
 
+Result<std::string> NormalizeSyntax(std::string_view uri) {
+  ParsedUri parsed;
+  NUTCHFS_RETURN_IF_ERROR(parsed.Parse(uri));
+  if (uriNormalizeSyntaxA(parsed.get()) != URI_SUCCESS) {
+    return Err(Status::InvalidArgument("URI cannot be normalized: '" + std::string(uri) + "'"));
+  }
+  return ToString(parsed.get());
+}
+
 Result<std::string> ResolveReference(std::string_view base, std::string_view ref) {
   ParsedUri base_uri;
   ParsedUri ref_uri;

@@ -11,7 +11,8 @@ packages=(
   libboost-filesystem-dev libboost-program-options-dev
   libssh-dev libssl-dev libspdlog-dev libfmt-dev
   libsimdjson-dev libexpected-dev catch2
-  zlib1g-dev libgumbo-dev liburiparser-dev libidn2-dev libpsl-dev libre2-dev
+  zlib1g-dev liburiparser-dev libidn2-dev libpsl-dev libre2-dev
+  libgumbo-dev libboost1.74-doc  # tests: the reference HTML parser and pages to compare on
   python3 wget
   openssh-server openssh-client sshfs fuse3 iproute2 procps psmisc
 )

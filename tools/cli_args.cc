@@ -32,6 +32,7 @@ constexpr std::pair<OptionBit, const char*> kOptionNames[] = {
     {kUrlOpt, "url"},               {kMemoryOpt, "memory"},
     {kConfigOpt, "config"},         {kFilterOpt, "filter"},
     {kSkipBadOpt, "skip-bad"},      {kUpdateOpt, "max-retries"},
+    {kUpdateOpt, "retry-delay-days"}, {kUpdateOpt, "fetchlist"},
     {kUpdateOpt, "max-outlinks"},   {kUpdateOpt, "max-anchor"},
     {kUpdateOpt, "follow-nofollow"}, {kGenerateOpt, "top"},
     {kGenerateOpt, "max-per-host"}, {kGenerateOpt, "by"},
@@ -66,7 +67,8 @@ constexpr CommandSpec kCommands[] = {
      "webdb inject (DB | --config FILE) URLFILE... [--filter FILE] [--skip-bad]"},
     {"update", 2, kUnlimited, kConfigOpt | kMemoryOpt | kFilterOpt | kSkipBadOpt | kUpdateOpt,
      "webdb update (DB | --config FILE) WARC... [--filter FILE] [--skip-bad]\n"
-     "               [--max-retries N] [--max-outlinks N] [--max-anchor N] [--follow-nofollow]"},
+     "               [--fetchlist FILE] [--max-retries N] [--retry-delay-days D]\n"
+     "               [--max-outlinks N] [--max-anchor N] [--follow-nofollow]"},
     {"generate", 1, 1, kConfigOpt | kMemoryOpt | kGenerateOpt,
      "webdb generate (DB | --config FILE) --top N [--max-per-host M] [--by host|domain]\n"
      "               [--now MS] [--lease-days D] [--out FILE] [--dry-run]"},
@@ -89,6 +91,8 @@ po::options_description AllOptions() {
       ("filter", po::value<std::string>())
       ("skip-bad", po::bool_switch())
       ("max-retries", po::value<std::string>())
+      ("retry-delay-days", po::value<std::string>())
+      ("fetchlist", po::value<std::string>())
       ("max-outlinks", po::value<std::string>())
       ("max-anchor", po::value<std::string>())
       ("follow-nofollow", po::bool_switch())
@@ -209,6 +213,13 @@ Status FillCrawlArgs(const po::variables_map& vm, const std::vector<std::string>
     NUTCHFS_ASSIGN_OR_RETURN(
         c.max_retries, ParseIntArg("max-retries", vm["max-retries"].as<std::string>(), 0, 255));
   }
+  if (vm.count("retry-delay-days")) {
+    NUTCHFS_ASSIGN_OR_RETURN(
+        int64_t d,
+        ParseIntArg("retry-delay-days", vm["retry-delay-days"].as<std::string>(), 0, 100000));
+    c.retry_delay_ms = d * 24 * 3600 * 1000;
+  }
+  if (vm.count("fetchlist")) c.fetchlist = vm["fetchlist"].as<std::string>();
   if (vm.count("max-outlinks")) {
     NUTCHFS_ASSIGN_OR_RETURN(
         c.max_outlinks,
@@ -378,7 +389,10 @@ std::string UsageText() {
       "Crawl commands (docs/CRAWL.md):\n"
       "  --filter FILE     URL filter, +REGEX / -REGEX lines, first match wins\n"
       "  --skip-bad        count and skip bad URL lines or WARC records instead of exit 3\n"
+      "  --fetchlist FILE  update: the fetch list crawled; URLs with no WARC record are\n"
+      "                    network failures\n"
       "  --max-retries N   failures before a page is deleted (default 3)\n"
+      "  --retry-delay-days D  update: a failed page is due again after D days (default 1)\n"
       "  --max-outlinks N  links kept per page (default 100)\n"
       "  --max-anchor N    anchor text bytes kept (default 100)\n"
       "  --follow-nofollow ignore rel=nofollow and meta robots nofollow\n"

@@ -30,6 +30,8 @@ struct CrawlArgs {
   std::string filter;  // --filter FILE; empty: none
   bool skip_bad = false;
   int max_retries = 3;
+  int64_t retry_delay_ms = int64_t{24} * 3600 * 1000;  // --retry-delay-days
+  std::string fetchlist;  // update --fetchlist FILE; empty: none
   size_t max_outlinks = 100;
   size_t max_anchor = 100;
   bool follow_nofollow = false;
