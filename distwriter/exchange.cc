@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "distwriter/round_manifest.h"
+#include "distwriter/round_store.h"
 
 namespace distwriter {
 

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "distwriter/exchange.h"
+#include "distwriter/round_store.h"
 #include "nutchfs/lock_owner.h"
 #include "nutchfs/nutchfs.h"
 
@@ -246,23 +247,6 @@ bool IsSsh(const DistConfig& config, int writer) {
          nutchfs::Location::Scheme::kSsh;
 }
 
-// The version committed at the meta group's view (writer 0's machine); the launched
-// round is the next one.
-Result<uint64_t> CommittedVersion(nutchfs::NutchFs& fs, const DistConfig& config,
-                                  const std::string& tmp) {
-  auto got = fs.Get(config.MetaFile("CURRENT"), tmp);
-  if (!got) {
-    return Err(got.error().WithContext("distributed webdb '" + config.db() +
-                                       "' (run distwriter create first?)"));
-  }
-  NUTCHFS_ASSIGN_OR_RETURN(std::string name, nutchfs::ReadFileToString(fs.local_env(), tmp));
-  uint64_t version = 0;
-  if (std::sscanf(name.c_str(), "ROUND-%lu", &version) != 1) {
-    return Err(Status::Corruption("meta/CURRENT of '" + config.db() + "' names no round: " + name));
-  }
-  return version;
-}
-
 // Removes the input slices that launches on this host left when they were killed
 // (inputs/launch-<host>-<pid>.jsonl whose pid runs no more); a slice is only read while
 // its launch runs.
@@ -314,7 +298,10 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   const std::string name = fmt::format("inputs/launch-{}-{}.jsonl", host, ::getpid());
   const std::string tmp = "/tmp/webdb-launch-" + std::to_string(::getpid()) + ".jsonl";
   const std::string scratch = "/tmp/webdb-launch-" + std::to_string(::getpid()) + ".known_hosts";
-  NUTCHFS_ASSIGN_OR_RETURN(const uint64_t committed, CommittedVersion(*fs, config, tmp));
+  // The version installed at the meta group's home (writer 0's machine); the launched
+  // round is the next one.
+  auto committed = RoundStore(*fs, config, "/tmp").InstalledVersion();
+  if (!committed) return committed.error();
   // Every slice is in place before any writer starts, so no writer waits in stage 0
   // for a peer whose input is still being copied.
   std::vector<std::string> inputs;
@@ -340,7 +327,7 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
     Status s = fs->Delete(config.WriterFile(c.writer, name));
     (void)s;  // a leftover input slice is harmless; the writers' results matter
   }
-  const std::string failed = Failures(*fs, config, committed + 1, children);
+  const std::string failed = Failures(*fs, config, *committed + 1, children);
   if (!failed.empty()) return Status::IOError("writers failed:" + failed);
   PrintReport(config, children, out);
   return removed;

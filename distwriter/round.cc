@@ -4,9 +4,10 @@
 #include <openssl/evp.h>
 
 #include <map>
+#include <optional>
 
 #include "distwriter/dist_plumbing.h"
-#include "distwriter/round_manifest.h"
+#include "distwriter/round_store.h"
 #include "nutchfs/scoped_lock.h"
 #include "webdb/call_file.h"
 #include "webdb/call_log.h"
@@ -78,7 +79,6 @@ class Round {
   void Step(std::string_view name) {
     if (options_.before_step) options_.before_step(name);
   }
-  Status ReadCommitted();
   Result<bool> RestartedAfterCommit(const std::string& digest);
   Result<std::string> LogCalls(webdb::StagePlumbing& plumbing);
   Status Exchanged(DistPlumbing& plumbing, const std::string& work_dir,
@@ -95,34 +95,13 @@ class Round {
   const int self_;
   nutchfs::Env& local_ = fs_.local_env();
   std::string section_dir_;
+  std::optional<RoundStore> store_;
   RoundManifest committed_;
   RoundManifest next_;
   std::map<webdb::Md5, std::string> sample_;
   std::unique_ptr<Exchange> exchange_;
   RoundReport report_;
 };
-
-Status Round::ReadCommitted() {
-  NUTCHFS_ASSIGN_OR_RETURN(std::string meta, Local(config_.MetaFile("CURRENT")));
-  auto current = nutchfs::ReadFileToString(local_, meta);
-  if (!current) {
-    if (current.error().IsNotFound()) {
-      return Status::NotFound("no distributed webdb '" + config_.db() + "' at " +
-                              config_.Describe(self_) + ": run distwriter create first");
-    }
-    return current.error();
-  }
-  std::string name = *current;
-  if (!name.empty() && name.back() == '\n') name.pop_back();
-  const std::string path = meta.substr(0, meta.rfind('/') + 1) + name;
-  NUTCHFS_ASSIGN_OR_RETURN(std::string text, nutchfs::ReadFileToString(local_, path));
-  NUTCHFS_ASSIGN_OR_RETURN(committed_, RoundManifest::Decode(text, path));
-  if (committed_.k != config_.k) {
-    return Status::InvalidArgument(fmt::format("{}: the db has {} writers, the config {}", path,
-                                               committed_.k, config_.k));
-  }
-  return Status::OK();
-}
 
 // Reads every call file through the CallLog into the stage 1 and 3 sorters; returns the
 // input digest.
@@ -154,9 +133,10 @@ Result<RoundReport> Round::Run() {
   NUTCHFS_ASSIGN_OR_RETURN(std::string work_dir, Local(config_.WriterFile(self_, "work")));
   NUTCHFS_ASSIGN_OR_RETURN(auto lock,
                            nutchfs::ScopedLock::Acquire(local_, lock_path, config_.Describe(self_)));
-  NUTCHFS_RETURN_IF_ERROR(ReadCommitted());
   NUTCHFS_RETURN_IF_ERROR(local_.RemoveDirRecursively(work_dir));
   NUTCHFS_RETURN_IF_ERROR(local_.CreateDirs(work_dir));
+  store_.emplace(fs_, config_, work_dir);
+  NUTCHFS_ASSIGN_OR_RETURN(committed_, store_->ReadInstalled());
 
   const uint64_t round = committed_.version + 1;
   exchange_ = std::make_unique<Exchange>(fs_, config_, self_, round,
@@ -305,12 +285,8 @@ Status Round::Commit(const webdb::Manifest& section, const std::string& work_dir
     if (!section) return DiscardIfCorrupt(local_, in, section.error());
     next_.sections[from] = std::move(*section);
   }
-  NUTCHFS_ASSIGN_OR_RETURN(std::string meta, Local(config_.MetaFile("CURRENT")));
-  const std::string meta_dir = meta.substr(0, meta.rfind('/'));
-  const std::string name = RoundFileName(next_.version);
-  NUTCHFS_RETURN_IF_ERROR(
-      nutchfs::WriteFileAtomically(local_, meta_dir + "/" + name, next_.Encode()));
-  return nutchfs::WriteFileAtomically(local_, meta, name + "\n");
+  NUTCHFS_RETURN_IF_ERROR(store_->Decide(next_));
+  return store_->Install(next_.version);
 }
 
 // Keeps the section files of this round and of the previous one (a reader may still be
@@ -319,18 +295,7 @@ Status Round::CleanUp() {
   NUTCHFS_RETURN_IF_ERROR(exchange_->RemoveIncoming());
   NUTCHFS_RETURN_IF_ERROR(webdb::RemoveObsoleteFiles(
       local_, section_dir_, {&next_.sections[self_], &committed_.sections[self_]}));
-  NUTCHFS_ASSIGN_OR_RETURN(std::string meta, Local(config_.MetaFile("CURRENT")));
-  const std::string meta_dir = meta.substr(0, meta.rfind('/'));
-  NUTCHFS_ASSIGN_OR_RETURN(auto names, local_.GetChildren(meta_dir));
-  for (const std::string& n : names) {
-    if (!n.starts_with("ROUND-") || n == RoundFileName(next_.version) ||
-        n == RoundFileName(committed_.version) || n.find(".tmp") != std::string::npos) {
-      continue;
-    }
-    Status s = local_.RemoveFile(meta_dir + "/" + n);
-    if (!s.ok() && !s.IsNotFound()) return s;
-  }
-  return Status::OK();
+  return store_->RemoveRoundsExcept({next_.version, committed_.version});
 }
 
 }  // namespace
