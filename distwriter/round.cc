@@ -179,26 +179,27 @@ Status Round::Exchanged(DistPlumbing& plumbing, const std::string& work_dir,
                         const std::string& digest) {
   auto clock = std::chrono::steady_clock::now();
   int current = 0;
-  auto enter = [&](int stage, std::string_view name) {
+  auto enter = [&](int stage) {
     const auto now = std::chrono::steady_clock::now();
     report_.stage_seconds[current] += std::chrono::duration<double>(now - clock).count();
     clock = now;
     current = stage;
-    Step(name);
   };
-  enter(0, "stage 0");
+  Step("stage 0");
   NUTCHFS_RETURN_IF_ERROR(AgreeOnRound(digest, work_dir));
   if (report_.already_applied) return Status::OK();
   plumbing.set_partition(next_.partition());
   webdb::WriterOptions engine_options{options_.memory_budget, options_.progress,
-                                      [&](std::string_view step) { enter(step[6] - '0', step); }};
+                                      {enter, options_.before_step}};
   webdb::UpdateParams params{section_dir_, next_.version, static_cast<uint64_t>(self_),
                              &engine_options};
   NUTCHFS_ASSIGN_OR_RETURN(webdb::Manifest section,
                            webdb::RunUpdate(local_, committed_.sections[self_], params, plumbing));
-  enter(kCommitStage, "commit");
+  enter(kCommitStage);
+  Step("commit");
   Status s = Commit(section, work_dir);
-  enter(kCommitStage, "done");
+  enter(kCommitStage);
+  Step("done");
   return s;
 }
 

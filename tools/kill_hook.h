@@ -10,7 +10,7 @@
 
 namespace tools {
 
-// A WriterOptions::before_step callback; empty when WEBDB_KILL_AT is not set.
+// A StageHooks::before_step callback (webdb/writer.h); empty when WEBDB_KILL_AT is not set.
 std::function<void(std::string_view)> KillHookFromEnvironment();
 
 }  // namespace tools

@@ -90,7 +90,7 @@ class SingleWriter final : public Writer {
     if (plumbing_.logged() == 0) return Status::OK();
     UpdateParams params{dir_, current_.version + 1, 0, &options_};
     NUTCHFS_ASSIGN_OR_RETURN(Manifest next, RunUpdate(env_, current_, params, plumbing_));
-    if (options_.before_step) options_.before_step("publish");
+    if (options_.hooks.before_step) options_.hooks.before_step("publish");
     NUTCHFS_RETURN_IF_ERROR(InstallManifest(env_, dir_, next));
     return RemoveObsoleteFiles(env_, dir_, {&next});
   }
