@@ -247,6 +247,16 @@ bool IsSsh(const DistConfig& config, int writer) {
          nutchfs::Location::Scheme::kSsh;
 }
 
+// The latest version of the db: the one installed at the meta group's home (writer 0's
+// machine), or the next one if it is decided on some machine (its writers roll it
+// forward before offering stage 0). The launched round is the next one.
+Result<uint64_t> LatestVersion(nutchfs::NutchFs& fs, const DistConfig& config) {
+  RoundStore store(fs, config, "/tmp");
+  NUTCHFS_ASSIGN_OR_RETURN(const uint64_t installed, store.InstalledVersion());
+  NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> decided, store.FindDecided(installed + 1));
+  return decided ? decided->version : installed;
+}
+
 // Removes the input slices that launches on this host left when they were killed
 // (inputs/launch-<host>-<pid>.jsonl whose pid runs no more); a slice is only read while
 // its launch runs.
@@ -298,10 +308,7 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   const std::string name = fmt::format("inputs/launch-{}-{}.jsonl", host, ::getpid());
   const std::string tmp = "/tmp/webdb-launch-" + std::to_string(::getpid()) + ".jsonl";
   const std::string scratch = "/tmp/webdb-launch-" + std::to_string(::getpid()) + ".known_hosts";
-  // The version installed at the meta group's home (writer 0's machine); the launched
-  // round is the next one.
-  auto committed = RoundStore(*fs, config, "/tmp").InstalledVersion();
-  if (!committed) return committed.error();
+  NUTCHFS_ASSIGN_OR_RETURN(const uint64_t committed, LatestVersion(*fs, config));
   // Every slice is in place before any writer starts, so no writer waits in stage 0
   // for a peer whose input is still being copied.
   std::vector<std::string> inputs;
@@ -327,7 +334,7 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
     Status s = fs->Delete(config.WriterFile(c.writer, name));
     (void)s;  // a leftover input slice is harmless; the writers' results matter
   }
-  const std::string failed = Failures(*fs, config, *committed + 1, children);
+  const std::string failed = Failures(*fs, config, committed + 1, children);
   if (!failed.empty()) return Status::IOError("writers failed:" + failed);
   PrintReport(config, children, out);
   return removed;

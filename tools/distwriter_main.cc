@@ -196,7 +196,8 @@ Status Run(const Args& a, const distwriter::DistConfig& config) {
   NUTCHFS_RETURN_IF_ERROR(CheckWriterRange(a, config));
   NUTCHFS_ASSIGN_OR_RETURN(size_t memory, MemoryBudget(a, config));
   tools::ProgressReporter reporter(stderr, fmt::format("distwriter: writer {}", *a.writer));
-  distwriter::RunOptions options{*a.writer, a.files, memory, {}, tools::KillHookFromEnvironment()};
+  distwriter::RunOptions options{*a.writer, a.files, memory, {},
+                                  tools::KillHookFromEnvironment(*a.writer)};
   if (!a.quiet) options.progress = reporter.AsProgressFn();
   auto ran = distwriter::RunRound(config, options);
   if (!ran && ran.error().IsBusy()) {
