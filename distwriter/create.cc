@@ -2,11 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <unistd.h>
-
 #include <sstream>
 
-#include "distwriter/round_manifest.h"
+#include "distwriter/round_store.h"
 #include "nutchfs/nutchfs.h"
 
 namespace distwriter {
@@ -39,11 +37,8 @@ Status CreateDistDb(const DistConfig& config, const std::string& sample_path) {
   if (!sample_path.empty() && config.k > 1) {
     NUTCHFS_ASSIGN_OR_RETURN(round.breakpoints, ReadSample(fs->local_env(), sample_path, config.k));
   }
-  NUTCHFS_ASSIGN_OR_RETURN(auto current, fs->Locate(config.MetaFile("CURRENT")));
-  if (current.env->FileExists(current.path)) {
-    return Status::InvalidArgument("a distributed webdb '" + config.db() + "' already exists (" +
-                                   current.path + ")");
-  }
+  RoundStore store(*fs, config, "/tmp");
+  NUTCHFS_RETURN_IF_ERROR(store.CheckNoDb());
   for (int i = 0; i < config.k; ++i) {
     NUTCHFS_ASSIGN_OR_RETURN(auto at, fs->Locate(config.WriterFile(i, "section/CURRENT")));
     const std::string dir = at.path.substr(0, at.path.rfind('/'));
@@ -52,15 +47,7 @@ Status CreateDistDb(const DistConfig& config, const std::string& sample_path) {
                                return s.WithContext(config.Describe(i));
                              }));
   }
-  const std::string tmp = "/tmp/webdb-create-" + std::to_string(::getpid());
-  const std::string name = RoundFileName(round.version);
-  NUTCHFS_RETURN_IF_ERROR(nutchfs::WriteFileAtomically(fs->local_env(), tmp, round.Encode()));
-  auto put = fs->Put(tmp, config.MetaFile(name));
-  NUTCHFS_RETURN_IF_ERROR(nutchfs::WriteFileAtomically(fs->local_env(), tmp, name + "\n"));
-  if (put) put = fs->Put(tmp, config.MetaFile("CURRENT"));
-  Status removed = fs->local_env().RemoveFile(tmp);
-  if (!put) return put.error();
-  return removed;
+  return store.CreateEverywhere(round);
 }
 
 }  // namespace distwriter

@@ -54,19 +54,11 @@ DistPlumbing::DistPlumbing(nutchfs::Env& local, std::string work_dir, size_t mem
       k_(k),
       read_buffer_(std::clamp<size_t>(memory_budget / kLiveSorters / static_cast<size_t>(k),
                                       64 << 10, webdb::kEditReadBufferSize)),
-      memory_(memory_budget) {
-  for (int s = 1; s <= webdb::kNumStages; ++s) {
-    sorters_[s - 1] = webdb::Sorter::Create(local, work_dir_, memory_, "stage" + std::to_string(s));
-  }
-}
+      sorters_(local, work_dir_, memory_budget) {}
 
 Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::Incoming(int stage) {
-  for (int s = 1; s < stage; ++s) sorters_[s - 1].reset();
-  for (int s = stage + 1; s <= webdb::kNumStages; ++s) {
-    NUTCHFS_RETURN_IF_ERROR(sorters_[s - 1]->ReleaseMemory());
-  }
   {
-    NUTCHFS_ASSIGN_OR_RETURN(auto sorted, sorters_[stage - 1]->Finish());
+    NUTCHFS_ASSIGN_OR_RETURN(auto sorted, sorters_.Finish(stage));
     NUTCHFS_RETURN_IF_ERROR(SendSections(stage, *sorted));
   }
   return ReceiveAll(stage);

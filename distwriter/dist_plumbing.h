@@ -2,20 +2,18 @@
 // a stage are sorted locally; when the stage begins, the sorted stream is cut by
 // section into exactly k edit files (empty ones too), each sent to the writer owning
 // that section; then the k files addressed to this writer are awaited and merged
-// (ties by order, then by sender). The stages' sorters share one pool of the memory
-// budget. Not thread-safe.
+// (ties by order, then by sender). The local sorting is webdb::StageSorters', as in the
+// single-machine writer. Not thread-safe.
 #ifndef DISTWRITER_DIST_PLUMBING_H_
 #define DISTWRITER_DIST_PLUMBING_H_
 
-#include <array>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "distwriter/exchange.h"
 #include "distwriter/partition.h"
-#include "webdb/sort_memory.h"
-#include "webdb/sorter.h"
+#include "webdb/stage_sorters.h"
 #include "webdb/update.h"
 
 namespace distwriter {
@@ -28,7 +26,7 @@ class DistPlumbing final : public webdb::StagePlumbing {
   // REQUIRES: set before the first Incoming() (the url split may be chosen late).
   void set_partition(Partition p) { partition_.emplace(std::move(p)); }
 
-  webdb::EditSink& Sink(int stage) override { return *sorters_[stage - 1]; }
+  webdb::EditSink& Sink(int stage) override { return sorters_.Sink(stage); }
   Result<std::unique_ptr<webdb::EditIterator>> Incoming(int stage) override;
 
  private:
@@ -42,8 +40,7 @@ class DistPlumbing final : public webdb::StagePlumbing {
   const int k_;
   const size_t read_buffer_;
   std::optional<Partition> partition_;
-  webdb::SortMemory memory_;  // shared by the sorters
-  std::array<std::unique_ptr<webdb::Sorter>, webdb::kNumStages> sorters_;
+  webdb::StageSorters sorters_;
 };
 
 }  // namespace distwriter

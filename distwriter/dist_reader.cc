@@ -3,7 +3,7 @@
 #include <array>
 #include <vector>
 
-#include "distwriter/round_manifest.h"
+#include "distwriter/round_store.h"
 #include "nutchfs/nutchfs.h"
 #include "webdb/table.h"
 
@@ -99,22 +99,6 @@ class DistTableSource final : public webdb::TableSource {
   std::vector<std::array<std::unique_ptr<webdb::Table>, webdb::kNumTables>> tables_;
 };
 
-Result<RoundManifest> ReadRound(nutchfs::NutchFs& fs, const DistConfig& config) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto current, fs.Locate(config.MetaFile("CURRENT")));
-  auto name = nutchfs::ReadFileToString(*current.env, current.path);
-  if (!name) {
-    if (name.error().IsNotFound()) {
-      return Err(Status::NotFound("no distributed webdb '" + config.db() + "' (" + current.path +
-                                  " is missing)"));
-    }
-    return Err(name.error());
-  }
-  if (!name->empty() && name->back() == '\n') name->pop_back();
-  const std::string path = current.path.substr(0, current.path.rfind('/') + 1) + *name;
-  NUTCHFS_ASSIGN_OR_RETURN(std::string text, nutchfs::ReadFileToString(*current.env, path));
-  return RoundManifest::Decode(text, path);
-}
-
 }  // namespace
 
 Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const std::string& config_path) {
@@ -124,7 +108,7 @@ Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const std::string& config_
   Status last;
   for (int attempt = 0; attempt < 5; ++attempt) {
     NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
-    NUTCHFS_ASSIGN_OR_RETURN(RoundManifest round, ReadRound(*fs, config));
+    NUTCHFS_ASSIGN_OR_RETURN(RoundManifest round, RoundStore(*fs, config, "/tmp").ReadInstalled());
     auto source = std::make_unique<DistTableSource>(std::move(fs), std::move(round));
     last = source->Open(config);
     if (last.ok()) return std::make_unique<webdb::Reader>(std::move(source));

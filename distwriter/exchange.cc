@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "distwriter/round_manifest.h"
+#include "distwriter/round_store.h"
 
 namespace distwriter {
 
@@ -51,9 +51,11 @@ Result<std::string> Exchange::Receive(int stage, int from) {
   if (!arrived->has_value()) return fs_.LocalPath(file);
   const nutchfs::NutchFile& found = **arrived;
   if (found.group == kMetaGroup) {
+    saw_decision_ = true;
     return Err(Status::IOError(where + ": round " + std::to_string(round_) +
                                " was decided by a peer meanwhile"));
   }
+  saw_peer_failure_ = true;
   // "rounds/<N>/failed/from-<j>"
   int peer = -1;
   const std::string base(found.BaseName());
@@ -66,6 +68,12 @@ Result<std::string> Exchange::Receive(int stage, int from) {
   }
   const std::string who = peer >= 0 && peer < config_.k ? config_.Describe(peer) : base;
   return Err(Status::IOError(where + ": " + who + " failed: " + why));
+}
+
+Result<std::optional<std::string>> Exchange::Arrived(int stage, int from) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::string path, fs_.LocalPath(FileFor(stage, from, self_)));
+  if (!fs_.local_env().FileExists(path)) return std::optional<std::string>();
+  return std::optional<std::string>(path);
 }
 
 Status Exchange::Fetch(int stage, int from, int at, const std::string& local_path) {

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "distwriter/dist_config.h"
@@ -36,11 +37,17 @@ class Exchange {
   Status Send(int stage, int to, const std::string& local_path);
   // Waits for the stage file from writer `from`; returns its path on this machine.
   // Gives up (IOError) as soon as a peer's failure marker for this round is in this
-  // writer's group, or this round is decided (meta/ROUND-<N> on this machine).
+  // writer's group (then saw_peer_failure()), or this round is decided (meta/ROUND-<N>
+  // on this machine; then saw_decision()).
   Result<std::string> Receive(int stage, int from);
+  // The stage file from writer `from` if it is in this writer's group now (no wait).
+  Result<std::optional<std::string>> Arrived(int stage, int from);
   // The stage file from writer `from` as found in writer `at`'s group, copied to
   // local_path; NotFound if it is not there.
   Status Fetch(int stage, int from, int at, const std::string& local_path);
+  bool saw_decision() const { return saw_decision_; }
+  bool saw_peer_failure() const { return saw_peer_failure_; }
+  uint64_t round() const { return round_; }
 
   // Publishes this writer's failure marker for this round, saying why, into every
   // other writer's group; best effort (it is already failing). work_dir holds the
@@ -68,6 +75,8 @@ class Exchange {
   const uint64_t round_;
   const std::chrono::milliseconds timeout_;
   std::string token_;
+  bool saw_decision_ = false;
+  bool saw_peer_failure_ = false;
   StageTraffic traffic_[kCommitStage + 1];
 };
 

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "distwriter/exchange.h"
+#include "distwriter/round_store.h"
 #include "nutchfs/lock_owner.h"
 #include "nutchfs/nutchfs.h"
 
@@ -246,21 +247,14 @@ bool IsSsh(const DistConfig& config, int writer) {
          nutchfs::Location::Scheme::kSsh;
 }
 
-// The version committed at the meta group's view (writer 0's machine); the launched
-// round is the next one.
-Result<uint64_t> CommittedVersion(nutchfs::NutchFs& fs, const DistConfig& config,
-                                  const std::string& tmp) {
-  auto got = fs.Get(config.MetaFile("CURRENT"), tmp);
-  if (!got) {
-    return Err(got.error().WithContext("distributed webdb '" + config.db() +
-                                       "' (run distwriter create first?)"));
-  }
-  NUTCHFS_ASSIGN_OR_RETURN(std::string name, nutchfs::ReadFileToString(fs.local_env(), tmp));
-  uint64_t version = 0;
-  if (std::sscanf(name.c_str(), "ROUND-%lu", &version) != 1) {
-    return Err(Status::Corruption("meta/CURRENT of '" + config.db() + "' names no round: " + name));
-  }
-  return version;
+// The latest version of the db: the one installed at the meta group's home (writer 0's
+// machine), or the next one if it is decided on some machine (its writers roll it
+// forward before offering stage 0). The launched round is the next one.
+Result<uint64_t> LatestVersion(nutchfs::NutchFs& fs, const DistConfig& config) {
+  RoundStore store(fs, config, "/tmp");
+  NUTCHFS_ASSIGN_OR_RETURN(const uint64_t installed, store.InstalledVersion());
+  NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> decided, store.FindDecided(installed + 1));
+  return decided ? decided->version : installed;
 }
 
 // Removes the input slices that launches on this host left when they were killed
@@ -314,7 +308,7 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   const std::string name = fmt::format("inputs/launch-{}-{}.jsonl", host, ::getpid());
   const std::string tmp = "/tmp/webdb-launch-" + std::to_string(::getpid()) + ".jsonl";
   const std::string scratch = "/tmp/webdb-launch-" + std::to_string(::getpid()) + ".known_hosts";
-  NUTCHFS_ASSIGN_OR_RETURN(const uint64_t committed, CommittedVersion(*fs, config, tmp));
+  NUTCHFS_ASSIGN_OR_RETURN(const uint64_t committed, LatestVersion(*fs, config));
   // Every slice is in place before any writer starts, so no writer waits in stage 0
   // for a peer whose input is still being copied.
   std::vector<std::string> inputs;

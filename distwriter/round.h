@@ -21,8 +21,9 @@ struct RunOptions {
   std::vector<std::string> call_files;  // "-" is standard input
   size_t memory_budget = size_t{256} << 20;
   webdb::ProgressFn progress;
-  // Test hook, called with "stage 0".."stage 5 ...", "commit" before each step, and
-  // "done" once the round is committed on this machine, before the clean-up.
+  // Test kill points, as webdb::StageHooks::before_step: called with "stage 0", the
+  // engine's "stage 1 ..".."stage 5 ..", "commit" before each step, and "done" once the
+  // round is committed on this machine, before the clean-up.
   std::function<void(std::string_view)> before_step;
 };
 

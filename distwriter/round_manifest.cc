@@ -86,8 +86,6 @@ uint64_t RoundManifest::num_links() const {
   return n;
 }
 
-std::string RoundFileName(uint64_t version) { return fmt::format("ROUND-{:06d}", version); }
-
 std::string RoundManifest::Encode() const {
   std::string out(kMagicLine);
   out += fmt::format("version {}\nwriters {}\n", version, k);

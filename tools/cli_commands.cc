@@ -131,7 +131,7 @@ Result<int> RunApply(nutchfs::Env& env, const Invocation& inv, Output&) {
   ProgressReporter reporter(stderr);
   WriterOptions options;
   options.memory_budget = inv.memory_budget;
-  options.before_step = KillHookFromEnvironment();
+  options.hooks.before_step = KillHookFromEnvironment();
   if (!inv.quiet) options.progress = reporter.AsProgressFn();
   ReadProgress progress;
   if (!inv.quiet) progress.reporter = &reporter;

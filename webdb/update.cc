@@ -30,7 +30,9 @@ class Update {
 
   Result<Manifest> Run() {
     for (int stage = 1; stage <= kNumStages; ++stage) {
-      if (params_.options->before_step) params_.options->before_step(StageName(stage));
+      const StageHooks& hooks = params_.options->hooks;
+      if (hooks.on_stage) hooks.on_stage(stage);
+      if (hooks.before_step) hooks.before_step(StageName(stage));
       NUTCHFS_ASSIGN_OR_RETURN(auto edits, plumbing_.Incoming(stage));
       if (!edits->Valid()) NUTCHFS_RETURN_IF_ERROR(edits->status());
       // A stage with no edits changes its table only through the table it joins

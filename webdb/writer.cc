@@ -2,49 +2,31 @@
 // the db's work area; the update engine runs the stages; the new manifest is installed.
 #include "webdb/writer.h"
 
-#include <array>
-#include <optional>
-
 #include "nutchfs/scoped_lock.h"
 #include "webdb/call_log.h"
 #include "webdb/manifest.h"
-#include "webdb/sort_memory.h"
-#include "webdb/sorter.h"
+#include "webdb/stage_sorters.h"
 #include "webdb/update.h"
 
 namespace webdb {
 namespace {
 
-// Every stage's sorter takes its memory from one pool of the session's budget: only a
-// few hold edits at a time (the log fills stages 1 and 3; stage s fills later ones
-// while stage s's sorter is read).
+// Every stage's edits are sorted locally, and the sorted stream is the stage's input.
 class LocalPlumbing final : public StagePlumbing {
  public:
   LocalPlumbing(nutchfs::Env& env, const std::string& work_dir, size_t memory_budget)
-      : memory_(memory_budget) {
-    for (int s = 1; s <= kNumStages; ++s) {
-      sorters_[s - 1] = Sorter::Create(env, work_dir, memory_, "stage" + std::to_string(s));
-    }
-  }
+      : sorters_(env, work_dir, memory_budget) {}
 
-  EditSink& Sink(int stage) override { return *sorters_[stage - 1]; }
-
+  EditSink& Sink(int stage) override { return sorters_.Sink(stage); }
   Result<std::unique_ptr<EditIterator>> Incoming(int stage) override {
-    // Earlier stages are done and their sorted streams consumed: free their memory.
-    for (int s = 1; s < stage; ++s) sorters_[s - 1].reset();
-    // Later sorters that spill anyway make room for the ones filling during this stage.
-    for (int s = stage + 1; s <= kNumStages; ++s) {
-      NUTCHFS_RETURN_IF_ERROR(sorters_[s - 1]->ReleaseMemory());
-    }
-    return sorters_[stage - 1]->Finish();
+    return sorters_.Finish(stage);
   }
 
   // REQUIRES: before the first Incoming().
-  uint64_t logged() const { return sorters_[0]->count() + sorters_[2]->count(); }
+  uint64_t logged() const { return sorters_.count(1) + sorters_.count(3); }
 
  private:
-  SortMemory memory_;
-  std::array<std::unique_ptr<Sorter>, kNumStages> sorters_;
+  StageSorters sorters_;
 };
 
 class SingleWriter final : public Writer {
@@ -90,7 +72,7 @@ class SingleWriter final : public Writer {
     if (plumbing_.logged() == 0) return Status::OK();
     UpdateParams params{dir_, current_.version + 1, 0, &options_};
     NUTCHFS_ASSIGN_OR_RETURN(Manifest next, RunUpdate(env_, current_, params, plumbing_));
-    if (options_.before_step) options_.before_step("publish");
+    if (options_.hooks.before_step) options_.hooks.before_step("publish");
     NUTCHFS_RETURN_IF_ERROR(InstallManifest(env_, dir_, next));
     return RemoveObsoleteFiles(env_, dir_, {&next});
   }

@@ -29,14 +29,24 @@ struct Progress {
 };
 using ProgressFn = std::function<void(const Progress&)>;
 
+// Where a session is, for its driver and for tests. Either member may be empty.
+struct StageHooks {
+  // Called as merge stage `stage` (1..5, webdb/update.h) begins, before its edits are
+  // gathered: the distributed writer times its stages by it.
+  std::function<void(int stage)> on_stage;
+  // Test kill points: called with the name of each step before it begins, "stage 1
+  // pagesByURL" ... "stage 5 linksByMD5 fixes" (StageName), then "publish" for the
+  // single-machine writer; the distributed writer adds its own (docs/DISTRIBUTED.md).
+  // tools/kill_hook.h kills the process at a named one.
+  std::function<void(std::string_view step)> before_step;
+};
+
 struct WriterOptions {
   // Memory the external sorts may use, in bytes.
   size_t memory_budget = size_t{256} << 20;
   // Called now and then during Close(); may be empty.
   ProgressFn progress;
-  // Test hook: called with a stage name ("stage 1", ..., "publish") before that step.
-  // Lets tests kill or fail a writer at each boundary.
-  std::function<void(std::string_view)> before_step;
+  StageHooks hooks;
 };
 
 // The six calls of a writer session. Implemented by Writer (single machine) and by

@@ -12,9 +12,7 @@
 #include <thread>
 
 #include "test/util/corrupt.h"
-#include "test/util/dist_cluster.h"
-#include "test/util/model_db.h"
-#include "test/util/session_gen.h"
+#include "test/util/fault_db.h"
 
 namespace distwriter {
 namespace {
@@ -28,114 +26,22 @@ using testutil::Subprocess;
 
 const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
 
+using testutil::AwaitFile;
+using testutil::AwaitRoundDir;
+using testutil::ExpectAllSucceed;
+using testutil::ExpectSuccess;
+using testutil::RunAll;
+
 testutil::GenOptions Sessions(size_t min_calls, size_t max_calls) {
-  testutil::GenOptions o;
-  o.hostile_bytes = false;  // call files carry valid UTF-8 only
-  o.universe_urls = 80;
-  o.min_calls = min_calls;
-  o.max_calls = max_calls;
-  return o;
+  return testutil::FaultSessions(min_calls, max_calls);
 }
 
-// A distributed db of k writers beside a single-machine db fed the same sessions.
-class FaultDb {
+// A FaultDb of the distwriter binary.
+class FaultDb : public testutil::FaultDb {
  public:
-  struct Round {
-    Session session;
-    std::vector<Session> slices;
-    std::vector<std::string> files;  // writer i's call file
-  };
-
   FaultDb(int k, uint64_t seed, int timeout_ms, testutil::GenOptions gen = Sessions(50, 300))
-      : cluster_(kDistwriter, k, timeout_ms), gen_(seed, gen), cuts_(seed) {
-    cluster_.Create();
-  }
-
-  DistCluster& cluster() { return cluster_; }
-  testutil::SessionGenerator& gen() { return gen_; }
-
-  Round NextRound() { return Prepare(gen_.Next()); }
-  Round Prepare(Session session) {
-    Round r{std::move(session), {}, {}};
-    r.slices = testutil::SplitSession(r.session, static_cast<size_t>(cluster_.k()), cuts_);
-    for (int i = 0; i < cluster_.k(); ++i)
-      r.files.push_back(cluster_.WriteCallFile(i, r.slices[i]));
-    return r;
-  }
-  std::unique_ptr<Subprocess> Start(int writer, const Round& r, std::vector<std::string> env = {},
-                                    std::vector<std::string> flags = {}) {
-    return cluster_.StartWriter(writer, r.files[writer], env, flags);
-  }
-
-  // The round committed: the distributed db equals the single-machine one after it.
-  void ExpectApplied(const Round& r) {
-    REQUIRE(single_.Apply(r.session).ok());
-    ExpectUnchanged();
-    ++version_;
-    for (int i = 0; i < cluster_.k(); ++i) REQUIRE(cluster_.Committed(i).version == version_);
-  }
-  // The distributed db equals the single-machine one, at the same version as before.
-  void ExpectUnchanged() {
-    auto expected = single_.Dump();
-    REQUIRE(expected.has_value());
-    REQUIRE(testutil::CompareDumps(*expected, cluster_.Dump()) == "");
-    REQUIRE(single_.Check() == "");
-  }
-  uint64_t version() const { return version_; }
-
- private:
-  DistCluster cluster_;
-  testutil::ModelDb single_;
-  testutil::SessionGenerator gen_;
-  std::mt19937_64 cuts_;
-  uint64_t version_ = 1;
+      : testutil::FaultDb(kDistwriter, k, seed, timeout_ms, gen) {}
 };
-
-ProcessResult ExpectSuccess(Subprocess& p, int writer) {
-  ProcessResult r = p.Wait();
-  INFO("writer " << writer << ": " << r.Describe());
-  REQUIRE(r.exit_code == 0);
-  return r;
-}
-
-void ExpectAllSucceed(std::vector<std::unique_ptr<Subprocess>>& writers) {
-  for (size_t i = 0; i < writers.size(); ++i) {
-    if (writers[i]) ExpectSuccess(*writers[i], static_cast<int>(i));
-  }
-}
-
-// Runs every writer of round r at once; all must succeed and apply it.
-void RunAll(FaultDb& db, const FaultDb::Round& r, const std::vector<std::string>& flags = {}) {
-  std::vector<std::unique_ptr<Subprocess>> writers;
-  for (int i = 0; i < db.cluster().k(); ++i) writers.push_back(db.Start(i, r, {}, flags));
-  ExpectAllSucceed(writers);
-  db.ExpectApplied(r);
-}
-
-// Polls until path exists (or fails the test after deadline).
-void AwaitFile(const std::string& path, milliseconds deadline = milliseconds(30000)) {
-  const auto end = std::chrono::steady_clock::now() + deadline;
-  while (!fs::exists(path)) {
-    INFO("waiting for " << path);
-    REQUIRE(std::chrono::steady_clock::now() < end);
-    std::this_thread::sleep_for(milliseconds(2));
-  }
-}
-
-// The one directory "rounds/<round>-<token>" in a group (the token is not known ahead).
-std::string AwaitRoundDir(const std::string& group_dir, uint64_t round) {
-  AwaitFile(group_dir + "/rounds");
-  const std::string prefix = std::to_string(round) + "-";
-  const auto end = std::chrono::steady_clock::now() + milliseconds(30000);
-  while (true) {
-    for (const auto& e : fs::directory_iterator(group_dir + "/rounds")) {
-      if (e.path().filename().string().starts_with(prefix)) return e.path().string();
-    }
-    INFO("waiting for round " << round << " in " << group_dir);
-    REQUIRE(std::chrono::steady_clock::now() < end);
-    std::this_thread::sleep_for(milliseconds(2));
-  }
-}
 
 const char* const kSteps[] = {"stage 0", "stage 1", "stage 2", "stage 3",
                               "stage 4", "stage 5", "commit"};

@@ -109,6 +109,23 @@ TEST_CASE("a put reaches every machine of the group", "[nutchfs]") {
   CHECK_FALSE(fs->local_env().FileExists(dir.path() + "/a/crawl/gb"));
 }
 
+TEST_CASE("a put at one machine reaches that machine of the group only", "[nutchfs]") {
+  testutil::TempDir dir;
+  auto fs = OpenFs(Config(dir.path()), "c");
+  WriteLocal(fs->local_env(), dir.File("work"), "decided");
+  auto info = fs->PutAt(dir.File("work"), File("all", "ROUND-2"), "b");
+  REQUIRE(info);
+  CHECK(info->size == 7);
+  CHECK(ReadLocal(fs->local_env(), dir.path() + "/b/crawl/all/ROUND-2") == "decided");
+  for (const char* m : {"a", "c"}) {
+    CHECK_FALSE(fs->local_env().FileExists(dir.path() + "/" + m + "/crawl/all/ROUND-2"));
+  }
+  auto outside = fs->PutAt(dir.File("work"), File("gb", "x"), "a");  // gb is b's alone
+  REQUIRE_FALSE(outside);
+  CHECK(outside.error().IsInvalidArgument());
+  CHECK_THAT(outside.error().message(), Catch::Contains("not held by machine a"));
+}
+
 TEST_CASE("a put replaces an older version atomically", "[nutchfs]") {
   testutil::TempDir dir;
   auto fs = OpenFs(Config(dir.path()), "a");

@@ -206,10 +206,9 @@ TEST_CASE("random sessions through a tiny sort budget: spills and multi-pass mer
     options.memory_budget = 8 << 10;  // under 3 KiB a sorter: merges 2 runs at a time
     ModelDb db(options);
     std::set<std::string> spilled, after_merge;
-    db.options().before_step = [&](std::string_view step) {
-      // Step names start "stage N" (webdb/writer.h).
-      if (step.rfind("stage 1", 0) == 0) spilled = StageOneRuns(db.env(), db.dir() + "/work");
-      if (step.rfind("stage 2", 0) == 0) after_merge = StageOneRuns(db.env(), db.dir() + "/work");
+    db.options().hooks.on_stage = [&](int stage) {
+      if (stage == 1) spilled = StageOneRuns(db.env(), db.dir() + "/work");
+      if (stage == 2) after_merge = StageOneRuns(db.env(), db.dir() + "/work");
     };
     SessionGenerator generator(seed, gen);
     for (int i = 0; i < 4; ++i) {
