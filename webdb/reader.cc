@@ -3,7 +3,7 @@
 #include <array>
 
 #include "webdb/manifest.h"
-#include "webdb/table.h"
+#include "webdb/manifest_table.h"
 
 namespace webdb {
 namespace {
@@ -13,18 +13,13 @@ namespace {
 class LocalTableSource final : public TableSource {
  public:
   static Result<std::unique_ptr<TableSource>> Open(nutchfs::Env& env, const std::string& dir) {
-    // The writer deletes an old version's files right after installing a new one; if
-    // that happens between reading CURRENT and opening the files, read CURRENT again.
-    constexpr int kAttempts = 5;
-    Status last;
-    for (int attempt = 0; attempt < kAttempts; ++attempt) {
-      NUTCHFS_ASSIGN_OR_RETURN(Manifest m, ReadCurrentManifest(env, dir));
-      auto source = std::make_unique<LocalTableSource>(m);
-      last = source->OpenTables(env, dir);
-      if (last.ok()) return std::unique_ptr<TableSource>(std::move(source));
-      if (!last.IsNotFound()) break;
+    NUTCHFS_ASSIGN_OR_RETURN(Manifest m, ReadCurrentManifest(env, dir));
+    auto source = std::make_unique<LocalTableSource>(m);
+    for (int i = 0; i < kNumTables; ++i) {
+      TableRef ref{dir + "/" + m.tables[i].name, m.tables[i], ManifestFileName(m.version)};
+      NUTCHFS_ASSIGN_OR_RETURN(source->tables_[i], OpenTableOf(env, ref));
     }
-    return Err(last);
+    return std::unique_ptr<TableSource>(std::move(source));
   }
 
   explicit LocalTableSource(Manifest m) : manifest_(std::move(m)) {}
@@ -39,18 +34,6 @@ class LocalTableSource final : public TableSource {
   }
 
  private:
-  Status OpenTables(nutchfs::Env& env, const std::string& dir) {
-    for (int i = 0; i < kNumTables; ++i) {
-      const TableFile& f = manifest_.tables[i];
-      NUTCHFS_ASSIGN_OR_RETURN(tables_[i], Table::Open(env, dir + "/" + f.name));
-      if (tables_[i]->num_records() != f.records || tables_[i]->file_size() != f.size) {
-        return Status::Corruption(dir + "/" + f.name + ": size or record count differs from " +
-                                  ManifestFileName(manifest_.version));
-      }
-    }
-    return Status::OK();
-  }
-
   const Manifest manifest_;
   std::array<std::unique_ptr<Table>, kNumTables> tables_;
 };
@@ -108,8 +91,19 @@ Result<std::optional<Link>> LinkCursor::Next() {
 Reader::Reader(std::unique_ptr<TableSource> source) : source_(std::move(source)) {}
 
 Result<std::unique_ptr<Reader>> Reader::Open(nutchfs::Env& env, const std::string& dir) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto source, LocalTableSource::Open(env, dir));
-  return std::make_unique<Reader>(std::move(source));
+  return OpenRetrying([&] { return LocalTableSource::Open(env, dir); });
+}
+
+Result<std::unique_ptr<Reader>> Reader::OpenRetrying(const OpenSourceFn& open) {
+  constexpr int kAttempts = 5;
+  Status last;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    auto source = open();
+    if (source) return std::make_unique<Reader>(std::move(*source));
+    last = source.error();
+    if (!last.IsNotFound()) break;
+  }
+  return Err(last);
 }
 
 Result<std::optional<Page>> Reader::GetPage(std::string_view url) const {

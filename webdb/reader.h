@@ -9,6 +9,7 @@
 #define WEBDB_READER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -63,12 +64,20 @@ class LinkCursor {
   bool started_ = false;
 };
 
+using OpenSourceFn = std::function<Result<std::unique_ptr<TableSource>>()>;
+
 class Reader {
  public:
   explicit Reader(std::unique_ptr<TableSource> source);
 
   // Opens the current version of the single-machine db at dir.
   static Result<std::unique_ptr<Reader>> Open(nutchfs::Env& env, const std::string& dir);
+
+  // A Reader over what open returns. A writer may remove the files of the version open
+  // chose (read from CURRENT) between reading its manifest and opening them, so open is
+  // called again, a few times, while it fails with NotFound. Every reader of a db,
+  // single-machine or distributed, opens through this.
+  static Result<std::unique_ptr<Reader>> OpenRetrying(const OpenSourceFn& open);
 
   Result<std::optional<Page>> GetPage(std::string_view url) const;
   // All pages with this content, in url order.

@@ -69,9 +69,11 @@ Result<VerifySummary> VerifyDb(nutchfs::Env& env, const std::string& dir,
   summary.links = manifest->num_links();
   CrossCheckOptions cross{options.memory_budget, options.tmp_env, options.tmp_dir, {}, {}};
   for (int i = 0; i < kNumTables; ++i) {
-    TableCheck check{dir + "/" + manifest->tables[i].name, static_cast<TableId>(i),
-                     manifest->tables[i], ManifestFileName(manifest->version), {}};
-    cross.labels[i] = check.path;
+    TableCheck check{{dir + "/" + manifest->tables[i].name, manifest->tables[i],
+                      ManifestFileName(manifest->version)},
+                     static_cast<TableId>(i),
+                     {}};
+    cross.labels[i] = check.ref.path;
     cross.intact[i] = CheckTableFile(env, check, log, &summary.rows);
     ++summary.files;
   }
