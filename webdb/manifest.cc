@@ -10,7 +10,8 @@
 namespace webdb {
 namespace {
 
-constexpr std::string_view kMagicLine = "webdb-manifest 1\n";
+constexpr std::string_view kMagicLine = "webdb-manifest 2\n";
+constexpr std::string_view kMagicLineV1 = "webdb-manifest 1\n";
 
 Status Bad(const std::string& path, int line, std::string_view why) {
   return Status::Corruption(fmt::format("{}:{}: {}", path, line, why));
@@ -33,8 +34,8 @@ std::string Manifest::Encode() const {
   out += fmt::format("version {}\n", version);
   for (int i = 0; i < kNumTables; ++i) {
     const TableFile& f = tables[i];
-    out += fmt::format("table {} {} {} {} {:08x}\n", TableName(static_cast<TableId>(i)), f.name,
-                       f.records, f.size, f.crc);
+    out += fmt::format("table {} {} {} {} {:08x} {:016x}\n", TableName(static_cast<TableId>(i)),
+                       f.name, f.records, f.size, f.crc, f.id);
   }
   out += fmt::format("crc {:08x}\n", crc32c::Value(out));
   return out;
@@ -42,7 +43,8 @@ std::string Manifest::Encode() const {
 
 Result<Manifest> Manifest::Decode(std::string_view text, const std::string& path) {
   size_t crc_pos = text.rfind("crc ");
-  if (!text.starts_with(kMagicLine) || crc_pos == std::string_view::npos || text.back() != '\n') {
+  const bool v1 = text.starts_with(kMagicLineV1);
+  if (!(v1 || text.starts_with(kMagicLine)) || crc_pos == std::string_view::npos || text.back() != '\n') {
     return Err(Bad(path, 1, "not a complete webdb manifest"));
   }
   uint32_t stored = 0;
@@ -61,7 +63,9 @@ Result<Manifest> Manifest::Decode(std::string_view text, const std::string& path
     fields >> word;
     if (word == "version" && (fields >> m.version)) continue;
     TableFile f;
-    if (word != "table" || !(fields >> table >> f.name >> f.records >> f.size >> std::hex >> f.crc)) {
+    if (word != "table" ||
+        !(fields >> table >> f.name >> f.records >> f.size >> std::hex >> f.crc) ||
+        !(v1 || fields >> f.id) || !(fields >> std::ws).eof()) {
       return Err(Bad(path, line_no, "malformed line '" + line + "'"));
     }
     auto id = ParseTableName(table);
@@ -86,6 +90,7 @@ Result<Manifest> CreateEmptyTables(nutchfs::Env& env, const std::string& dir) {
     NUTCHFS_RETURN_IF_ERROR(builder->Finish());
     f.size = builder->file_size();
     f.crc = builder->file_crc();
+    f.id = builder->file_id();
   }
   return m;
 }

@@ -26,6 +26,7 @@ struct TableFile {
   uint64_t records = 0;
   uint64_t size = 0;
   uint32_t crc = 0;  // CRC32C of the whole file
+  uint64_t id = 0;   // the file id in its footer; 0: not recorded (docs/FORMAT.md)
   bool operator==(const TableFile&) const = default;
 };
 

@@ -28,6 +28,11 @@ Status CheckTableFooter(const TableRef& ref, const Footer& footer) {
     return Status::Corruption(fmt::format("{}: footer counts {} records, {} says {}", ref.path,
                                           footer.num_records, ref.manifest, ref.entry.records));
   }
+  if (ref.entry.id != 0 && footer.file_id != ref.entry.id) {
+    return Status::Corruption(
+        fmt::format("{}: file id {:016x}, {} names {:016x}: another table file is in its place",
+                    ref.path, footer.file_id, ref.manifest, ref.entry.id));
+  }
   return Status::OK();
 }
 

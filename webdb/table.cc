@@ -34,14 +34,16 @@ Result<std::string_view> ReadExact(const nutchfs::RandomAccessFile& file, uint64
 
 Result<Footer> ReadTableFooter(const nutchfs::RandomAccessFile& file) {
   const uint64_t size = file.size();
-  if (size < kFooterSize) {
+  if (size < kFooterSizeV1) {
     return nutchfs::Err(Corruption(
         file.path(), "file too short for a table (" + std::to_string(size) + " bytes)", 0));
   }
-  const uint64_t room = size - kFooterSize;
+  const uint64_t tail_size = std::min<uint64_t>(size, kFooterSize);
   char scratch[kFooterSize];
-  NUTCHFS_ASSIGN_OR_RETURN(std::string_view bytes, ReadExact(file, room, kFooterSize, scratch));
-  NUTCHFS_ASSIGN_OR_RETURN(Footer footer, DecodeFooter(bytes, file.path(), room));
+  NUTCHFS_ASSIGN_OR_RETURN(std::string_view tail,
+                           ReadExact(file, size - tail_size, tail_size, scratch));
+  NUTCHFS_ASSIGN_OR_RETURN(Footer footer, DecodeFooter(tail, file.path(), size - tail_size));
+  const uint64_t room = size - footer.encoded_size();
   const BlockHandle& index = footer.index;
   if (index.offset > room || index.size > room - index.offset ||
       room - index.offset - index.size != kBlockTrailerSize) {

@@ -53,7 +53,7 @@ class Table {
   Status ReadIndex();
   Status ParseIndex(std::string_view index);
   Status CorruptionAt(std::string_view what, uint64_t offset) const;
-  uint64_t footer_offset() const { return file_->size() - kFooterSize; }
+  uint64_t footer_offset() const { return file_->size() - footer_.encoded_size(); }
 
   std::unique_ptr<nutchfs::RandomAccessFile> file_;
   Footer footer_;
