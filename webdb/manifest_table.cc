@@ -51,4 +51,11 @@ Status CheckTableOf(nutchfs::Env& env, const TableRef& ref) {
   return CheckTableFooter(ref, footer);
 }
 
+Status CheckManifestTables(nutchfs::Env& env, const std::string& dir, const Manifest& m) {
+  for (const TableFile& f : m.tables) {
+    NUTCHFS_RETURN_IF_ERROR(CheckTableOf(env, {dir + "/" + f.name, f, ManifestFileName(m.version)}));
+  }
+  return Status::OK();
+}
+
 }  // namespace webdb

@@ -36,6 +36,11 @@ Result<std::unique_ptr<Table>> OpenTableOf(nutchfs::Env& env, const TableRef& re
 // The same checks, reading only the file's size and its footer.
 Status CheckTableOf(nutchfs::Env& env, const TableRef& ref);
 
+// CheckTableOf for every table m names in dir: before a version is published, so that
+// no version names a file that is missing, cut short or another table. The first
+// mismatch is returned.
+Status CheckManifestTables(nutchfs::Env& env, const std::string& dir, const Manifest& m);
+
 // The parts of the checks, for callers that report each mismatch (webdb verify):
 // Corruption "<path>: size N bytes, <manifest> says M".
 Status CheckTableSize(const TableRef& ref, uint64_t size);

@@ -2,12 +2,15 @@
 // the db's work area; the update engine runs the stages; the new manifest is installed.
 #include "webdb/writer.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <optional>
 
 #include "nutchfs/scoped_lock.h"
 #include "webdb/call_log.h"
 #include "webdb/manifest.h"
+#include "webdb/manifest_table.h"
 #include "webdb/sort_memory.h"
 #include "webdb/sorter.h"
 #include "webdb/update.h"
@@ -89,10 +92,18 @@ class SingleWriter final : public Writer {
     // An empty session changes nothing: the db stays at its version.
     if (plumbing_.logged() == 0) return Status::OK();
     UpdateParams params{dir_, current_.version + 1, 0, &options_};
-    NUTCHFS_ASSIGN_OR_RETURN(Manifest next, RunUpdate(env_, current_, params, plumbing_));
+    auto next = RunUpdate(env_, current_, params, plumbing_);
+    // Every table the new version names, rewritten or shared, must be the file its
+    // manifest entry says: a version is never published on top of a damaged table.
+    Status s = next ? CheckManifestTables(env_, dir_, *next) : next.error();
+    if (!s.ok()) {
+      Status ignored = RemoveObsoleteFiles(env_, dir_, {&current_});
+      (void)ignored;  // this session's files; the next Open() removes them anyway
+      return s.WithContext(fmt::format("{}: version {} not published", dir_, params.new_version));
+    }
     if (options_.before_step) options_.before_step("publish");
-    NUTCHFS_RETURN_IF_ERROR(InstallManifest(env_, dir_, next));
-    return RemoveObsoleteFiles(env_, dir_, {&next});
+    NUTCHFS_RETURN_IF_ERROR(InstallManifest(env_, dir_, *next));
+    return RemoveObsoleteFiles(env_, dir_, {&*next});
   }
 
   nutchfs::Env& env_;

@@ -3,8 +3,10 @@
 // refuse to open it, naming the file and the manifest, and apply refuses to publish a
 // version on top of it, leaving the db at its version.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "test/util/corrupt.h"
 #include "test/util/session.h"
@@ -22,12 +24,18 @@ Page MakePage(std::string url, std::string_view content) {
   return p;
 }
 
-// A db of one page (and, with a link, one link) made by two sessions.
+// A db of one page linking to itself.
 struct Db {
   Db(const testutil::TempDir& tmp, const std::string& name, const std::string& url)
       : env(nutchfs::NewLocalEnv()), dir(tmp.File(name)) {
     REQUIRE(Writer::Create(*env, dir).ok());
-    REQUIRE(testutil::RunSession(*env, dir, {testutil::AddPageCall(MakePage(url, url))}).ok());
+    Link self;
+    self.from = Md5Of(url);
+    self.url = url;
+    REQUIRE(testutil::RunSession(*env, dir,
+                                 {testutil::AddPageCall(MakePage(url, url)),
+                                  testutil::AddLinkCall(self)})
+                .ok());
   }
   Manifest Current() const {
     auto m = ReadCurrentManifest(*env, dir);
@@ -67,6 +75,63 @@ TEST_CASE("a table swapped for one of the same size from another db is noticed",
   CHECK_THAT(s.message(), Catch::Contains(path));
   CHECK_THAT(s.message(), Catch::Contains("file id"));
   CHECK(a.Current().version == version);
+}
+
+// The files of dir, sorted.
+std::vector<std::string> Listing(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    names.push_back(e.path().filename());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST_CASE("apply publishes no version on top of a damaged table it does not rewrite",
+          "[fault]") {
+  testutil::TempDir tmp;
+  Db a(tmp, "a", "http://a.example/"), b(tmp, "b", "http://b.example/");
+  // A new page rewrites pagesByURL, pagesByMD5 and linksByURL (its url is a new target);
+  // linksByMD5 is shared by the new version and read by no stage.
+  const testutil::Session session = {testutil::AddPageCall(MakePage("http://c.example/", "c"))};
+  const std::string path = a.Path(TableId::kLinksByMd5);
+  const uint64_t size = std::filesystem::file_size(path);
+  std::filesystem::copy_file(path, tmp.File("saved"));
+  const Manifest before = a.Current();
+  const std::vector<std::string> files = Listing(a.dir);
+  std::string why;
+  SECTION("missing") {
+    std::filesystem::remove(path);
+    why = "missing, named by MANIFEST-000003";
+  }
+  SECTION("truncated") {
+    testutil::TruncateFile(path, size - 1);
+    why = "size " + std::to_string(size - 1) + " bytes, MANIFEST-000003 says";
+  }
+  SECTION("corrupt footer") {
+    testutil::FlipByte(path, size - 20);
+    why = "footer checksum mismatch";
+  }
+  SECTION("swapped for a table of another db") {
+    REQUIRE(std::filesystem::file_size(b.Path(TableId::kLinksByMd5)) == size);
+    CopyOver(b.Path(TableId::kLinksByMd5), path);
+    why = "file id";
+  }
+  Status s = testutil::RunSession(*a.env, a.dir, session);
+  INFO(s.ToString());
+  REQUIRE_FALSE(s.ok());
+  CHECK_THAT(s.message(), Catch::Contains(path));
+  CHECK_THAT(s.message(), Catch::Contains(why));
+  CHECK_THAT(s.message(), Catch::Contains("version 3 not published"));
+  // The db is left as it was: same version, no file of the refused one.
+  CHECK(a.Current() == before);
+  std::filesystem::remove(path);
+  std::filesystem::copy_file(tmp.File("saved"), path);
+  CHECK(Listing(a.dir) == files);
+  REQUIRE(Reader::Open(*a.env, a.dir).has_value());
+  // Once the table is back, the same session applies.
+  REQUIRE(testutil::RunSession(*a.env, a.dir, session).ok());
+  CHECK(a.Current().version == before.version + 1);
 }
 
 }  // namespace
