@@ -4,17 +4,29 @@
 
 #include "webdb/manifest.h"
 #include "webdb/manifest_table.h"
+#include "webdb/version_pin.h"
+#include "webdb/versions.h"
 
 namespace webdb {
 namespace {
 
-// The tables of one version of a local db. The files stay open, so the version stays
-// readable even after a newer one is installed and the old files are deleted.
+// The tables of one version of a local db, pinned (version_pin.h) while it is open. The
+// files stay open too, so on a local disk the version stays readable even if its files
+// are deleted (a reader that cannot write its pin, on a read-only mount, relies on that).
 class LocalTableSource final : public TableSource {
  public:
-  static Result<std::unique_ptr<TableSource>> Open(nutchfs::Env& env, const std::string& dir) {
-    NUTCHFS_ASSIGN_OR_RETURN(Manifest m, ReadCurrentManifest(env, dir));
+  static Result<std::unique_ptr<TableSource>> Open(nutchfs::Env& env, const std::string& dir,
+                                                   std::optional<uint64_t> version) {
+    NUTCHFS_ASSIGN_OR_RETURN(Manifest m, ReadKeptManifest(env, dir, version));
     auto source = std::make_unique<LocalTableSource>(m);
+    auto pin = VersionPin::Create(env, dir, m.version);
+    if (pin) {
+      source->pin_ = std::move(*pin);
+      // A collector that listed the pins before this one was made deletes only versions
+      // it no longer keeps: still kept after the pin, the version is safe.
+      auto still_kept = ReadKeptManifest(env, dir, m.version);
+      if (!still_kept) return Err(still_kept.error());
+    }
     for (int i = 0; i < kNumTables; ++i) {
       TableRef ref{dir + "/" + m.tables[i].name, m.tables[i], ManifestFileName(m.version)};
       NUTCHFS_ASSIGN_OR_RETURN(source->tables_[i], OpenTableOf(env, ref));
@@ -35,6 +47,7 @@ class LocalTableSource final : public TableSource {
 
  private:
   const Manifest manifest_;
+  std::unique_ptr<VersionPin> pin_;
   std::array<std::unique_ptr<Table>, kNumTables> tables_;
 };
 
@@ -90,8 +103,9 @@ Result<std::optional<Link>> LinkCursor::Next() {
 
 Reader::Reader(std::unique_ptr<TableSource> source) : source_(std::move(source)) {}
 
-Result<std::unique_ptr<Reader>> Reader::Open(nutchfs::Env& env, const std::string& dir) {
-  return OpenRetrying([&] { return LocalTableSource::Open(env, dir); });
+Result<std::unique_ptr<Reader>> Reader::Open(nutchfs::Env& env, const std::string& dir,
+                                             std::optional<uint64_t> version) {
+  return OpenRetrying([&] { return LocalTableSource::Open(env, dir, version); });
 }
 
 Result<std::unique_ptr<Reader>> Reader::OpenRetrying(const OpenSourceFn& open) {

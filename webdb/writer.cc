@@ -10,7 +10,7 @@
 #include "nutchfs/scoped_lock.h"
 #include "webdb/call_log.h"
 #include "webdb/manifest.h"
-#include "webdb/manifest_table.h"
+#include "webdb/versions.h"
 #include "webdb/sort_memory.h"
 #include "webdb/sorter.h"
 #include "webdb/update.h"
@@ -87,23 +87,31 @@ class SingleWriter final : public Writer {
     return cleaned.ok() ? released : cleaned;
   }
 
+  void set_keep(uint32_t keep) override { keep_ = keep; }
+
  private:
   Status Apply() {
-    // An empty session changes nothing: the db stays at its version.
-    if (plumbing_.logged() == 0) return Status::OK();
-    UpdateParams params{dir_, current_.version + 1, 0, &options_};
-    auto next = RunUpdate(env_, current_, params, plumbing_);
-    // Every table the new version names, rewritten or shared, must be the file its
-    // manifest entry says: a version is never published on top of a damaged table.
-    Status s = next ? CheckManifestTables(env_, dir_, *next) : next.error();
-    if (!s.ok()) {
-      Status ignored = RemoveObsoleteFiles(env_, dir_, {&current_});
-      (void)ignored;  // this session's files; the next Open() removes them anyway
-      return s.WithContext(fmt::format("{}: version {} not published", dir_, params.new_version));
+    // An empty session changes nothing: the db stays at its version (unless the
+    // session changes the keep setting: then the new version shares every table).
+    const bool keep_changes = keep_ && *keep_ != current_.keep;
+    if (plumbing_.logged() == 0 && !keep_changes) return Status::OK();
+    Manifest next = current_;
+    next.version = current_.version + 1;
+    if (plumbing_.logged() > 0) {
+      UpdateParams params{dir_, next.version, 0, &options_};
+      auto updated = RunUpdate(env_, current_, params, plumbing_);
+      if (!updated) {
+        Status ignored = CollectGarbage(env_, dir_, current_);
+        (void)ignored;  // this session's files; the next Open() removes them anyway
+        return updated.error().WithContext(
+            fmt::format("{}: version {} not published", dir_, next.version));
+      }
+      next = std::move(*updated);
     }
-    if (options_.before_step) options_.before_step("publish");
-    NUTCHFS_RETURN_IF_ERROR(InstallManifest(env_, dir_, *next));
-    return RemoveObsoleteFiles(env_, dir_, {&*next});
+    next.time_ms = NowMs();
+    next.keep = keep_.value_or(current_.keep);
+    next.restores = 0;
+    return PublishVersion(env_, dir_, current_, next, options_.before_step);
   }
 
   nutchfs::Env& env_;
@@ -113,16 +121,19 @@ class SingleWriter final : public Writer {
   std::unique_ptr<nutchfs::ScopedLock> lock_;
   LocalPlumbing plumbing_;
   CallLog log_;
+  std::optional<uint32_t> keep_;
   bool closed_ = false;
 };
 
 }  // namespace
 
-Status Writer::Create(nutchfs::Env& env, const std::string& dir) {
+Status Writer::Create(nutchfs::Env& env, const std::string& dir, uint32_t keep) {
   if (env.FileExists(dir + "/CURRENT")) {
     return Status::InvalidArgument("a webdb already exists at " + dir);
   }
   NUTCHFS_ASSIGN_OR_RETURN(Manifest m, CreateEmptyTables(env, dir));
+  m.time_ms = NowMs();
+  m.keep = keep;
   return InstallManifest(env, dir, m);
 }
 
@@ -136,7 +147,7 @@ Result<std::unique_ptr<Writer>> Writer::Open(nutchfs::Env& env, const std::strin
   // Whatever an interrupted session left behind is not part of any version.
   NUTCHFS_RETURN_IF_ERROR(env.RemoveDirRecursively(dir + "/work"));
   NUTCHFS_RETURN_IF_ERROR(env.CreateDirs(dir + "/work"));
-  NUTCHFS_RETURN_IF_ERROR(RemoveObsoleteFiles(env, dir, {&current}));
+  NUTCHFS_RETURN_IF_ERROR(CollectGarbage(env, dir, current));
   return std::unique_ptr<Writer>(
       new SingleWriter(env, dir, std::move(options), std::move(current), std::move(lock)));
 }
