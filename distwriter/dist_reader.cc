@@ -5,7 +5,7 @@
 
 #include "distwriter/round_store.h"
 #include "nutchfs/nutchfs.h"
-#include "webdb/table.h"
+#include "webdb/manifest_table.h"
 
 namespace distwriter {
 namespace {
@@ -67,10 +67,9 @@ class DistTableSource final : public webdb::TableSource {
       for (int t = 0; t < webdb::kNumTables; ++t) {
         const webdb::TableFile& f = round_.sections[i].tables[t];
         NUTCHFS_ASSIGN_OR_RETURN(auto at, fs_->Locate(config.WriterFile(i, "section/" + f.name)));
-        NUTCHFS_ASSIGN_OR_RETURN(tables_[i][t], webdb::Table::Open(*at.env, at.path));
-        if (tables_[i][t]->num_records() != f.records || tables_[i][t]->file_size() != f.size) {
-          return Status::Corruption(at.path + ": size or record count differs from the round manifest");
-        }
+        const webdb::TableRef ref{at.path, f,
+                                  RoundFileName(round_.version) + " section " + std::to_string(i)};
+        NUTCHFS_ASSIGN_OR_RETURN(tables_[i][t], webdb::OpenTableOf(*at.env, ref));
       }
     }
     return Status::OK();
@@ -103,18 +102,15 @@ class DistTableSource final : public webdb::TableSource {
 
 Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const std::string& config_path) {
   NUTCHFS_ASSIGN_OR_RETURN(DistConfig config, DistConfig::Load(config_path));
-  // Retry as the single-machine reader does: a round committed between reading the
-  // manifest and opening its files may have removed files of the round before.
-  Status last;
-  for (int attempt = 0; attempt < 5; ++attempt) {
+  // A round committed between reading the manifest and opening its files may have
+  // removed files of the round before: the reader retries.
+  return webdb::Reader::OpenRetrying([&]() -> Result<std::unique_ptr<webdb::TableSource>> {
     NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
     NUTCHFS_ASSIGN_OR_RETURN(RoundManifest round, RoundStore(*fs, config, "/tmp").ReadInstalled());
     auto source = std::make_unique<DistTableSource>(std::move(fs), std::move(round));
-    last = source->Open(config);
-    if (last.ok()) return std::make_unique<webdb::Reader>(std::move(source));
-    if (!last.IsNotFound()) break;
-  }
-  return Err(last);
+    NUTCHFS_RETURN_IF_ERROR(source->Open(config));
+    return std::unique_ptr<webdb::TableSource>(std::move(source));
+  });
 }
 
 }  // namespace distwriter

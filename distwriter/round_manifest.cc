@@ -65,6 +65,10 @@ Status ParseLine(const std::string& line, RoundManifest* m) {
   if (!(f >> version >> table >> t.name >> t.records >> t.size >> std::hex >> t.crc)) {
     return Status::Corruption("section");
   }
+  // The file id is absent from rounds written before file ids.
+  if (!(f >> std::ws).eof() && (!(f >> t.id) || !(f >> std::ws).eof())) {
+    return Status::Corruption("section");
+  }
   auto id = webdb::ParseTableName(table);
   if (!id) return id.error();
   m->sections[i].version = version;
@@ -99,9 +103,9 @@ std::string RoundManifest::Encode() const {
   for (int i = 0; i < k; ++i) {
     for (int t = 0; t < webdb::kNumTables; ++t) {
       const webdb::TableFile& f = sections[i].tables[t];
-      out += fmt::format("section {} {} {} {} {} {} {:08x}\n", i, sections[i].version,
+      out += fmt::format("section {} {} {} {} {} {} {:08x} {:016x}\n", i, sections[i].version,
                          webdb::TableName(static_cast<webdb::TableId>(t)), f.name, f.records,
-                         f.size, f.crc);
+                         f.size, f.crc, f.id);
     }
   }
   out += fmt::format("crc {:08x}\n", webdb::crc32c::Value(out));

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "webdb/manifest.h"
 #include "webdb/record.h"
 
 namespace tools {
@@ -57,7 +58,9 @@ struct Invocation {
   std::optional<Md5> md5;               // pages/links --md5
   TableId table = TableId::kPagesByUrl;  // dump --table
   size_t memory_budget = kDefaultMemoryBudget;
-  bool json = false;   // verify --json
+  std::optional<uint64_t> version;  // read commands --version V; rollback's VERSION
+  std::optional<uint32_t> keep;     // create, apply --keep N; keep's N
+  bool json = false;   // verify, explain, versions, stats --json
   bool quick = false;  // stats --quick
   bool text = false;   // stats --text
   bool quiet = false;

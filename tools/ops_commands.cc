@@ -24,13 +24,6 @@ using webdb::StatsReport;
 // At most this many findings are repeated in verify's JSON summary.
 constexpr size_t kJsonFindings = 100;
 
-Status Write(std::FILE* out, std::string_view text) {
-  if (std::fwrite(text.data(), 1, text.size(), out) != text.size() || std::fflush(out) != 0) {
-    return Status::FromErrno("write to standard output", errno);
-  }
-  return Status::OK();
-}
-
 // A new scratch directory for the verify sorts, under $TMPDIR (or /tmp).
 Result<std::string> MakeScratchDir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "webdb-verify-XXXXXX").string();
@@ -73,13 +66,14 @@ Result<int> RunVerify(nutchfs::Env& env, const Invocation& inv, std::FILE* out) 
   options.memory_budget = inv.memory_budget;
   options.tmp_env = &env;
   options.tmp_dir = scratch;
+  options.version = inv.version;
   options.on_finding = [&](const webdb::Finding& f) {
     if (inv.json && first.size() < kJsonFindings) first.push_back(f);
     std::string line = f.ToString() + "\n";
     if (inv.json) {
       std::fputs(line.c_str(), stderr);
     } else if (write_status.ok()) {
-      write_status = Write(out, line);
+      write_status = WriteToStream(out, line);
     }
   };
   auto summary = webdb::VerifyDb(env, inv.db, options);
@@ -87,7 +81,7 @@ Result<int> RunVerify(nutchfs::Env& env, const Invocation& inv, std::FILE* out) 
   if (!summary) return Err(summary.error());
   NUTCHFS_RETURN_IF_ERROR(write_status);
   NUTCHFS_RETURN_IF_ERROR(removed);
-  if (inv.json) NUTCHFS_RETURN_IF_ERROR(Write(out, VerifyJson(*summary, first)));
+  if (inv.json) NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, VerifyJson(*summary, first)));
   if (!inv.quiet) {
     std::fputs(fmt::format("webdb: verified version {}: {} files, {} rows, {} findings\n",
                            summary->version, summary->files, summary->rows, summary->findings)
@@ -187,7 +181,7 @@ Result<int> RunStats(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
   options.quick = inv.quick;
   options.now_ms = NowMs();
   NUTCHFS_ASSIGN_OR_RETURN(StatsReport report, webdb::ComputeStats(*reader, options));
-  NUTCHFS_RETURN_IF_ERROR(Write(out, inv.text ? StatsText(report) : StatsJson(report)));
+  NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, inv.text ? StatsText(report) : StatsJson(report)));
   return kExitOk;
 }
 
@@ -259,7 +253,7 @@ std::string ExplainText(std::string_view url, const webdb::Explanation& e) {
 Result<int> RunExplain(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
   NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<webdb::Reader> reader, OpenReader(env, inv));
   NUTCHFS_ASSIGN_OR_RETURN(webdb::Explanation e, webdb::Explain(*reader, *inv.url, NowMs()));
-  NUTCHFS_RETURN_IF_ERROR(Write(out, inv.json ? ExplainJson(*inv.url, e) : ExplainText(*inv.url, e)));
+  NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, inv.json ? ExplainJson(*inv.url, e) : ExplainText(*inv.url, e)));
   return kExitOk;
 }
 

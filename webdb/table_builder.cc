@@ -81,11 +81,14 @@ Status TableBuilder::Finish() {
   footer.index = BlockHandle{offset_, index_.size()};
   footer.num_records = num_records_;
   footer.num_blocks = num_blocks_;
-  std::string tail;
-  AppendBlockTrailer(index_, &tail);
-  EncodeFooter(footer, &tail);
+  std::string trailer;
+  AppendBlockTrailer(index_, &trailer);
   NUTCHFS_RETURN_IF_ERROR(Write(index_));
-  NUTCHFS_RETURN_IF_ERROR(Write(tail));
+  NUTCHFS_RETURN_IF_ERROR(Write(trailer));
+  footer.file_id = file_id_ = TableFileId(file_crc_, crc32c::Value(index_));
+  std::string encoded;
+  EncodeFooter(footer, &encoded);
+  NUTCHFS_RETURN_IF_ERROR(Write(encoded));
   status_ = file_->Sync();
   if (status_.ok()) status_ = file_->Close();
   return status_;

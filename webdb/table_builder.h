@@ -48,6 +48,8 @@ class TableBuilder {
   uint64_t file_size() const { return offset_; }
   // Unmasked CRC32C of the bytes written so far; of the whole file after Finish().
   uint32_t file_crc() const { return file_crc_; }
+  // The file id written into the footer (docs/FORMAT.md); 0 before Finish().
+  uint64_t file_id() const { return file_id_; }
   const std::string& path() const { return file_->path(); }
 
  private:
@@ -64,6 +66,7 @@ class TableBuilder {
   uint64_t num_records_ = 0;
   uint64_t num_blocks_ = 0;
   uint32_t file_crc_ = 0;
+  uint64_t file_id_ = 0;
   bool finished_ = false;
   Status status_;  // first write failure; sticky
 };

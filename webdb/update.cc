@@ -1,7 +1,7 @@
 #include "webdb/update.h"
 
+#include "webdb/manifest_table.h"
 #include "webdb/stages.h"
-#include "webdb/table.h"
 #include "webdb/table_writer.h"
 
 namespace webdb {
@@ -24,7 +24,7 @@ class Update {
  public:
   Update(nutchfs::Env& env, const Manifest& old, const UpdateParams& params,
          StagePlumbing& plumbing)
-      : env_(env), params_(params), plumbing_(plumbing), next_(old) {
+      : env_(env), params_(params), plumbing_(plumbing), old_(old), next_(old) {
     next_.version = params.new_version;
   }
 
@@ -45,8 +45,13 @@ class Update {
   }
 
  private:
+  // Old tables are checked against the old manifest, tables of earlier stages against
+  // what their writer reported.
   Result<std::unique_ptr<Table>> OpenTable(TableId t) {
-    return Table::Open(env_, params_.dir + "/" + next_.table(t).name);
+    const bool old = next_.table(t) == old_.table(t);
+    const uint64_t version = old ? old_.version : next_.version;
+    return OpenTableOf(env_, {params_.dir + "/" + next_.table(t).name, next_.table(t),
+                              "the manifest of version " + std::to_string(version)});
   }
 
   Status RunStage(int stage, EditIterator& edits) {
@@ -90,6 +95,7 @@ class Update {
   nutchfs::Env& env_;
   const UpdateParams& params_;
   StagePlumbing& plumbing_;
+  const Manifest& old_;
   Manifest next_;
   uint64_t target_changes_ = 0;
   uint64_t md5_gone_ = 0;

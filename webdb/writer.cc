@@ -2,10 +2,15 @@
 // the db's work area; the update engine runs the stages; the new manifest is installed.
 #include "webdb/writer.h"
 
+#include <fmt/format.h>
+
+#include <optional>
+
 #include "nutchfs/scoped_lock.h"
 #include "webdb/call_log.h"
 #include "webdb/manifest.h"
 #include "webdb/stage_sorters.h"
+#include "webdb/versions.h"
 #include "webdb/update.h"
 
 namespace webdb {
@@ -66,15 +71,31 @@ class SingleWriter final : public Writer {
     return cleaned.ok() ? released : cleaned;
   }
 
+  void set_keep(uint32_t keep) override { keep_ = keep; }
+
  private:
   Status Apply() {
-    // An empty session changes nothing: the db stays at its version.
-    if (plumbing_.logged() == 0) return Status::OK();
-    UpdateParams params{dir_, current_.version + 1, 0, &options_};
-    NUTCHFS_ASSIGN_OR_RETURN(Manifest next, RunUpdate(env_, current_, params, plumbing_));
-    if (options_.hooks.before_step) options_.hooks.before_step("publish");
-    NUTCHFS_RETURN_IF_ERROR(InstallManifest(env_, dir_, next));
-    return RemoveObsoleteFiles(env_, dir_, {&next});
+    // An empty session changes nothing: the db stays at its version (unless the
+    // session changes the keep setting: then the new version shares every table).
+    const bool keep_changes = keep_ && *keep_ != current_.keep;
+    if (plumbing_.logged() == 0 && !keep_changes) return Status::OK();
+    Manifest next = current_;
+    next.version = current_.version + 1;
+    if (plumbing_.logged() > 0) {
+      UpdateParams params{dir_, next.version, 0, &options_};
+      auto updated = RunUpdate(env_, current_, params, plumbing_);
+      if (!updated) {
+        Status ignored = CollectGarbage(env_, dir_, current_);
+        (void)ignored;  // this session's files; the next Open() removes them anyway
+        return updated.error().WithContext(
+            fmt::format("{}: version {} not published", dir_, next.version));
+      }
+      next = std::move(*updated);
+    }
+    next.time_ms = NowMs();
+    next.keep = keep_.value_or(current_.keep);
+    next.restores = 0;
+    return PublishVersion(env_, dir_, current_, next, options_.hooks.before_step);
   }
 
   nutchfs::Env& env_;
@@ -84,16 +105,19 @@ class SingleWriter final : public Writer {
   std::unique_ptr<nutchfs::ScopedLock> lock_;
   LocalPlumbing plumbing_;
   CallLog log_;
+  std::optional<uint32_t> keep_;
   bool closed_ = false;
 };
 
 }  // namespace
 
-Status Writer::Create(nutchfs::Env& env, const std::string& dir) {
+Status Writer::Create(nutchfs::Env& env, const std::string& dir, uint32_t keep) {
   if (env.FileExists(dir + "/CURRENT")) {
     return Status::InvalidArgument("a webdb already exists at " + dir);
   }
   NUTCHFS_ASSIGN_OR_RETURN(Manifest m, CreateEmptyTables(env, dir));
+  m.time_ms = NowMs();
+  m.keep = keep;
   return InstallManifest(env, dir, m);
 }
 
@@ -107,7 +131,7 @@ Result<std::unique_ptr<Writer>> Writer::Open(nutchfs::Env& env, const std::strin
   // Whatever an interrupted session left behind is not part of any version.
   NUTCHFS_RETURN_IF_ERROR(env.RemoveDirRecursively(dir + "/work"));
   NUTCHFS_RETURN_IF_ERROR(env.CreateDirs(dir + "/work"));
-  NUTCHFS_RETURN_IF_ERROR(RemoveObsoleteFiles(env, dir, {&current}));
+  NUTCHFS_RETURN_IF_ERROR(CollectGarbage(env, dir, current));
   return std::unique_ptr<Writer>(
       new SingleWriter(env, dir, std::move(options), std::move(current), std::move(lock)));
 }

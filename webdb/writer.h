@@ -67,8 +67,14 @@ class Writer : public CallSink {
   // Opens the db at dir for one session. NotFound if there is no db there.
   static Result<std::unique_ptr<Writer>> Open(nutchfs::Env& env, const std::string& dir,
                                               WriterOptions options);
-  // Creates an empty db at dir; InvalidArgument if one already exists.
-  static Status Create(nutchfs::Env& env, const std::string& dir);
+  // Creates an empty db at dir that keeps `keep` versions readable (webdb/versions.h);
+  // InvalidArgument if one already exists. REQUIRES: 1 <= keep <= kMaxKeep.
+  static Status Create(nutchfs::Env& env, const std::string& dir, uint32_t keep = 2);
+
+  // The version this session publishes changes the db's keep setting to keep (a
+  // session with no calls then publishes a version that shares every table).
+  // REQUIRES: 1 <= keep <= kMaxKeep; before Close().
+  virtual void set_keep(uint32_t keep) = 0;
 
   // Applies the session and publishes the new version. The writer is finished after
   // this, whatever it returns.

@@ -355,6 +355,26 @@ TEST_CASE("verify: exit 0 on a sound db, 3 with one line per finding") {
   CHECK(Run(dir, {"verify", dir.File("none")}).exit_code == 4);
 }
 
+TEST_CASE("apply exits 4 naming a damaged table it would share, and publishes nothing") {
+  testutil::TempDir dir;
+  const std::string db = dir.File("db"), calls = dir.File("calls.jsonl");
+  WriteWholeFile(calls, kCalls);
+  MustRun(dir, {"create", db});
+  MustRun(dir, {"apply", "-q", db, calls});
+  const std::string before = DumpAll(dir, db);
+  // A page call alone rewrites no link table by md5: linksByMD5-000002 would be shared.
+  WriteWholeFile(calls, R"({"op":"deletePage","url":"http://none/"})" "\n");
+  const std::string table = db + "/linksByMD5-000002.tbl";
+  const std::string bytes = ReadWholeFile(table);
+  WriteWholeFile(table, bytes.substr(0, bytes.size() - 1));
+  RunResult r = Run(dir, {"apply", "-q", db, calls});
+  CHECK(r.exit_code == 4);
+  CHECK_THAT(r.err, Catch::Contains(table));
+  CHECK(ReadWholeFile(db + "/CURRENT") == "MANIFEST-000002\n");
+  WriteWholeFile(table, bytes);
+  CHECK(DumpAll(dir, db) == before);
+}
+
 TEST_CASE("generated sessions through call files match the model", "[random]") {
   testutil::TempDir dir;
   std::string db = dir.File("db");

@@ -453,3 +453,61 @@ TEST_CASE("a copied block out of key order is refused", "[table]") {
 
 }  // namespace
 }  // namespace webdb
+
+namespace webdb {
+namespace {
+
+uint64_t FooterFileId(nutchfs::Env& env, const std::string& path) {
+  return OpenOk(env, path)->footer().file_id;
+}
+
+TEST_CASE("a table's file id follows from its content", "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const Rows rows = MakeRows(3000, 7);
+  WriteTable(*env, dir.File("a.tbl"), rows);
+  WriteTable(*env, dir.File("b.tbl"), rows);
+  Rows other = rows;
+  other[1500].second[0] ^= 1;  // same size, same keys, one value bit apart
+  WriteTable(*env, dir.File("c.tbl"), other);
+  const uint64_t a = FooterFileId(*env, dir.File("a.tbl"));
+  CHECK(a != 0);
+  CHECK(FileBytes(dir.File("a.tbl")) == FileBytes(dir.File("b.tbl")));
+  CHECK(FooterFileId(*env, dir.File("c.tbl")) != a);
+  const std::string bytes = FileBytes(dir.File("a.tbl"));
+  const size_t before_footer = bytes.size() - kFooterSize;
+  const uint64_t index_offset = DecodeFixed64(bytes.data() + before_footer);
+  const uint64_t index_size = DecodeFixed64(bytes.data() + before_footer + 8);
+  CHECK(a == TableFileId(crc32c::Value(bytes.data(), before_footer),
+                         crc32c::Value(bytes.data() + index_offset, index_size)));
+}
+
+TEST_CASE("tables of format version 1 (no file id) are still read", "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const std::string path = dir.File("v1.tbl");
+  const Rows rows = MakeRows(2000, 8);
+  WriteTable(*env, path, rows);
+  // The same file with the 48-byte footer of version 1.
+  std::string bytes = FileBytes(path);
+  const std::string v2 = bytes.substr(bytes.size() - kFooterSize);
+  bytes.resize(bytes.size() - kFooterSize);
+  std::string v1 = v2.substr(0, 32);
+  PutFixed32(&v1, 1);
+  PutFixed32(&v1, crc32c::Mask(crc32c::Value(v1)));
+  PutFixed64(&v1, kTableMagic);
+  REQUIRE(nutchfs::WriteFileAtomically(*env, path, bytes + v1).ok());
+  auto table = OpenOk(*env, path);
+  CHECK(table->footer().version == 1);
+  CHECK(table->footer().file_id == 0);
+  ExpectScan(*table, rows);
+  SECTION("a version 1 footer with a bad crc is corruption") {
+    testutil::FlipByte(path, bytes.size() + 20);
+    auto broken = Table::Open(*env, path);
+    REQUIRE_FALSE(broken.has_value());
+    CHECK_THAT(broken.error().message(), Catch::Contains("footer checksum mismatch"));
+  }
+}
+
+}  // namespace
+}  // namespace webdb

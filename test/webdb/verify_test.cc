@@ -86,6 +86,7 @@ struct TestDb {
     f.records = rows.size();
     f.size = (*builder)->file_size();
     f.crc = (*builder)->file_crc();
+    f.id = (*builder)->file_id();
     REQUIRE(InstallManifest(*env, dir, m).ok());
     REQUIRE(env->RemoveFile(old).ok());
   }
@@ -169,6 +170,19 @@ TEST_CASE("damaged files are reported with file and offset", "[verify][fault]") 
     findings = db.Verify();
     CHECK(Reported(findings, {path, "size 20 bytes"}));
     CHECK(Reported(findings, {path, "too short"}));
+  }
+  SECTION("a table of other content but the same size in its place") {
+    Rows rows = db.Read(TableId::kLinksByMd5);
+    rows[0].second[0] ^= 1;
+    auto builder = TableBuilder::Create(*db.env, path + ".other");
+    REQUIRE(builder.has_value());
+    for (const auto& [k, v] : rows) REQUIRE((*builder)->Add(k, v).ok());
+    REQUIRE((*builder)->Finish().ok());
+    REQUIRE((*builder)->file_size() == db.Current().table(TableId::kLinksByMd5).size);
+    REQUIRE(db.env->RenameFile(path + ".other", path).ok());
+    findings = db.Verify();
+    CHECK(Reported(findings, {path, "file id", "another table file is in its place"}));
+    CHECK(Reported(findings, {path, "file CRC32C"}));
   }
   SECTION("missing file") {
     REQUIRE(db.env->RemoveFile(path).ok());
