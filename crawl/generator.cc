@@ -141,10 +141,11 @@ class BestPages {
       }
     }
     memory_ += kCandidateBytes + c.page.url.capacity();
-    auto it = best_.insert(std::move(c)).first;
+    // pagesByURL is in url order: among pages of equal score, each goes last.
+    auto it = best_.insert(best_.end(), std::move(c));
     if (it->group != groups_.end()) {
       GroupMembers& members = it->group->second;
-      members.insert(&*it);
+      members.insert(members.end(), &*it);
       if (members.size() > options_.max_per_group) {
         ++stats->capped;
         Remove(best_.find(**members.rbegin()));
