@@ -15,10 +15,12 @@ namespace {
 
 constexpr size_t kScoreKeyBytes = 4;
 
-// Memory a candidate or a group of BestPages takes beside its strings (object, tree
-// nodes and allocator headers, rounded up).
-constexpr size_t kCandidateBytes = sizeof(webdb::Page) + 128;
-constexpr size_t kGroupBytes = 128;
+// Memory of BestPages beside the objects themselves: a tree node's links and color plus
+// the allocator's header (libstdc++ and glibc: 32 + 16), a string's allocator header and
+// rounding, and a group's own members set.
+constexpr size_t kNodeBytes = 48;
+constexpr size_t kHeapStringBytes = 16;
+constexpr size_t kGroupBytes = 64;
 
 // Scores as unsigned integers that ascend from the highest score to the lowest.
 uint32_t DescendingScoreBits(float score) {
@@ -140,7 +142,7 @@ class BestPages {
         return true;
       }
     }
-    memory_ += kCandidateBytes + c.page.url.capacity();
+    memory_ += CandidateBytes(c);
     // pagesByURL is in url order: among pages of equal score, each goes last.
     auto it = best_.insert(best_.end(), std::move(c));
     if (it->group != groups_.end()) {
@@ -164,6 +166,16 @@ class BestPages {
   }
 
  private:
+  // In best_, and with a cap in its group's members.
+  size_t CandidateBytes(const Candidate& c) const {
+    size_t bytes = kNodeBytes + sizeof(Candidate) + kHeapStringBytes + c.page.url.capacity();
+    return options_.max_per_group > 0 ? bytes + kNodeBytes + sizeof(void*) : bytes;
+  }
+
+  static size_t GroupBytes(const std::string& name) {
+    return kNodeBytes + sizeof(GroupMap::value_type) + kGroupBytes + name.capacity();
+  }
+
   // Consecutive pages of pagesByURL mostly share their host: its group is looked up once.
   GroupMap::iterator GroupFor(const std::string& url) {
     std::string_view host = HostOfUrl(url);
@@ -172,7 +184,7 @@ class BestPages {
     std::string name = GroupOf(url, options_.group_by);
     auto it = groups_.find(name);
     if (it == groups_.end()) {
-      memory_ += kGroupBytes + name.capacity();
+      memory_ += GroupBytes(name);
       it = groups_.emplace(std::move(name), GroupMembers()).first;
     }
     return last_group_ = it;
@@ -183,12 +195,12 @@ class BestPages {
     if (group != groups_.end()) {
       group->second.erase(&*it);
       if (group->second.empty()) {
-        memory_ -= kGroupBytes + group->first.capacity();
+        memory_ -= GroupBytes(group->first);
         if (group == last_group_) last_group_ = groups_.end();
         groups_.erase(group);
       }
     }
-    memory_ -= kCandidateBytes + it->page.url.capacity();
+    memory_ -= CandidateBytes(*it);
     best_.erase(it);
   }
 
