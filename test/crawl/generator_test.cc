@@ -99,6 +99,44 @@ TEST_CASE("generate matches a brute-force model", "[generate][random]") {
   }
 }
 
+TEST_CASE("generate selects in memory when the candidates fit, else sorts", "[generate][random]") {
+  auto seed = std::random_device()();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::string db = dir.File("db");
+  REQUIRE(webdb::Writer::Create(*env, db).ok());
+  auto pages = RandomPages(rng, 2000);
+  testutil::Session session;
+  for (const auto& p : pages) session.push_back(testutil::AddPageWithScoreCall(p));
+  REQUIRE(testutil::RunSession(*env, db, session).ok());
+  // 36 hosts on 4 registrable domains.
+  for (uint64_t cap : {uint64_t{0}, uint64_t{2}, uint64_t{30}}) {
+    GenerateOptions o;
+    o.now_ms = kNow;
+    o.max_per_group = cap;
+    o.group_by = cap == 2 ? GenerateOptions::GroupBy::kHost : GenerateOptions::GroupBy::kDomain;
+    o.tmp_dir = dir.File("tmp");
+    INFO("cap " << cap);
+    GenerateStats stats;
+    // 300 candidates of ~300 bytes fit in 1 MiB: in memory, whatever the db size.
+    o.top_n = 300;
+    o.memory_budget = size_t{1} << 20;
+    CHECK(Run(*env, db, o, &stats) == BruteForce(pages, o));
+    CHECK_FALSE(stats.sorted);
+    // Not in 4 KiB, even with a cap (over 50 candidates): the external sorts.
+    o.top_n = 100000;
+    o.memory_budget = size_t{4} << 10;
+    CHECK(Run(*env, db, o, &stats) == BruteForce(pages, o));
+    CHECK(stats.sorted);
+    CHECK(stats.selected > 50);
+    o.top_n = 300;
+    CHECK(Run(*env, db, o, &stats) == BruteForce(pages, o));
+    CHECK(stats.sorted);
+  }
+}
+
 TEST_CASE("leased pages are not handed out again", "[generate]") {
   std::mt19937_64 rng(7);
   testutil::TempDir dir;
