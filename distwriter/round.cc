@@ -84,6 +84,8 @@ class Round {
   std::chrono::milliseconds timeout() const {
     return std::chrono::milliseconds(config_.cluster.timeout_ms);
   }
+  Status RunLocked();
+  void TellPeers(const Status& why);
   Status RollForwardDecided();
   Status Installed(Exchange& exchange, const RoundManifest& installed);
   Result<bool> Attempt();
@@ -150,14 +152,33 @@ Result<RoundReport> Round::Run() {
   committer_.emplace(fs_, config_, self_, *store_, section_dir_, work_dir_,
                      [this](std::string_view step) { Step(step); });
   NUTCHFS_ASSIGN_OR_RETURN(committed_, store_->ReadInstalled());
-  NUTCHFS_RETURN_IF_ERROR(RollForwardDecided());
-  while (true) {
-    NUTCHFS_ASSIGN_OR_RETURN(bool again, Attempt());
-    if (!again) break;
+  Status s = RunLocked();
+  if (!s.ok()) {
+    TellPeers(s);
+    return Err(s);
   }
   NUTCHFS_RETURN_IF_ERROR(local_.RemoveDirRecursively(work_dir_));
   NUTCHFS_RETURN_IF_ERROR(lock->Release());
   return report_;
+}
+
+Status Round::RunLocked() {
+  NUTCHFS_RETURN_IF_ERROR(RollForwardDecided());
+  while (true) {
+    NUTCHFS_ASSIGN_OR_RETURN(bool again, Attempt());
+    if (!again) return Status::OK();
+  }
+}
+
+// A writer that fails its round publishes a failure marker, so that its peers stop at
+// once instead of waiting out timeout_ms (docs/DISTRIBUTED.md, "Failure markers") —
+// unless a peer's marker is what stopped it: that peer told everyone already.
+void Round::TellPeers(const Status& why) {
+  if (exchange_ == nullptr) {
+    exchange_ = std::make_unique<Exchange>(fs_, config_, self_, committed_.version + 1, timeout());
+  }
+  if (exchange_->saw_peer_failure()) return;
+  exchange_->PublishFailure(why, work_dir_);
 }
 
 // Before it offers stage 0, a writer finishes every round its peers decided after the
@@ -198,6 +219,8 @@ Result<bool> Round::Attempt() {
   report_ = RoundReport{};
   sample_.clear();
   exchange_ = std::make_unique<Exchange>(fs_, config_, self_, committed_.version + 1, timeout());
+  // Markers of an earlier attempt at this round must not stop this one.
+  NUTCHFS_RETURN_IF_ERROR(exchange_->ClearFailures());
   DistPlumbing plumbing(local_, work_dir_, options_.memory_budget, *exchange_, self_, config_.k);
   NUTCHFS_ASSIGN_OR_RETURN(std::string digest, LogCalls(plumbing));
   if (rolled_forward_ && committed_.digests[self_] == digest) {

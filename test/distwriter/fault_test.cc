@@ -13,6 +13,7 @@
 
 #include "test/util/corrupt.h"
 #include "test/util/fault_db.h"
+#include "test/util/hosts_config.h"
 
 namespace distwriter {
 namespace {
@@ -321,6 +322,46 @@ TEST_CASE("writers given the same calls in consecutive rounds apply them each ti
     }
     db.ExpectApplied(r);
   }
+}
+
+// A writer that fails (here: a bad call file) publishes a failure marker into its peers'
+// groups; peers waiting for it stop at once naming it and its reason, not after
+// timeout_ms, and publish no markers of their own. A rerun with good calls is not
+// stopped by the old markers.
+TEST_CASE("peers of a failed writer stop at once, naming it and its reason", "[fault]") {
+  FaultDb db(3, 21, 600000);  // a wait that ran out would outlast the test
+  const FaultDb::Round r = db.NextRound();
+  const std::string round = std::to_string(db.version() + 1);
+  const std::string bad = db.cluster().dir().File("bad.jsonl");
+  testutil::WriteTextFile(bad, "{\"op\":\"addPage\",\"page\":{\"url\":\"http://a.example/\"}}\n"
+                               "{\"op\":\"frob\"}\n");
+  auto w0 = db.Start(0, r), w1 = db.Start(1, r);
+  // Both peers are in stage 0 (their files reached writer 2's group) before writer 2 runs.
+  for (int peer : {0, 1}) {
+    AwaitFile(db.cluster().GroupDir(2) + "/rounds/" + round + "/s0/from-" + std::to_string(peer) +
+              ".edits");
+  }
+  ProcessResult failed = db.cluster().StartWriter(2, bad)->Wait();
+  INFO(failed.Describe());
+  REQUIRE(failed.exit_code == 3);
+  CHECK_THAT(failed.err, Catch::Contains(bad + ":2:"));
+  for (Subprocess* w : {w0.get(), w1.get()}) {
+    ProcessResult peer = w->Wait();
+    INFO(peer.Describe());
+    CHECK(peer.exit_code == 4);
+    CHECK_THAT(peer.err, Catch::Contains("round " + round + " stage 0: writer 2 (machine m2) failed: "));
+    CHECK_THAT(peer.err, Catch::Contains(bad + ":2:"));
+    CHECK_THAT(peer.err, !Catch::Contains("timed out"));
+  }
+  for (int i = 0; i < 3; ++i) {
+    CAPTURE(i);
+    const std::string markers = db.cluster().GroupDir(i) + "/rounds/" + round + "/failed";
+    CHECK(fs::exists(markers + "/from-2") == (i != 2));
+    CHECK_FALSE(fs::exists(markers + "/from-0"));  // peers stopped by a marker stay quiet
+    CHECK_FALSE(fs::exists(markers + "/from-1"));
+  }
+  db.ExpectUnchanged();
+  RunAll(db, r);
 }
 
 }  // namespace
