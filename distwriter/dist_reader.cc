@@ -113,4 +113,10 @@ Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const std::string& config_
   });
 }
 
+Result<RoundManifest> ReadCommittedRound(const std::string& config_path) {
+  NUTCHFS_ASSIGN_OR_RETURN(DistConfig config, DistConfig::Load(config_path));
+  NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
+  return ReadRound(*fs, config);
+}
+
 }  // namespace distwriter

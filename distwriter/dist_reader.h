@@ -10,12 +10,16 @@
 #include <string>
 
 #include "distwriter/dist_config.h"
+#include "distwriter/round_manifest.h"
 #include "webdb/reader.h"
 
 namespace distwriter {
 
 // Opens the committed version of the distributed db described by the config file.
 Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const std::string& config_path);
+
+// The committed round manifest of that db, without opening a table (quick stats).
+Result<RoundManifest> ReadCommittedRound(const std::string& config_path);
 
 }  // namespace distwriter
 

@@ -13,6 +13,7 @@
 #include "webdb/call_file.h"
 #include "webdb/json_out.h"
 #include "tools/crawl_commands.h"
+#include "tools/explain_command.h"
 #include "tools/kill_hook.h"
 #include "tools/ops_commands.h"
 #include "tools/progress_reporter.h"

@@ -173,4 +173,45 @@ TEST_CASE("rollback is refused while a writer runs", "[fault]") {
   CHECK(cli.Current() == "MANIFEST-000003\n");
 }
 
+TEST_CASE("stats: --json is the default, --quick reads no table, versions kept are counted") {
+  Cli cli;
+  cli.MustRun({"create", cli.db(), "--keep", "3"});
+  for (int n = 1; n <= 2; ++n) cli.AddPage(n);
+  const std::string json = cli.MustRun({"stats", cli.db()});
+  CHECK(cli.MustRun({"stats", cli.db(), "--json"}) == json);
+  CHECK(json.starts_with("{\"pages\":2,\"links\":0,\"tables\":{"));
+  CHECK_THAT(json, Catch::Contains("\"version\":3,\"keep\":3,\"versionsKept\":3"));
+  CHECK_THAT(cli.MustRun({"stats", cli.db(), "--text"}),
+             Catch::Contains("version 3; 3 versions kept (keep 3)"));
+  // Without its pagesByURL file, the db cannot be read, but its manifest still says
+  // what is in it: --quick opens no table.
+  std::filesystem::remove(cli.db() + "/pagesByURL-000003.tbl");
+  CHECK(cli.Run({"stats", cli.db()}).exit_code == 4);
+  const std::string quick = cli.MustRun({"stats", cli.db(), "--quick"});
+  CHECK(quick.starts_with("{\"pages\":2,\"links\":0,\"tables\":{\"pagesByURL\":{\"records\":2,"));
+  CHECK_THAT(quick, Catch::Contains("\"versionsKept\":3"));
+}
+
+TEST_CASE("explain tells a url's history in the kept versions") {
+  Cli cli;
+  cli.MustRun({"create", cli.db(), "--keep", "4"});
+  cli.AddPage(1);
+  const std::string calls = cli.File("delete");
+  std::FILE* f = std::fopen(calls.c_str(), "w");
+  REQUIRE(f != nullptr);
+  std::fputs("{\"op\":\"deletePage\",\"url\":\"http://p1/\"}\n", f);
+  std::fclose(f);
+  cli.MustRun({"apply", "-q", cli.db(), calls});
+  const std::string json = cli.MustRun({"explain", cli.db(), "http://p1/", "--json"});
+  CHECK(json.starts_with("{\"url\":\"http://p1/\",\"page\":null,"));
+  CHECK_THAT(json, Catch::Contains("\"history\":{\"versions\":[{\"version\":1,\"rollbackTo\":null,\"page\":null},{\"version\":2,"));
+  CHECK_THAT(json, Catch::Contains("\"appeared\":\"in version 2\""));
+  CHECK_THAT(json, Catch::Contains("\"removed\":\"deletePage in the session that made version 3\""));
+  const std::string text = cli.MustRun({"explain", cli.db(), "http://p1/"});
+  CHECK_THAT(text, Catch::Contains("page removed by deletePage in the session that made version 3"));
+  const std::string at2 = cli.MustRun({"explain", cli.db(), "http://p1/", "--json", "--version", "2"});
+  CHECK(at2.starts_with("{\"url\":\"http://p1/\",\"page\":{"));
+  CHECK_THAT(at2, Catch::Contains("\"removed\":\"\""));
+}
+
 }  // namespace
