@@ -38,12 +38,18 @@ class ManifestTableSource final : public TableSource {
   std::array<std::unique_ptr<Table>, kNumTables> tables_;
 };
 
-// Files of the db's kind that the manifest does not name.
+// Files of the db's kind that the manifest does not name, and visible temporary files.
+// Hidden ones (".tmp.*": a lock release cut short) are invisible, as in NutchFS, and go
+// with the next writer's Open like the rest.
 void CheckLeftovers(nutchfs::Env& env, const std::string& dir, const Manifest& m,
                     FindingLog& log) {
   auto names = env.GetChildren(dir);
   if (!names) return log.AddStatus(dir, names.error());
   for (const std::string& name : *names) {
+    if (IsTemporaryFileName(name) && !name.starts_with(".")) {
+      log.Add({dir + "/" + name, "", "left over: temporary file of an interrupted write"});
+      continue;
+    }
     if (!IsDbFileName(name) || name == ManifestFileName(m.version)) continue;
     bool used = false;
     for (const TableFile& f : m.tables) used = used || f.name == name;

@@ -80,6 +80,8 @@ class SingleWriter final : public Writer {
     Status s = Apply();
     Status cleaned = env_.RemoveDirRecursively(dir_ + "/work");
     Status released = lock_->Release();
+    // So that a power loss now finds no LOCK (it would be broken as stale anyway).
+    if (released.ok()) released = env_.SyncDir(dir_);
     if (!s.ok()) return s;
     return cleaned.ok() ? released : cleaned;
   }
@@ -92,7 +94,10 @@ class SingleWriter final : public Writer {
     NUTCHFS_ASSIGN_OR_RETURN(Manifest next, RunUpdate(env_, current_, params, plumbing_));
     if (options_.before_step) options_.before_step("publish");
     NUTCHFS_RETURN_IF_ERROR(InstallManifest(env_, dir_, next));
-    return RemoveObsoleteFiles(env_, dir_, {&next});
+    NUTCHFS_RETURN_IF_ERROR(RemoveObsoleteFiles(env_, dir_, {&next}));
+    // The removals durable while LOCK still is: a power loss never shows old files
+    // without the LOCK that marks them as an update's.
+    return env_.SyncDir(dir_);
   }
 
   nutchfs::Env& env_;
@@ -121,6 +126,9 @@ Result<std::unique_ptr<Writer>> Writer::Open(nutchfs::Env& env, const std::strin
   // The lock first: the version read after it cannot be replaced by another writer
   // before this one has published (or given up).
   NUTCHFS_ASSIGN_OR_RETURN(auto lock, nutchfs::ScopedLock::Acquire(env, dir + "/LOCK", "webdb writer"));
+  // LOCK durable before any file of the update: whatever of the update a power loss
+  // keeps, it keeps the LOCK that marks it as unfinished (docs/DESIGN.md).
+  NUTCHFS_RETURN_IF_ERROR(env.SyncDir(dir));
   NUTCHFS_ASSIGN_OR_RETURN(Manifest current, ReadCurrentManifest(env, dir));
   // Whatever an interrupted session left behind is not part of any version.
   NUTCHFS_RETURN_IF_ERROR(env.RemoveDirRecursively(dir + "/work"));

@@ -104,6 +104,20 @@ TEST_CASE("a renamed directory takes its synced entries along", "[nutchfs][fault
   CHECK(Read(*env, "/y/sub/later") == "<absent>");
 }
 
+TEST_CASE("CreateDirsDurably makes new directories survive a power loss", "[nutchfs][fault]") {
+  auto env = nutchfs::NewPowerLossEnv();
+  REQUIRE(nutchfs::CreateDirsDurably(*env, "/durable/dir/deep").ok());
+  REQUIRE(env->CreateDirs("/plain/dir").ok());
+  REQUIRE(nutchfs::WriteFileAtomically(*env, "/plain/dir/f", "1").ok());
+  REQUIRE(nutchfs::WriteFileAtomically(*env, "/durable/dir/deep/f", "2").ok());
+  env->RecordCrashPoints(true);
+  REQUIRE(nutchfs::CreateDirsDurably(*env, "/durable/dir").ok());  // exists: syncs nothing
+  CHECK(env->TakeCrashPoints().empty());
+  env->LosePower();
+  CHECK_FALSE(env->FileExists("/plain"));
+  CHECK(Read(*env, "/durable/dir/deep/f") == "2");
+}
+
 TEST_CASE("files opened before a power loss fail after it", "[nutchfs][fault]") {
   auto env = nutchfs::NewPowerLossEnv();
   Write(*env, "/f", "x", true);
