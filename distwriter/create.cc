@@ -27,10 +27,32 @@ Result<std::vector<std::string>> ReadSample(nutchfs::Env& env, const std::string
   return Partition::ChooseBreakpoints(std::move(urls), k);
 }
 
+// Refuses when the db exists: CURRENT at every machine of the meta group, or any CURRENT
+// naming a round after the first. CURRENT at some machines only, all naming ROUND-1, is
+// a create cut short (killed, or a power loss, between its puts): it is done again.
+Status CheckNotCreated(nutchfs::NutchFs& fs, const DistConfig& config) {
+  const nutchfs::GroupConfig* meta = config.cluster.FindGroup(kMetaGroup);
+  const std::string first = RoundFileName(1) + "\n";
+  size_t present = 0;
+  for (const std::string& machine : meta->machines) {
+    NUTCHFS_ASSIGN_OR_RETURN(auto at, fs.LocateAt(config.MetaFile("CURRENT"), machine));
+    auto text = nutchfs::ReadFileToString(*at.env, at.path);
+    if (!text && text.error().IsNotFound()) continue;
+    if (!text) return text.error();
+    if (++present == meta->machines.size() || *text != first) {
+      return Status::InvalidArgument("a distributed webdb '" + config.db() + "' already exists (" +
+                                     at.path + ")");
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
-Status CreateDistDb(const DistConfig& config, const std::string& sample_path) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
+Status CreateDistDb(const DistConfig& config, const std::string& sample_path, nutchfs::Env* env) {
+  nutchfs::NutchFsOptions fs_options;
+  fs_options.env = env;
+  NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, "", fs_options));
   RoundManifest round;
   round.version = 1;
   round.k = config.k;
@@ -39,11 +61,7 @@ Status CreateDistDb(const DistConfig& config, const std::string& sample_path) {
   if (!sample_path.empty() && config.k > 1) {
     NUTCHFS_ASSIGN_OR_RETURN(round.breakpoints, ReadSample(fs->local_env(), sample_path, config.k));
   }
-  NUTCHFS_ASSIGN_OR_RETURN(auto current, fs->Locate(config.MetaFile("CURRENT")));
-  if (current.env->FileExists(current.path)) {
-    return Status::InvalidArgument("a distributed webdb '" + config.db() + "' already exists (" +
-                                   current.path + ")");
-  }
+  NUTCHFS_RETURN_IF_ERROR(CheckNotCreated(*fs, config));
   for (int i = 0; i < config.k; ++i) {
     NUTCHFS_ASSIGN_OR_RETURN(auto at, fs->Locate(config.WriterFile(i, "section/CURRENT")));
     const std::string dir = at.path.substr(0, at.path.rfind('/'));

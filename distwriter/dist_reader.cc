@@ -119,11 +119,17 @@ Result<RoundManifest> ReadRound(nutchfs::NutchFs& fs, const DistConfig& config) 
 
 Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const std::string& config_path) {
   NUTCHFS_ASSIGN_OR_RETURN(DistConfig config, DistConfig::Load(config_path));
+  return OpenDistReader(config);
+}
+
+Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const DistConfig& config, nutchfs::Env* env) {
+  nutchfs::NutchFsOptions fs_options;
+  fs_options.env = env;
   // Retry as the single-machine reader does: a round committed between reading the
   // manifest and opening its files may have removed files of the round before.
   Status last;
   for (int attempt = 0; attempt < 5; ++attempt) {
-    NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
+    NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, "", fs_options));
     NUTCHFS_ASSIGN_OR_RETURN(RoundManifest round, ReadRound(*fs, config));
     auto source = std::make_unique<DistTableSource>(std::move(fs), std::move(round));
     last = source->Open(config);

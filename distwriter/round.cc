@@ -293,6 +293,9 @@ Status Round::ReadStageZero(const std::string& in, int from, std::vector<std::st
 
 // Stage 6: exchange section manifests, then install the round manifest on this machine.
 Status Round::Commit(const webdb::Manifest& section, const std::string& work_dir) {
+  // The new section files are synced; their names must be too before a manifest naming
+  // them leaves this machine.
+  NUTCHFS_RETURN_IF_ERROR(local_.SyncDir(section_dir_));
   const std::string path = work_dir + "/section.manifest";
   NUTCHFS_RETURN_IF_ERROR(nutchfs::WriteFileAtomically(local_, path, section.Encode()));
   for (int to = 0; to < config_.k; ++to) {
@@ -340,8 +343,11 @@ Result<RoundReport> RunRound(const DistConfig& config, const RunOptions& options
     return Err(Status::InvalidArgument(fmt::format("writer {} is not in 0..{}", options.writer,
                                                    config.k - 1)));
   }
-  NUTCHFS_ASSIGN_OR_RETURN(
-      auto fs, nutchfs::NutchFs::Open(config.cluster, config.writer_machines[options.writer]));
+  nutchfs::NutchFsOptions fs_options;
+  fs_options.env = options.env;
+  NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster,
+                                                           config.writer_machines[options.writer],
+                                                           fs_options));
   return Round(config, options, *fs).Run();
 }
 

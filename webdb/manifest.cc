@@ -91,6 +91,7 @@ Result<Manifest> CreateEmptyTables(nutchfs::Env& env, const std::string& dir) {
     f.size = builder->file_size();
     f.crc = builder->file_crc();
   }
+  NUTCHFS_RETURN_IF_ERROR(env.SyncDir(dir));
   return m;
 }
 

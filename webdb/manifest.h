@@ -57,8 +57,8 @@ bool IsDbFileName(std::string_view name);
 // between writing and renaming leaves behind.
 bool IsTemporaryFileName(std::string_view name);
 
-// Creates dir (if needed) and four empty table files of version 1 in it; returns their
-// manifest, not installed.
+// Creates dir (if needed) and four empty table files of version 1 in it, durably;
+// returns their manifest, not installed.
 Result<Manifest> CreateEmptyTables(nutchfs::Env& env, const std::string& dir);
 
 // The manifest CURRENT names in dir. NotFound if dir holds no db.
