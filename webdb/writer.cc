@@ -78,6 +78,7 @@ class SingleWriter final : public Writer {
   Status Close() override {
     closed_ = true;
     Status s = Apply();
+    if (!s.ok()) RemoveUnfinished();
     Status cleaned = env_.RemoveDirRecursively(dir_ + "/work");
     Status released = lock_->Release();
     // So that a power loss now finds no LOCK (it would be broken as stale anyway).
@@ -98,6 +99,17 @@ class SingleWriter final : public Writer {
     // The removals durable while LOCK still is: a power loss never shows old files
     // without the LOCK that marks them as an update's.
     return env_.SyncDir(dir_);
+  }
+
+  // After a failed update (a full disk, an I/O error): removes the files no version uses —
+  // its unfinished tables and manifest, temporary files — so that the db is left as it
+  // was (or as published, when the failure came after the switch). Best effort: the
+  // update's error is the one to report, and the next Open removes what is left.
+  void RemoveUnfinished() {
+    auto current = ReadCurrentManifest(env_, dir_);
+    if (!current) return;
+    Status ignored = RemoveObsoleteFiles(env_, dir_, {&*current});
+    (void)ignored;
   }
 
   nutchfs::Env& env_;
