@@ -27,8 +27,10 @@ Result<std::vector<std::string>> ReadSample(nutchfs::Env& env, const std::string
 
 }  // namespace
 
-Status CreateDistDb(const DistConfig& config, const std::string& sample_path) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
+Status CreateDistDb(const DistConfig& config, const std::string& sample_path, nutchfs::Env* env) {
+  nutchfs::NutchFsOptions fs_options;
+  fs_options.env = env;
+  NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, "", fs_options));
   RoundManifest round;
   round.version = 1;
   round.k = config.k;

@@ -1,17 +1,21 @@
 // Creating a distributed db: every writer's section with empty tables, on its machine,
 // and round manifest version 1 (with url breakpoints from a sample, if given) installed
-// on every writer's machine. Refuses to overwrite an existing db.
+// on every writer's machine. Refuses to overwrite an existing db; a creation cut short
+// (installed on some machines only) is done again.
 #ifndef DISTWRITER_CREATE_H_
 #define DISTWRITER_CREATE_H_
 
 #include <string>
 
 #include "distwriter/dist_config.h"
+#include "nutchfs/env.h"
 
 namespace distwriter {
 
 // sample_path: a file of urls, one per line (empty: choose breakpoints in round 1).
-Status CreateDistDb(const DistConfig& config, const std::string& sample_path);
+// env: tests only, as RunOptions::env (distwriter/round.h); then /tmp must exist in it.
+Status CreateDistDb(const DistConfig& config, const std::string& sample_path,
+                    nutchfs::Env* env = nullptr);
 
 }  // namespace distwriter
 

@@ -102,10 +102,16 @@ class DistTableSource final : public webdb::TableSource {
 
 Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const std::string& config_path) {
   NUTCHFS_ASSIGN_OR_RETURN(DistConfig config, DistConfig::Load(config_path));
+  return OpenDistReader(config);
+}
+
+Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const DistConfig& config, nutchfs::Env* env) {
   // A round committed between reading the manifest and opening its files may have
   // removed files of the round before: the reader retries.
   return webdb::Reader::OpenRetrying([&]() -> Result<std::unique_ptr<webdb::TableSource>> {
-    NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
+    nutchfs::NutchFsOptions fs_options;
+    fs_options.env = env;
+    NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, "", fs_options));
     NUTCHFS_ASSIGN_OR_RETURN(RoundManifest round, RoundStore(*fs, config, "/tmp").ReadInstalled());
     auto source = std::make_unique<DistTableSource>(std::move(fs), std::move(round));
     NUTCHFS_RETURN_IF_ERROR(source->Open(config));
@@ -116,7 +122,7 @@ Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const std::string& config_
 Result<RoundManifest> ReadCommittedRound(const std::string& config_path) {
   NUTCHFS_ASSIGN_OR_RETURN(DistConfig config, DistConfig::Load(config_path));
   NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
-  return ReadRound(*fs, config);
+  return RoundStore(*fs, config, "/tmp").ReadInstalled();
 }
 
 }  // namespace distwriter

@@ -11,12 +11,16 @@
 
 #include "distwriter/dist_config.h"
 #include "distwriter/round_manifest.h"
+#include "nutchfs/env.h"
 #include "webdb/reader.h"
 
 namespace distwriter {
 
 // Opens the committed version of the distributed db described by the config file.
 Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const std::string& config_path);
+// The same for a loaded config; env: tests only, as RunOptions::env (distwriter/round.h).
+Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const DistConfig& config,
+                                                      nutchfs::Env* env = nullptr);
 
 // The committed round manifest of that db, without opening a table (quick stats).
 Result<RoundManifest> ReadCommittedRound(const std::string& config_path);

@@ -303,6 +303,9 @@ Status Round::Exchanged(DistPlumbing& plumbing, const std::string& digest) {
                            RunStages(plumbing, {enter, options_.before_step}));
   enter(kCommitStage);
   Step("commit");
+  // The new section files are synced; their names must be too before a manifest naming
+  // them leaves this machine.
+  NUTCHFS_RETURN_IF_ERROR(local_.SyncDir(section_dir_));
   NUTCHFS_ASSIGN_OR_RETURN(RoundManifest installed,
                            committer_->Commit(*exchange_, next_, section));
   enter(kCommitStage);
@@ -400,8 +403,11 @@ Result<RoundReport> RunRound(const DistConfig& config, const RunOptions& options
     return Err(Status::InvalidArgument(fmt::format("writer {} is not in 0..{}", options.writer,
                                                    config.k - 1)));
   }
-  NUTCHFS_ASSIGN_OR_RETURN(
-      auto fs, nutchfs::NutchFs::Open(config.cluster, config.writer_machines[options.writer]));
+  nutchfs::NutchFsOptions fs_options;
+  fs_options.env = options.env;
+  NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster,
+                                                           config.writer_machines[options.writer],
+                                                           fs_options));
   return Round(config, options, *fs).Run();
 }
 

@@ -25,6 +25,10 @@ struct RunOptions {
   // engine's "stage 1 ..".."stage 5 ..", "commit" before each step, and "done" once the
   // round is committed on this machine, before the clean-up.
   std::function<void(std::string_view)> before_step;
+  // Tests: if set, every machine's root and the call files are reached through this Env
+  // (nutchfs::NutchFsOptions::env), so that k writers can run as threads of one process
+  // over one in-memory file system. Not owned.
+  nutchfs::Env* env = nullptr;
 };
 
 struct RoundReport {
@@ -36,6 +40,7 @@ struct RoundReport {
   uint64_t pages = 0, links = 0;  // of the whole db after the round
 };
 
+// Thread-safe: writers of one round may run as threads of one process (options.env).
 Result<RoundReport> RunRound(const DistConfig& config, const RunOptions& options);
 
 }  // namespace distwriter

@@ -132,11 +132,24 @@ Status RoundStore::Install(uint64_t version) {
   return nutchfs::WriteFileAtomically(*at.env, at.path, RoundFileName(version) + "\n");
 }
 
+// Refuses when the db exists: CURRENT at every machine of the meta group, or any CURRENT
+// naming a round after the first. CURRENT at some machines only, all naming ROUND-1, is
+// a create cut short (killed, or a power loss, between its puts): it is done again.
 Status RoundStore::CheckNoDb() {
-  NUTCHFS_ASSIGN_OR_RETURN(auto current, View(kCurrent));
-  if (!current.env->FileExists(current.path)) return Status::OK();
-  return Status::InvalidArgument("a distributed webdb '" + config_.db() + "' already exists (" +
-                                 current.path + ")");
+  const nutchfs::GroupConfig* meta = config_.cluster.FindGroup(kMetaGroup);
+  const std::string first = RoundFileName(1) + "\n";
+  size_t present = 0;
+  for (const std::string& machine : meta->machines) {
+    NUTCHFS_ASSIGN_OR_RETURN(auto at, fs_.LocateAt(config_.MetaFile(kCurrent), machine));
+    auto text = nutchfs::ReadFileToString(*at.env, at.path);
+    if (!text && text.error().IsNotFound()) continue;
+    if (!text) return text.error();
+    if (++present == meta->machines.size() || *text != first) {
+      return Status::InvalidArgument("a distributed webdb '" + config_.db() +
+                                     "' already exists (" + at.path + ")");
+    }
+  }
+  return Status::OK();
 }
 
 Status RoundStore::CreateEverywhere(const RoundManifest& round) {

@@ -1,8 +1,10 @@
 // Env's default CopyWithin: a streaming copy through the Env's own file objects, so a
-// wrapping Env (FaultEnv) sees, and can fail, every step.
+// wrapping Env (FaultEnv) sees, and can fail, every step. And CreateDirsDurably.
 #include "nutchfs/env.h"
 
 #include <memory>
+
+#include "nutchfs/publish.h"
 
 namespace nutchfs {
 
@@ -18,6 +20,21 @@ Status Env::CopyWithin(const std::string& from, const std::string& to) {
   }
   NUTCHFS_RETURN_IF_ERROR(out->Sync());
   return out->Close();
+}
+
+Status CreateDirsDurably(Env& env, const std::string& dir) {
+  // The directories to make, outermost last.
+  std::vector<std::string> missing;
+  for (std::string d = dir; !env.FileExists(d); d = DirOf(d)) {
+    missing.push_back(d);
+    if (d == "/" || d == ".") break;
+  }
+  if (missing.empty()) return Status::OK();
+  NUTCHFS_RETURN_IF_ERROR(env.CreateDirs(dir));
+  for (auto d = missing.rbegin(); d != missing.rend(); ++d) {
+    NUTCHFS_RETURN_IF_ERROR(env.SyncDir(DirOf(*d)));
+  }
+  return Status::OK();
 }
 
 }  // namespace nutchfs

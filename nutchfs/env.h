@@ -113,6 +113,10 @@ Result<std::string> ReadStreamToString(Env& env, const std::string& path);
 // Writes contents to a temporary name beside path, syncs, renames over path and syncs
 // the directory; on failure the temporary file is removed.
 Status WriteFileAtomically(Env& env, const std::string& path, std::string_view contents);
+// Env::CreateDirs, and the new directories made durable: the directory holding each
+// directory it created is synced (a new directory's entry is durable only then, and
+// with it everything below). Syncs nothing when dir exists.
+Status CreateDirsDurably(Env& env, const std::string& dir);
 
 }  // namespace nutchfs
 

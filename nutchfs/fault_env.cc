@@ -27,18 +27,22 @@ const char* OpName(FaultOp op) {
   return kNames[static_cast<size_t>(op)];
 }
 
-Status Injected(FaultOp op, const std::string& path) {
-  return Status::IOError(std::string("injected fault: ") + OpName(op) + " " + path);
+// The failure of a fault of kind kError on op at path (`what` names it: the path, or
+// for a rename "FROM to TO").
+Status Injected(const FaultSpec& spec, const std::string& what) {
+  const std::string context = std::string(OpName(spec.op)) + " " + what;
+  if (spec.error != 0) return Status::FromErrno(context, spec.error);
+  return Status::IOError("injected fault: " + context);
 }
 
 // The armed faults and their counters, shared by the Env and the files it opened.
 class FaultState {
  public:
-  // The fault to apply to this operation, if one fires.
-  std::optional<FaultSpec> Check(FaultOp op) {
+  // The fault to apply to this operation on path, if one fires.
+  std::optional<FaultSpec> Check(FaultOp op, const std::string& path) {
     std::lock_guard<std::mutex> lock(mu_);
     Armed& a = armed_[static_cast<size_t>(op)];
-    if (!a.active) return std::nullopt;
+    if (!a.active || !path.starts_with(a.spec.path_prefix)) return std::nullopt;
     ++a.count;
     if (a.count < a.spec.nth || (a.spec.times >= 0 && a.count >= a.spec.nth + a.spec.times)) {
       return std::nullopt;
@@ -63,6 +67,11 @@ class FaultState {
     return fired_;
   }
 
+  int seen(FaultOp op) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return armed_[static_cast<size_t>(op)].count;
+  }
+
  private:
   struct Armed {
     FaultSpec spec;
@@ -75,13 +84,15 @@ class FaultState {
   int fired_ = 0;
 };
 
-// Runs a Status-returning operation unless a kError or kDrop fault fires.
+// Runs a Status-returning operation on path unless a kError or kDrop fault fires; `what`
+// names the operation's target in the error (default: path).
 template <typename Fn>
-Status Guard(FaultState& state, FaultOp op, const std::string& path, Fn&& fn) {
-  std::optional<FaultSpec> fault = state.Check(op);
+Status Guard(FaultState& state, FaultOp op, const std::string& path, Fn&& fn,
+             const std::string& what = "") {
+  std::optional<FaultSpec> fault = state.Check(op, path);
   if (!fault) return fn();
   if (fault->kind == FaultKind::kDrop) return Status::OK();
-  return Injected(op, path);
+  return Injected(*fault, what.empty() ? path : what);
 }
 
 class FaultSequentialFile final : public SequentialFile {
@@ -90,7 +101,7 @@ class FaultSequentialFile final : public SequentialFile {
       : base_(std::move(base)), state_(std::move(state)) {}
 
   Result<std::string_view> Read(size_t n, char* scratch) override {
-    if (state_->Check(FaultOp::kRead)) return Err(Injected(FaultOp::kRead, path()));
+    if (auto fault = state_->Check(FaultOp::kRead, path())) return Err(Injected(*fault, path()));
     return base_->Read(n, scratch);
   }
   Status Skip(uint64_t n) override { return base_->Skip(n); }
@@ -107,7 +118,7 @@ class FaultRandomAccessFile final : public RandomAccessFile {
       : base_(std::move(base)), state_(std::move(state)) {}
 
   Result<std::string_view> Read(uint64_t offset, size_t n, char* scratch) const override {
-    if (state_->Check(FaultOp::kRead)) return Err(Injected(FaultOp::kRead, path()));
+    if (auto fault = state_->Check(FaultOp::kRead, path())) return Err(Injected(*fault, path()));
     return base_->Read(offset, n, scratch);
   }
   uint64_t size() const override { return base_->size(); }
@@ -126,12 +137,12 @@ class FaultWritableFile final : public WritableFile {
       : base_(std::move(base)), state_(std::move(state)), keep_(keep) {}
 
   Status Append(std::string_view data) override {
-    std::optional<FaultSpec> fault = state_->Check(FaultOp::kAppend);
+    std::optional<FaultSpec> fault = state_->Check(FaultOp::kAppend, path());
     if (fault && fault->kind == FaultKind::kDrop) return Status::OK();
     if (fault) {
       Status s = Pass(data.substr(0, data.size() / 2));
       if (!s.ok()) return s;
-      return Injected(FaultOp::kAppend, path());
+      return Injected(*fault, path());
     }
     return Pass(data);
   }
@@ -168,30 +179,27 @@ class FaultEnvImpl final : public FaultEnv {
   Status Inject(const FaultSpec& spec) override;
   void Clear() override { state_->Clear(); }
   int fired() const override { return state_->fired(); }
+  int seen(FaultOp op) const override { return state_->seen(op); }
 
   Capabilities capabilities() const override { return base_->capabilities(); }
 
   Result<std::unique_ptr<SequentialFile>> NewSequentialFile(const std::string& path) override {
-    if (state_->Check(FaultOp::kNewSequential)) {
-      return Err(Injected(FaultOp::kNewSequential, path));
-    }
+    if (auto fault = state_->Check(FaultOp::kNewSequential, path)) return Err(Injected(*fault, path));
     NUTCHFS_ASSIGN_OR_RETURN(auto file, base_->NewSequentialFile(path));
     return std::make_unique<FaultSequentialFile>(std::move(file), state_);
   }
 
   Result<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(const std::string& path) override {
-    if (state_->Check(FaultOp::kNewRandomAccess)) {
-      return Err(Injected(FaultOp::kNewRandomAccess, path));
+    if (auto fault = state_->Check(FaultOp::kNewRandomAccess, path)) {
+      return Err(Injected(*fault, path));
     }
     NUTCHFS_ASSIGN_OR_RETURN(auto file, base_->NewRandomAccessFile(path));
     return std::make_unique<FaultRandomAccessFile>(std::move(file), state_);
   }
 
   Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
-    std::optional<FaultSpec> fault = state_->Check(FaultOp::kNewWritable);
-    if (fault && fault->kind == FaultKind::kError) {
-      return Err(Injected(FaultOp::kNewWritable, path));
-    }
+    std::optional<FaultSpec> fault = state_->Check(FaultOp::kNewWritable, path);
+    if (fault && fault->kind == FaultKind::kError) return Err(Injected(*fault, path));
     NUTCHFS_ASSIGN_OR_RETURN(auto file, base_->NewWritableFile(path));
     std::optional<uint64_t> keep;
     if (fault) keep = fault->keep_bytes;
@@ -206,17 +214,19 @@ class FaultEnvImpl final : public FaultEnv {
   bool FileExists(const std::string& path) override { return base_->FileExists(path); }
 
   Result<uint64_t> GetFileSize(const std::string& path) override {
-    if (state_->Check(FaultOp::kGetFileSize)) return Err(Injected(FaultOp::kGetFileSize, path));
+    if (auto fault = state_->Check(FaultOp::kGetFileSize, path)) return Err(Injected(*fault, path));
     return base_->GetFileSize(path);
   }
 
   Result<std::vector<std::string>> GetChildren(const std::string& dir) override {
-    if (state_->Check(FaultOp::kGetChildren)) return Err(Injected(FaultOp::kGetChildren, dir));
+    if (auto fault = state_->Check(FaultOp::kGetChildren, dir)) return Err(Injected(*fault, dir));
     return base_->GetChildren(dir);
   }
 
   Status RenameFile(const std::string& from, const std::string& to) override {
-    return Guard(*state_, FaultOp::kRename, from, [&] { return base_->RenameFile(from, to); });
+    return Guard(
+        *state_, FaultOp::kRename, from, [&] { return base_->RenameFile(from, to); },
+        from + " to " + to);
   }
   Status RemoveFile(const std::string& path) override {
     return Guard(*state_, FaultOp::kRemove, path, [&] { return base_->RemoveFile(path); });
@@ -248,6 +258,9 @@ Status FaultEnvImpl::Inject(const FaultSpec& spec) {
     return Status::InvalidArgument("truncation applies to files opened for writing only");
   }
   if (spec.nth < 1) return Status::InvalidArgument("nth counts from 1");
+  if (spec.error != 0 && spec.kind != FaultKind::kError) {
+    return Status::InvalidArgument("an errno goes with kError only");
+  }
   state_->Arm(spec);
   return Status::OK();
 }

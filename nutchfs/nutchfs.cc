@@ -108,6 +108,16 @@ Result<NutchFs::Located> NutchFs::Locate(const NutchFile& file) {
   return Located{at.env, at.path};
 }
 
+Result<NutchFs::Located> NutchFs::LocateAt(const NutchFile& file, const std::string& machine) {
+  NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(file));
+  if (!Contains(group->machines, machine)) {
+    return Err(Status::InvalidArgument("machine '" + machine + "' does not hold share group '" +
+                                       group->name + "'"));
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(Place at, PlaceAt(*config_.FindMachine(machine), file));
+  return Located{at.env, at.path};
+}
+
 Result<FileInfo> NutchFs::Put(const std::string& local_path, const NutchFile& file) {
   NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(file));
   std::optional<FileInfo> first;

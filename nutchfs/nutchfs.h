@@ -119,6 +119,9 @@ class NutchFs {
     std::string path;
   };
   Result<Located> Locate(const NutchFile& file);
+  // The same at a given machine of the group (InvalidArgument if it does not hold it):
+  // for a command that checks every copy of a group held by several machines.
+  Result<Located> LocateAt(const NutchFile& file, const std::string& machine);
 
   // Path of `file` on this machine, to be read through local_env(). InvalidArgument if
   // there is no own machine or it does not hold the group.

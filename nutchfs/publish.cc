@@ -90,7 +90,7 @@ std::string TempPathFor(const std::string& dest_path) {
 Result<FileInfo> PublishFile(Env& src, const std::string& src_path, Env& dst,
                              const std::string& dest_path, bool verify_checksum) {
   const std::string dir = DirOf(dest_path);
-  NUTCHFS_RETURN_IF_ERROR(dst.CreateDirs(dir));
+  NUTCHFS_RETURN_IF_ERROR(CreateDirsDurably(dst, dir));
   const std::string tmp = TempPathFor(dest_path);
   auto info = WriteAndRename(src, src_path, dst, tmp, dest_path, verify_checksum);
   if (!info) {

@@ -5,7 +5,9 @@
 namespace nutchfs {
 
 Status Status::FromErrno(std::string_view context, int err) {
-  return IOError(std::string(context) + ": " + std::strerror(err));
+  const char* name = ::strerrorname_np(err);
+  return IOError(std::string(context) + ": " + std::strerror(err) +
+                 (name != nullptr ? std::string(" (") + name + ")" : std::string()));
 }
 
 std::string Status::ToString() const {

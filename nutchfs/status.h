@@ -38,7 +38,8 @@ class [[nodiscard]] Status {
     return Status(Code::kInvalidArgument, std::move(msg));
   }
   static Status IOError(std::string msg) { return Status(Code::kIOError, std::move(msg)); }
-  // IOError from errno: "context: strerror(err)".
+  // IOError from errno: "context: strerror(err) (ENAME)", e.g. "write /x: No space left
+  // on device (ENOSPC)".
   static Status FromErrno(std::string_view context, int err);
   static Status Busy(std::string msg) { return Status(Code::kBusy, std::move(msg)); }
   static Status Timeout(std::string msg) { return Status(Code::kTimeout, std::move(msg)); }

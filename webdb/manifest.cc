@@ -24,6 +24,10 @@ bool IsDbFileName(std::string_view name) {
   return name.starts_with("MANIFEST-") || name.ends_with(".tbl");
 }
 
+bool IsTemporaryFileName(std::string_view name) {
+  return name.find(".tmp.") != std::string_view::npos;
+}
+
 std::string ManifestFileName(uint64_t version) { return fmt::format("MANIFEST-{:06d}", version); }
 
 std::string TableFileName(TableId t, uint64_t version, std::string_view suffix) {
@@ -103,7 +107,7 @@ Result<Manifest> Manifest::Decode(std::string_view text, const std::string& path
 }
 
 Result<Manifest> CreateEmptyTables(nutchfs::Env& env, const std::string& dir) {
-  NUTCHFS_RETURN_IF_ERROR(env.CreateDirs(dir));
+  NUTCHFS_RETURN_IF_ERROR(nutchfs::CreateDirsDurably(env, dir));
   Manifest m;
   m.version = 1;
   for (int i = 0; i < kNumTables; ++i) {
@@ -115,6 +119,7 @@ Result<Manifest> CreateEmptyTables(nutchfs::Env& env, const std::string& dir) {
     f.crc = builder->file_crc();
     f.id = builder->file_id();
   }
+  NUTCHFS_RETURN_IF_ERROR(env.SyncDir(dir));
   return m;
 }
 
@@ -167,7 +172,7 @@ Status RemoveObsoleteFiles(nutchfs::Env& env, const std::string& dir,
                            const std::vector<const Manifest*>& live) {
   NUTCHFS_ASSIGN_OR_RETURN(auto names, env.GetChildren(dir));
   for (const std::string& name : names) {
-    if (!IsDbFileName(name)) continue;
+    if (!IsDbFileName(name) && !IsTemporaryFileName(name)) continue;
     bool used = false;
     for (const Manifest* m : live) {
       used = used || name == ManifestFileName(m->version);

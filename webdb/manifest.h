@@ -60,9 +60,13 @@ std::string TableFileName(TableId t, uint64_t version, std::string_view suffix =
 // True for the names of files a db directory's versions are made of (manifests and
 // table files, complete or not).
 bool IsDbFileName(std::string_view name);
+// True for the temporary names of a write-then-rename (nutchfs::WriteFileAtomically's
+// "NAME.tmp.*", a publication's or a lock removal's ".tmp.*"): what a process that died
+// between writing and renaming leaves behind.
+bool IsTemporaryFileName(std::string_view name);
 
-// Creates dir (if needed) and four empty table files of version 1 in it; returns their
-// manifest, not installed.
+// Creates dir (if needed) and four empty table files of version 1 in it, durably;
+// returns their manifest, not installed.
 Result<Manifest> CreateEmptyTables(nutchfs::Env& env, const std::string& dir);
 
 // The version CURRENT names in dir. NotFound if dir holds no db, Corruption if CURRENT
@@ -80,8 +84,9 @@ Status WriteManifest(nutchfs::Env& env, const std::string& dir, const Manifest& 
 Status SetCurrent(nutchfs::Env& env, const std::string& dir, uint64_t version);
 // Both steps: m becomes the current version.
 Status InstallManifest(nutchfs::Env& env, const std::string& dir, const Manifest& m);
-// Deletes table and manifest files of dir that no manifest in `live` uses. Readers that
-// opened an older version keep reading it through their open files.
+// Deletes table and manifest files of dir that no manifest in `live` uses, and temporary
+// files. Readers that opened an older version keep reading it through their open files.
+// REQUIRES: the caller holds the directory's writer lock (no write is in progress).
 Status RemoveObsoleteFiles(nutchfs::Env& env, const std::string& dir,
                            const std::vector<const Manifest*>& live);
 

@@ -40,7 +40,9 @@ class ManifestTableSource final : public TableSource {
   std::array<std::unique_ptr<Table>, kNumTables> tables_;
 };
 
-// Files of the db's kind that no kept or pinned version names.
+// Files of the db's kind that no kept or pinned version names, and visible temporary
+// files. Hidden ones (".tmp.*": a lock release cut short) are invisible, as in NutchFS,
+// and go with the next writer's Open like the rest.
 void CheckLeftovers(nutchfs::Env& env, const std::string& dir, const Manifest& current,
                     FindingLog& log) {
   auto live = LiveManifests(env, dir, current, /*remove_stale_pins=*/false);
@@ -48,6 +50,10 @@ void CheckLeftovers(nutchfs::Env& env, const std::string& dir, const Manifest& c
   auto names = env.GetChildren(dir);
   if (!names) return log.AddStatus(dir, names.error());
   for (const std::string& name : *names) {
+    if (IsTemporaryFileName(name) && !name.starts_with(".")) {
+      log.Add({dir + "/" + name, "", "left over: temporary file of an interrupted write"});
+      continue;
+    }
     if (!IsDbFileName(name)) continue;
     bool used = false;
     for (const Manifest& m : *live) {

@@ -65,8 +65,11 @@ class SingleWriter final : public Writer {
   Status Close() override {
     closed_ = true;
     Status s = Apply();
+    if (!s.ok()) RemoveUnfinished();
     Status cleaned = env_.RemoveDirRecursively(dir_ + "/work");
     Status released = lock_->Release();
+    // So that a power loss now finds no LOCK (it would be broken as stale anyway).
+    if (released.ok()) released = env_.SyncDir(dir_);
     if (!s.ok()) return s;
     return cleaned.ok() ? released : cleaned;
   }
@@ -95,7 +98,23 @@ class SingleWriter final : public Writer {
     next.time_ms = NowMs();
     next.keep = keep_.value_or(current_.keep);
     next.restores = 0;
-    return PublishVersion(env_, dir_, current_, next, options_.hooks.before_step);
+    NUTCHFS_RETURN_IF_ERROR(
+        PublishVersion(env_, dir_, current_, next, options_.hooks.before_step));
+    // The removals durable while LOCK still is: a power loss never shows old files
+    // without the LOCK that marks them as an update's.
+    return env_.SyncDir(dir_);
+  }
+
+  // After a failed update (a full disk, an I/O error): removes the files no kept or
+  // pinned version uses — its unfinished tables and manifest, temporary files — so that
+  // the db is left as it was (or as published, when the failure came after the switch).
+  // Best effort: the update's error is the one to report, and the next Open removes
+  // what is left.
+  void RemoveUnfinished() {
+    auto current = ReadCurrentManifest(env_, dir_);
+    if (!current) return;
+    Status ignored = CollectGarbage(env_, dir_, *current);
+    (void)ignored;
   }
 
   nutchfs::Env& env_;
@@ -127,6 +146,9 @@ Result<std::unique_ptr<Writer>> Writer::Open(nutchfs::Env& env, const std::strin
   // The lock first: the version read after it cannot be replaced by another writer
   // before this one has published (or given up).
   NUTCHFS_ASSIGN_OR_RETURN(auto lock, nutchfs::ScopedLock::Acquire(env, dir + "/LOCK", "webdb writer"));
+  // LOCK durable before any file of the update: whatever of the update a power loss
+  // keeps, it keeps the LOCK that marks it as unfinished (docs/DESIGN.md).
+  NUTCHFS_RETURN_IF_ERROR(env.SyncDir(dir));
   NUTCHFS_ASSIGN_OR_RETURN(Manifest current, ReadCurrentManifest(env, dir));
   // Whatever an interrupted session left behind is not part of any version.
   NUTCHFS_RETURN_IF_ERROR(env.RemoveDirRecursively(dir + "/work"));

@@ -1,6 +1,7 @@
 #include "nutchfs/fault_env.h"
 
 #include <catch2/catch.hpp>
+#include <cerrno>
 
 #include "nutchfs/mem_env.h"
 
@@ -100,10 +101,57 @@ TEST_CASE("fault env fails reads, opens, syncs and exclusive creates", "[nutchfs
   CHECK_FALSE(env->GetFileSize("/f"));
 }
 
+TEST_CASE("fault env reports an errno naming the operation and the file", "[nutchfs][fault]") {
+  auto mem = nutchfs::NewMemEnv();
+  auto env = nutchfs::NewFaultEnv(mem.get());
+  struct Case {
+    FaultOp op;
+    int error;
+    const char* text;
+  };
+  for (Case c : {Case{FaultOp::kAppend, ENOSPC, "append /f: No space left on device (ENOSPC)"},
+                 Case{FaultOp::kSync, EIO, "sync /f: Input/output error (EIO)"},
+                 Case{FaultOp::kNewWritable, EDQUOT, "open for writing /f: Disk quota exceeded (EDQUOT)"},
+                 Case{FaultOp::kRename, ENOSPC, "rename /f to /g: No space left on device (ENOSPC)"}}) {
+    CAPTURE(c.text);
+    FaultSpec spec{c.op, 1, FaultKind::kError};
+    spec.error = c.error;
+    REQUIRE(env->Inject(spec).ok());
+    nutchfs::Status s = WriteFile(*env, "/f", "data");
+    if (s.ok()) s = env->RenameFile("/f", "/g");
+    CHECK(s.IsIOError());
+    CHECK(s.message() == c.text);
+    env->Clear();
+  }
+}
+
+TEST_CASE("fault env can limit a fault to the paths under a prefix", "[nutchfs][fault]") {
+  auto mem = nutchfs::NewMemEnv();
+  auto env = nutchfs::NewFaultEnv(mem.get());
+  REQUIRE(env->CreateDirs("/m0").ok());
+  REQUIRE(env->CreateDirs("/m1").ok());
+  FaultSpec spec{FaultOp::kSync, 2, FaultKind::kError, -1};
+  spec.error = ENOSPC;
+  spec.path_prefix = "/m1/";
+  REQUIRE(env->Inject(spec).ok());
+  CHECK(WriteFile(*env, "/m1/a", "1").ok());  // the 1st sync under /m1
+  CHECK(WriteFile(*env, "/m0/a", "1").ok());  // not counted
+  CHECK(env->seen(FaultOp::kSync) == 1);
+  CHECK_FALSE(WriteFile(*env, "/m1/b", "2").ok());
+  CHECK_FALSE(WriteFile(*env, "/m1/c", "3").ok());  // a full disk stays full
+  CHECK(WriteFile(*env, "/m0/b", "2").ok());
+  CHECK(env->seen(FaultOp::kSync) == 3);
+  CHECK(env->fired() == 2);
+  CHECK(env->seen(FaultOp::kRename) == 0);  // nothing armed
+}
+
 TEST_CASE("fault env rejects faults that make no sense", "[nutchfs][fault]") {
   auto mem = nutchfs::NewMemEnv();
   auto env = nutchfs::NewFaultEnv(mem.get());
   CHECK(env->Inject({FaultOp::kRead, 1, FaultKind::kDrop}).IsInvalidArgument());
   CHECK(env->Inject({FaultOp::kRename, 1, FaultKind::kTruncate}).IsInvalidArgument());
   CHECK(env->Inject({FaultOp::kRename, 0, FaultKind::kError}).IsInvalidArgument());
+  FaultSpec dropped_errno{FaultOp::kRename, 1, FaultKind::kDrop};
+  dropped_errno.error = EIO;
+  CHECK(env->Inject(dropped_errno).IsInvalidArgument());
 }

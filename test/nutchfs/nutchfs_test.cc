@@ -315,6 +315,11 @@ TEST_CASE("NutchFs works the same over a memory env", "[nutchfs]") {
   CHECK(waited.ok());
   CHECK(ReadLocal(*mem, "/mem/b/crawl/gb/f") == "in memory");
   CHECK(*b->List("crawl", "gb") == std::vector<std::string>{"f"});
+  auto at_c = a->LocateAt(File("all", "x"), "c");
+  REQUIRE(at_c);
+  CHECK(at_c->env == mem.get());
+  CHECK(at_c->path == "/mem/c/crawl/all/x");
+  CHECK(a->LocateAt(File("gb", "x"), "a").error().IsInvalidArgument());
 }
 
 TEST_CASE("a faulty put leaves no visible file and a retry succeeds", "[nutchfs][fault]") {

@@ -194,6 +194,13 @@ TEST_CASE("damaged files are reported with file and offset", "[verify][fault]") 
     findings = db.Verify();
     CHECK(Reported(findings, {"pagesByURL-000099.tbl", "left over"}));
   }
+  SECTION("left-over temporary file of a write-then-rename; a hidden one is invisible") {
+    REQUIRE(nutchfs::WriteFileAtomically(*db.env, db.dir + "/CURRENT.tmp.12.3", "x").ok());
+    REQUIRE(nutchfs::WriteFileAtomically(*db.env, db.dir + "/.tmp.LOCK.host.12.ab", "x").ok());
+    findings = db.Verify();
+    CHECK(Reported(findings, {"CURRENT.tmp.12.3", "temporary file"}));
+    CHECK(findings.size() == 1);
+  }
   SECTION("left-over files are not reported while a writer holds LOCK") {
     REQUIRE(nutchfs::WriteFileAtomically(*db.env, db.dir + "/pagesByURL-000099.tbl", "x").ok());
     REQUIRE(nutchfs::WriteFileAtomically(*db.env, db.dir + "/LOCK", "pid 1").ok());
