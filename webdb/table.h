@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nutchfs/env.h"
@@ -37,6 +38,9 @@ class Table {
   std::unique_ptr<Iterator> NewIterator() const;
 
   uint64_t num_records() const { return footer_.num_records; }
+  uint64_t num_blocks() const { return handles_.size(); }
+  // The last key of data block i, from the index. REQUIRES: i < num_blocks().
+  std::string_view block_last_key(uint64_t i) const { return last_keys_[i]; }
   uint64_t file_size() const { return file_->size(); }
   const std::string& path() const { return file_->path(); }
 
