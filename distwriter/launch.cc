@@ -13,6 +13,7 @@
 
 #include <cstring>
 
+#include "distwriter/call_slicer.h"
 #include "distwriter/exchange.h"
 #include "distwriter/round_store.h"
 #include "nutchfs/lock_owner.h"
@@ -48,29 +49,6 @@ std::string HowItEnded(const Child& c) {
                        signal_name(c.exit_code - 128));
   }
   return fmt::format("exit {}", c.exit_code);
-}
-
-// Cuts the concatenated call files into k slices of about equal non-empty line counts.
-Result<std::vector<std::string>> Slice(nutchfs::Env& env, const std::vector<std::string>& files,
-                                       int k) {
-  std::vector<std::string> lines;
-  for (const std::string& f : files) {
-    // "-" is standard input, read whole like a file (a pipe from `webdb calls`).
-    NUTCHFS_ASSIGN_OR_RETURN(std::string text,
-                             nutchfs::ReadStreamToString(env, f == "-" ? "/dev/stdin" : f));
-    size_t start = 0;
-    while (start < text.size()) {
-      size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      if (end > start) lines.push_back(text.substr(start, end - start));
-      start = end + 1;
-    }
-  }
-  std::vector<std::string> slices(k);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    slices[i * static_cast<size_t>(k) / lines.size()] += lines[i] + "\n";
-  }
-  return slices;
 }
 
 // The command an ssh writer runs under the remote login shell (a POSIX shell). sshd
@@ -302,7 +280,6 @@ std::string Failures(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t ro
 
 Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE* out) {
   NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
-  NUTCHFS_ASSIGN_OR_RETURN(auto slices, Slice(fs->local_env(), options.call_files, config.k));
   const std::string host = nutchfs::CurrentProcess("").host;
   RemoveStaleSlices(*fs, config, host);
   const std::string name = fmt::format("inputs/launch-{}-{}.jsonl", host, ::getpid());
@@ -312,13 +289,15 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   // Every slice is in place before any writer starts, so no writer waits in stage 0
   // for a peer whose input is still being copied.
   std::vector<std::string> inputs;
-  for (int i = 0; i < config.k; ++i) {
-    NUTCHFS_RETURN_IF_ERROR(nutchfs::WriteFileAtomically(fs->local_env(), tmp, slices[i]));
-    auto put = fs->Put(tmp, config.WriterFile(i, name));
+  auto publish = [&](int i, const std::string& slice) -> Status {
+    auto put = fs->Put(slice, config.WriterFile(i, name));
     if (!put) return put.error();
     const nutchfs::Location& loc = config.cluster.FindMachine(config.writer_machines[i])->location;
     inputs.push_back(loc.root + "/" + config.WriterFile(i, name).RelativePath());
-  }
+    return Status::OK();
+  };
+  NUTCHFS_RETURN_IF_ERROR(SliceCalls(fs->local_env(), options.call_files, config.k,
+                                     "/tmp/webdb-launch-" + std::to_string(::getpid()), publish));
   std::vector<Child> children;
   for (int i = 0; i < config.k; ++i) {
     NUTCHFS_ASSIGN_OR_RETURN(Child c,

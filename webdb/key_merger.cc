@@ -2,8 +2,9 @@
 
 namespace webdb {
 
-KeyMerger::KeyMerger(Iterator& rows, EditIterator& edits, bool copy_blocks)
-    : rows_(rows), edits_(edits), copy_blocks_(copy_blocks) {
+KeyMerger::KeyMerger(Iterator& rows, EditIterator& edits, bool copy_blocks,
+                     const BlockMarks* marks)
+    : rows_(rows), edits_(edits), copy_blocks_(copy_blocks), marks_(marks) {
   rows_.SeekToFirst();
 }
 
@@ -21,13 +22,16 @@ bool KeyMerger::Next() {
   if (!row_valid && !edit_valid) return false;
   if (!status().ok()) return false;
   if (copy_blocks_ && row_valid) {
-    block_ = rows_.CurrentBlock();
-    if (block_ && (!edit_valid || edits_.edit().key > block_->last_key)) {
-      num_edits_ = 0;
-      has_row_ = false;
-      return true;
+    const std::optional<BlockStart> start = rows_.AtBlockStart();
+    if (start && (!edit_valid || edits_.edit().key > start->last_key) &&
+        (marks_ == nullptr || !marks_->marked(start->index))) {
+      block_ = rows_.CurrentBlock();
+      if (block_) {
+        num_edits_ = 0;
+        has_row_ = false;
+        return true;
+      }
     }
-    block_.reset();
   }
 
   int cmp = !edit_valid ? -1 : !row_valid ? 1 : rows_.key().compare(edits_.edit().key);

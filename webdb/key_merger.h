@@ -2,9 +2,9 @@
 // for each key present in either input it offers the old row (if any) and all edits
 // for that key, in order. It is the loop every merge stage is built on.
 // With copy_blocks, where the rows stand at the start of a stored block (see
-// Iterator::CurrentBlock) whose key range receives no edit, one step offers that whole
-// block instead (block() set, no key): a stage that leaves rows without edits unchanged
-// copies it as it is, undecoded.
+// Iterator::CurrentBlock) whose key range receives no edit and which marks (if given)
+// does not mark, one step offers that whole block instead (block() set, no key): a
+// stage that leaves rows without edits unchanged copies it as it is, undecoded.
 // Views stay valid until the next call to Next(). Not thread-safe.
 #ifndef WEBDB_KEY_MERGER_H_
 #define WEBDB_KEY_MERGER_H_
@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "webdb/block_marks.h"
 #include "webdb/iterator.h"
 
 namespace webdb {
@@ -28,7 +29,8 @@ struct OwnedEdit {
 class KeyMerger {
  public:
   // Rewinds rows to its first key.
-  KeyMerger(Iterator& rows, EditIterator& edits, bool copy_blocks = false);
+  KeyMerger(Iterator& rows, EditIterator& edits, bool copy_blocks = false,
+            const BlockMarks* marks = nullptr);
   KeyMerger(const KeyMerger&) = delete;
   KeyMerger& operator=(const KeyMerger&) = delete;
 
@@ -50,6 +52,7 @@ class KeyMerger {
   Iterator& rows_;
   EditIterator& edits_;
   const bool copy_blocks_;
+  const BlockMarks* const marks_;
   std::optional<RawBlock> block_;
   std::string key_;
   bool has_row_ = false;

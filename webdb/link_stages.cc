@@ -53,8 +53,8 @@ Status EmitTo(EditSink& sink, std::string_view key, uint8_t kind, std::string_vi
 
 Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_md5, RowSink& table,
-                                   EditSink& links_by_url, bool join_unchanged) {
-  KeyMerger m(old_rows, edits, join_unchanged);
+                                   EditSink& links_by_url, const BlockMarks* md5s_gone) {
+  KeyMerger m(old_rows, edits, md5s_gone != nullptr, md5s_gone);
   ForwardProbe sources(new_pages_by_md5);
   StageStats stats;
   std::string changed;
@@ -102,8 +102,8 @@ Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
 
 Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_url, RowSink& table,
-                                   EditSink& links_by_md5, bool join_unchanged) {
-  KeyMerger m(old_rows, edits, join_unchanged);
+                                   EditSink& links_by_md5, const BlockMarks* target_changes) {
+  KeyMerger m(old_rows, edits, target_changes != nullptr, target_changes);
   ForwardProbe targets(new_pages_by_url);
   StageStats stats;
   std::string changed;

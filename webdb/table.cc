@@ -71,6 +71,7 @@ class Table::Iter final : public Iterator {
   std::string_view key() const override { return reader_.key(); }
   std::string_view value() const override { return reader_.value(); }
   Status status() const override { return status_; }
+  std::optional<BlockStart> AtBlockStart() const override;
   std::optional<RawBlock> CurrentBlock() const override;
   void SkipBlock() override;
 
@@ -163,6 +164,11 @@ void Table::Iter::EnterBlock(size_t index, bool readahead) {
   at_block_start_ = true;
 }
 
+std::optional<BlockStart> Table::Iter::AtBlockStart() const {
+  if (!valid_ || !at_block_start_) return std::nullopt;
+  return BlockStart{block_, table_->last_keys_[block_]};
+}
+
 std::optional<RawBlock> Table::Iter::CurrentBlock() const {
   if (!valid_ || !at_block_start_) return std::nullopt;
   const BlockHandle& h = table_->handles_[block_];
@@ -170,7 +176,7 @@ std::optional<RawBlock> Table::Iter::CurrentBlock() const {
   std::optional<uint64_t> records = CountBlockRecords(raw.substr(0, h.size));
   if (!records) return std::nullopt;
   block_records_ = *records;
-  return RawBlock{raw, reader_.key(), table_->last_keys_[block_], *records};
+  return RawBlock{raw, reader_.key(), table_->last_keys_[block_], *records, block_};
 }
 
 void Table::Iter::SkipBlock() {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nutchfs/env.h"
@@ -43,6 +44,9 @@ class Table {
 
   uint64_t num_records() const { return footer_.num_records; }
   const Footer& footer() const { return footer_; }
+  uint64_t num_blocks() const { return handles_.size(); }
+  // The last key of data block i, from the index. REQUIRES: i < num_blocks().
+  std::string_view block_last_key(uint64_t i) const { return last_keys_[i]; }
   uint64_t file_size() const { return file_->size(); }
   const std::string& path() const { return file_->path(); }
 
