@@ -73,7 +73,8 @@ TEST_CASE("a writer killed at each step and restarted completes the round", "[fa
 }
 
 TEST_CASE("a writer killed after its commit finds the round applied when restarted", "[fault]") {
-  FaultDb db(3, 20, 60000);
+  constexpr int kTimeoutMs = 60000;
+  FaultDb db(3, 20, kTimeoutMs);
   const FaultDb::Round r = db.NextRound();
   std::vector<std::unique_ptr<Subprocess>> writers;
   for (int i = 0; i < 3; ++i) {
@@ -90,7 +91,8 @@ TEST_CASE("a writer killed after its commit finds the round applied when restart
   const testutil::RunReport report = testutil::ParseRunReport(res.out);
   CHECK(report.already_applied);
   CHECK(report.version == db.version());
-  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));  // no timeout
+  // Found at once, not by waiting out timeout_ms for peers that will never come.
+  CHECK(std::chrono::steady_clock::now() - start < milliseconds(kTimeoutMs));
   RunAll(db, db.NextRound());  // its clean-up is done; the next round runs normally
 }
 
@@ -121,11 +123,15 @@ TEST_CASE("a writer killed at a random moment and restarted completes the round"
     const auto took = std::chrono::steady_clock::now() - start;
     round_ms = std::min<int64_t>(round_ms, std::chrono::duration_cast<milliseconds>(took).count());
   }
+  // How many kills hit a running writer depends on the machine's speed at that moment,
+  // so the delays shrink whenever one came too late, until kWanted kills have hit (a slow
+  // machine only makes that easier).
+  constexpr int kWanted = 4, kMaxKills = 16;
   std::vector<std::unique_ptr<Subprocess>> writers;
   int kills = 0;
-  for (int n = 1; n <= 8; ++n) {
+  for (int n = 1; n <= kMaxKills && kills < kWanted; ++n) {
     const int victim = n % 3;
-    const milliseconds after(round_ms * n / 12);
+    const milliseconds after(round_ms * (n % 8 + 1) / 12);
     CAPTURE(victim, after.count(), round_ms);
     const FaultDb::Round r = db.NextRound();
     writers.clear();
@@ -140,13 +146,13 @@ TEST_CASE("a writer killed at a random moment and restarted completes the round"
       INFO(killed.Describe());
       REQUIRE(killed.exit_code == 0);  // it had finished
       writers[victim].reset();
+      round_ms = after.count() * 3 / 4;
     }
     ExpectAllSucceed(writers);
     db.ExpectApplied(r);
   }
-  WARN("timed kills: round of " << round_ms << " ms, " << kills
-                                << " of 8 kills hit a running writer");
-  CHECK(kills >= 4);
+  WARN("timed kills: " << kills << " hit a running writer");
+  CHECK(kills >= kWanted);
 }
 
 TEST_CASE("writers whose peer never starts time out, and the db is unchanged", "[fault]") {
