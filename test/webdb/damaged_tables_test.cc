@@ -92,7 +92,8 @@ TEST_CASE("apply publishes no version on top of a damaged table it does not rewr
   testutil::TempDir tmp;
   Db a(tmp, "a", "http://a.example/"), b(tmp, "b", "http://b.example/");
   // A new page rewrites pagesByURL, pagesByMD5 and linksByURL (its url is a new target);
-  // linksByMD5 is shared by the new version and read by no stage.
+  // no edit reaches linksByMD5. Whether a stage opens it to copy its blocks or only the
+  // check before publishing does, the damage must stop the update, naming the file.
   const testutil::Session session = {testutil::AddPageCall(MakePage("http://c.example/", "c"))};
   const std::string path = a.Path(TableId::kLinksByMd5);
   const uint64_t size = std::filesystem::file_size(path);
@@ -102,11 +103,11 @@ TEST_CASE("apply publishes no version on top of a damaged table it does not rewr
   std::string why;
   SECTION("missing") {
     std::filesystem::remove(path);
-    why = "missing, named by MANIFEST-000003";
+    why = "missing, named by";
   }
   SECTION("truncated") {
     testutil::TruncateFile(path, size - 1);
-    why = "size " + std::to_string(size - 1) + " bytes, MANIFEST-000003 says";
+    why = "size " + std::to_string(size - 1) + " bytes,";
   }
   SECTION("corrupt footer") {
     testutil::FlipByte(path, size - 20);
