@@ -283,7 +283,6 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   const std::string host = nutchfs::CurrentProcess("").host;
   RemoveStaleSlices(*fs, config, host);
   const std::string name = fmt::format("inputs/launch-{}-{}.jsonl", host, ::getpid());
-  const std::string tmp = "/tmp/webdb-launch-" + std::to_string(::getpid()) + ".jsonl";
   const std::string scratch = "/tmp/webdb-launch-" + std::to_string(::getpid()) + ".known_hosts";
   NUTCHFS_ASSIGN_OR_RETURN(const uint64_t committed, LatestVersion(*fs, config));
   // Every slice is in place before any writer starts, so no writer waits in stage 0
@@ -305,7 +304,6 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
     c.ssh = IsSsh(config, i);
     children.push_back(std::move(c));
   }
-  Status removed = fs->local_env().RemoveFile(tmp);
   WaitAll(children);
   Status forgotten = fs->local_env().RemoveFile(scratch);
   (void)forgotten;  // exists only if a host key was accepted
@@ -316,7 +314,7 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   const std::string failed = Failures(*fs, config, committed + 1, children);
   if (!failed.empty()) return Status::IOError("writers failed:" + failed);
   PrintReport(config, children, out);
-  return removed;
+  return Status::OK();
 }
 
 }  // namespace distwriter
