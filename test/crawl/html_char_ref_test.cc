@@ -12,7 +12,7 @@ std::pair<std::string, size_t> Decode(std::string_view text, bool in_attribute =
   return {out, n};
 }
 
-TEST_CASE("named references: longest match, with or without ';'", "[charref]") {
+TEST_CASE("named references: longest match, with or without the semicolon", "[charref]") {
   CHECK(Decode("&amp;x") == std::pair<std::string, size_t>{"&", 5});
   CHECK(Decode("&ampx") == std::pair<std::string, size_t>{"&", 4});  // legacy name
   CHECK(Decode("&notin;") == std::pair<std::string, size_t>{"\u2209", 7});

@@ -89,7 +89,7 @@ TEST_CASE("slices are contiguous, cut at line starts, about equal in bytes", "[s
   CheckNoFilesLeft(dir, dir.File("tmp"));
 }
 
-TEST_CASE("a last line without newline gets one; empty files and tiny streams", "[slicer]") {
+TEST_CASE("a last line without newline gets one, and empty files and tiny streams", "[slicer]") {
   testutil::TempDir dir;
   WriteFile(dir.File("a"), "1\n2");
   WriteFile(dir.File("empty"), "");

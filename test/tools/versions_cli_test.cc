@@ -60,7 +60,7 @@ class Cli {
   int n_ = 0;
 };
 
-TEST_CASE("versions lists the kept versions; read commands take --version") {
+TEST_CASE("versions lists the kept versions, read commands take --version") {
   Cli cli;
   cli.MustRun({"create", cli.db(), "--keep", "3"});
   for (int n = 1; n <= 3; ++n) cli.AddPage(n);

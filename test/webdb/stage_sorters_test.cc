@@ -64,7 +64,7 @@ TEST_CASE("stage sorters return each stage's edits sorted, stage by stage") {
   for (int s = 1; s <= kNumStages; ++s) Expect(sorters, s, added[s - 1]);
 }
 
-TEST_CASE("a lone stage sorter may use the whole pool; later stages that spill give it back") {
+TEST_CASE("a lone stage sorter may use the whole pool, later stages that spill give it back") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
   const std::string work = dir.File("work");
