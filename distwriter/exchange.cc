@@ -99,6 +99,22 @@ void Exchange::PublishFailure(const Status& why, const std::string& work_dir) {
 
 Status Exchange::ClearFailures() { return fs_.DeleteDir(FailureDir(self_)); }
 
+Result<std::vector<int>> Exchange::FailedPeers() {
+  const nutchfs::NutchFile dir = FailureDir(self_);
+  auto names = fs_.List(dir.db, dir.group, dir.name);
+  if (!names && names.error().IsNotFound()) return std::vector<int>();
+  if (!names) return Err(names.error());
+  std::vector<int> peers;
+  for (const std::string& name : *names) {
+    int peer = -1;
+    if (std::sscanf(name.c_str() + name.rfind('/') + 1, "from-%d", &peer) == 1 && peer >= 0 &&
+        peer < config_.k) {
+      peers.push_back(peer);
+    }
+  }
+  return peers;
+}
+
 Status Exchange::RemoveIncoming() {
   auto names = fs_.List(config_.db(), WriterGroup(self_), "rounds");
   if (!names) return names.error().IsNotFound() ? Status::OK() : names.error();

@@ -56,6 +56,8 @@ class Exchange {
   // Removes the failure markers of this round in this writer's group (left by an
   // earlier attempt).
   Status ClearFailures();
+  // The writers whose failure marker for this round is in this writer's group.
+  Result<std::vector<int>> FailedPeers();
   // Removes this writer's incoming files of this round (and of older rounds).
   Status RemoveIncoming();
   // Removes the stage 0 files this writer sent (after a failed round, so that a retry

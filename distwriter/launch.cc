@@ -160,9 +160,19 @@ void Stop(Child& c) {
   c.stdin_fd = -1;
 }
 
+// The peers whose failure marker for round reached writer (none if unreadable).
+std::vector<int> FailedPeersOf(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t round,
+                               int writer) {
+  auto peers = Exchange(fs, config, writer, round, std::chrono::milliseconds(0)).FailedPeers();
+  return peers ? *peers : std::vector<int>();
+}
+
 // Collects every child's stdout until all have exited. When one writer fails the round
-// cannot complete, so the others are stopped instead of waiting out their timeout.
-void WaitAll(std::vector<Child>& children) {
+// cannot complete, so the others are stopped instead of waiting out their timeout —
+// unless a peer's failure marker is what made it fail: that peer is failing already and
+// has told the others, so it is left to exit with its own reason.
+void WaitAll(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t round,
+             std::vector<Child>& children) {
   std::vector<pollfd> fds;
   for (Child& c : children) fds.push_back({c.out_fd, POLLIN, 0});
   size_t open = fds.size();
@@ -181,6 +191,7 @@ void WaitAll(std::vector<Child>& children) {
       --open;
       Reap(children[i]);
       if (children[i].exit_code == 0) continue;
+      if (!FailedPeersOf(fs, config, round, children[i].writer).empty()) continue;
       for (Child& other : children) Stop(other);
     }
   }
@@ -256,15 +267,25 @@ void RemoveStaleSlices(nutchfs::NutchFs& fs, const DistConfig& config, const std
   }
 }
 
-// The failed writers, for the error message. A writer retracts the stage 0 files it sent
-// when it fails, not when it is killed; so that a rerun with other inputs cannot read
-// them, they are retracted here for every writer that did not succeed (all have exited).
+// The failed writers, for the error message. A writer that exited because a peer's
+// failure marker reached it, without publishing one of its own, was stopped by that
+// peer, as if launch had stopped it. A writer retracts the stage 0 files it sent when it
+// fails, not when it is killed; so that a rerun with other inputs cannot read them, they
+// are retracted here for every writer that did not succeed (all have exited).
 std::string Failures(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t round,
                      const std::vector<Child>& children) {
+  std::vector<std::vector<int>> told(config.k);  // told[i]: peers whose marker i holds
+  std::vector<bool> published(config.k, false);
+  for (const Child& c : children) {
+    if (c.exit_code == 0) continue;
+    told[c.writer] = FailedPeersOf(fs, config, round, c.writer);
+    for (int p : told[c.writer]) published[p] = true;
+  }
   std::string failed;
   for (const Child& c : children) {
     if (c.exit_code == 0) continue;
-    if (c.stopped || c.exit_code == 128 + SIGTERM) {
+    const bool by_peer = !told[c.writer].empty() && !published[c.writer] && c.signal == 0;
+    if (c.stopped || c.exit_code == 128 + SIGTERM || by_peer) {
       failed += fmt::format(" {} (stopped)", config.Describe(c.writer));
     } else {
       failed += fmt::format(" {} ({})", config.Describe(c.writer), HowItEnded(c));
@@ -304,7 +325,7 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
     c.ssh = IsSsh(config, i);
     children.push_back(std::move(c));
   }
-  WaitAll(children);
+  WaitAll(*fs, config, committed + 1, children);
   Status forgotten = fs->local_env().RemoveFile(scratch);
   (void)forgotten;  // exists only if a host key was accepted
   for (const Child& c : children) {
