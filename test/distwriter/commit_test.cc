@@ -70,6 +70,8 @@ TEST_CASE("a writer killed right after its section manifest reaches writer 0", "
   writers[1].reset();
   ExpectAllSucceed(writers);
   db.ExpectAppliedForReaders(r);  // readers see the whole new round
+  // Killed again while rolling the round forward, then started once more.
+  REQUIRE(StartVictim(db, r, 1, "commit install")->Wait().KilledBy(SIGKILL));
   ProcessResult restarted = ExpectSuccess(*db.Start(1, r), 1);
   const testutil::RunReport report = testutil::ParseRunReport(restarted.out);
   CHECK(report.already_applied);
