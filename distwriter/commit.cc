@@ -4,6 +4,11 @@
 #include <spdlog/spdlog.h>
 
 namespace distwriter {
+namespace {
+
+constexpr uint8_t kSectionRecord = 0;
+
+}  // namespace
 
 Committer::Committer(nutchfs::NutchFs& fs, const DistConfig& config, int self, RoundStore& store,
                      std::string section_dir, std::string work_dir,
@@ -20,28 +25,46 @@ void Committer::Step(const std::string& name) const {
   if (step_) step_(name);
 }
 
-Result<webdb::Manifest> Committer::ReadSection(const std::string& path, int from) const {
-  NUTCHFS_ASSIGN_OR_RETURN(std::string text, nutchfs::ReadFileToString(fs_.local_env(), path));
-  auto section = webdb::Manifest::Decode(text, path);
+// A section manifest file: one record holding the manifest's text (docs/FORMAT.md,
+// "Exchanged files").
+Result<webdb::Manifest> Committer::ReadSection(Exchange& exchange, const std::string& path,
+                                               int from, int to) const {
+  NUTCHFS_ASSIGN_OR_RETURN(auto it, exchange.OpenFile(path, kCommitStage, from, to));
+  std::string text;
+  int records = 0;
+  for (; it->Valid(); it->Next(), ++records) text.assign(it->edit().value);
+  NUTCHFS_RETURN_IF_ERROR(it->status());
+  auto section = records == 1 ? webdb::Manifest::Decode(text, path)
+                              : Result<webdb::Manifest>(Err(Status::Corruption(fmt::format(
+                                    "{}: {} records, not one section manifest", path, records))));
   if (!section) {
-    return Err(DiscardIfCorrupt(fs_.local_env(), path,
-                                section.error().WithContext("section manifest of " +
-                                                            config_.Describe(from))));
+    return Err(DiscardIfUnusable(
+        fs_.local_env(), path,
+        section.error().WithContext("section manifest of " + config_.Describe(from))));
   }
   return section;
+}
+
+Status Committer::SendSection(Exchange& exchange, const webdb::Manifest& section, int to) {
+  const std::string path = fmt::format("{}/section-to{}.edits", work_dir_, to);
+  {
+    NUTCHFS_ASSIGN_OR_RETURN(auto out, exchange.Create(path, kCommitStage, to, false));
+    NUTCHFS_RETURN_IF_ERROR(out->Add({"", 0, kSectionRecord, section.Encode()}));
+    NUTCHFS_RETURN_IF_ERROR(out->Finish());
+  }
+  NUTCHFS_RETURN_IF_ERROR(exchange.Send(kCommitStage, to, path));
+  return fs_.local_env().RemoveFile(path);
 }
 
 Result<RoundManifest> Committer::Commit(Exchange& exchange, RoundManifest next,
                                         const webdb::Manifest& section) {
   own_section_ = section;
-  const std::string path = work_dir_ + "/section.manifest";
-  NUTCHFS_RETURN_IF_ERROR(nutchfs::WriteFileAtomically(fs_.local_env(), path, section.Encode()));
   // Itself first, then the others in index order: a manifest found anywhere is then also
   // in its own group (SentSection).
   for (int n = 0; n < config_.k; ++n) {
     const int to = n == 0 ? self_ : (n <= self_ ? n - 1 : n);
     Step(fmt::format("commit send {}", to));
-    NUTCHFS_RETURN_IF_ERROR(exchange.Send(kCommitStage, to, path));
+    NUTCHFS_RETURN_IF_ERROR(SendSection(exchange, section, to));
   }
   std::vector<bool> have(config_.k, false);
   Status waited;
@@ -51,20 +74,25 @@ Result<RoundManifest> Committer::Commit(Exchange& exchange, RoundManifest next,
       waited = in.error();
       break;
     }
-    NUTCHFS_ASSIGN_OR_RETURN(next.sections[from], ReadSection(*in, from));
+    NUTCHFS_ASSIGN_OR_RETURN(next.sections[from], ReadSection(exchange, *in, from, self_));
     have[from] = true;
   }
   if (!waited.ok()) {
     NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> decided,
                              store_.FindDecided(next.version));
-    if (decided) return Adopt(*decided);
+    if (decided) {
+      Step("commit decide");
+      return Adopt(*decided);
+    }
     if (exchange.saw_decision()) return Err(waited);  // it was there, then gone: not ours
     NUTCHFS_ASSIGN_OR_RETURN(bool all, Collect(exchange, next, have));
     if (!all) return Err(waited);
-    spdlog::warn("writer {}: round {}: collected the missing section manifests from the other "
-                 "writers' groups after: {}",
-                 self_, next.version, waited.ToString());
+    spdlog::warn(
+        "writer {}: round {}: collected the missing section manifests from the other "
+        "writers' groups after: {}",
+        self_, next.version, waited.ToString());
   }
+  Step("commit decide");
   return Decide(next);
 }
 
@@ -74,20 +102,23 @@ Result<RoundManifest> Committer::Commit(Exchange& exchange, RoundManifest next,
 Result<bool> Committer::Collect(Exchange& exchange, RoundManifest& next, std::vector<bool>& have) {
   for (int from = 0; from < config_.k; ++from) {
     if (have[from]) continue;
-    NUTCHFS_ASSIGN_OR_RETURN(std::optional<std::string> here,
-                             exchange.Arrived(kCommitStage, from));
-    std::string path = here.value_or(fmt::format("{}/collected-{}.manifest", work_dir_, from));
+    NUTCHFS_ASSIGN_OR_RETURN(std::optional<std::string> here, exchange.Arrived(kCommitStage, from));
+    std::string path = here.value_or(fmt::format("{}/collected-{}.edits", work_dir_, from));
+    int to = self_;  // the receiver the file was meant for
     for (int at = 0; !here && at < config_.k; ++at) {
       if (at == self_) continue;
       Status s = exchange.Fetch(kCommitStage, from, at, path);
-      if (s.ok()) here = path;
+      if (s.ok()) {
+        here = path;
+        to = at;
+      }
       if (!s.ok() && !s.IsNotFound()) {
         spdlog::warn("writer {}: collecting from {}: {}", self_, config_.Describe(at),
                      s.ToString());
       }
     }
     if (!here) return false;
-    NUTCHFS_ASSIGN_OR_RETURN(next.sections[from], ReadSection(path, from));
+    NUTCHFS_ASSIGN_OR_RETURN(next.sections[from], ReadSection(exchange, path, from, to));
     have[from] = true;
   }
   return true;
@@ -105,7 +136,6 @@ Result<RoundManifest> Committer::Adopt(const RoundManifest& decided) {
 }
 
 Result<RoundManifest> Committer::Decide(const RoundManifest& next) {
-  Step("commit decide");
   // A peer may have published its decision here meanwhile: never write a second one.
   NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> here, store_.ReadDecided(next.version));
   if (here) return Adopt(*here);
@@ -121,9 +151,10 @@ Status Committer::PublishAndInstall(const RoundManifest& round) {
     Step("commit publish " + machine);
     Status s = store_.PublishTo(round, machine);
     if (!s.ok()) {
-      spdlog::warn("writer {}: round {} is decided, but publishing it to machine {} failed ({}); "
-                   "that machine's writer finds it when it runs next",
-                   self_, round.version, machine, s.ToString());
+      spdlog::warn(
+          "writer {}: round {} is decided, but publishing it to machine {} failed ({}); "
+          "that machine's writer finds it when it runs next",
+          self_, round.version, machine, s.ToString());
     }
   }
   Step("commit install");
@@ -135,9 +166,9 @@ Status Committer::CheckSection(const RoundManifest& round) const {
     const std::string path = section_dir_ + "/" + f.name;
     auto size = fs_.local_env().GetFileSize(path);
     if (!size) {
-      return size.error().WithContext(fmt::format(
-          "writer {}: round {} is decided, but its section file is not there", self_,
-          round.version));
+      return size.error().WithContext(
+          fmt::format("writer {}: round {} is decided, but its section file is not there", self_,
+                      round.version));
     }
     if (*size != f.size) {
       return Status::Corruption(fmt::format(
@@ -163,10 +194,9 @@ Status Committer::CleanUp(Exchange& exchange, const RoundManifest& installed,
 }
 
 Result<std::optional<webdb::Manifest>> Committer::SentSection(Exchange& exchange) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::optional<std::string> sent,
-                           exchange.Arrived(kCommitStage, self_));
+  NUTCHFS_ASSIGN_OR_RETURN(std::optional<std::string> sent, exchange.Arrived(kCommitStage, self_));
   if (!sent) return std::optional<webdb::Manifest>();
-  NUTCHFS_ASSIGN_OR_RETURN(webdb::Manifest section, ReadSection(*sent, self_));
+  NUTCHFS_ASSIGN_OR_RETURN(webdb::Manifest section, ReadSection(exchange, *sent, self_, self_));
   RoundManifest probe;
   probe.version = exchange.round();
   probe.sections.assign(config_.k, webdb::Manifest{});

@@ -6,8 +6,9 @@
 //   send section manifest (itself first) -> gather k (collect the missing ones from the
 //   other groups) -> decide (ROUND-<N> here) -> publish ROUND-<N> to each other machine
 //   (best effort) -> install (CURRENT here).
-// Steps are named for test kill points ("commit send <j>", "commit decide", "commit
-// publish <machine>", "commit install").
+// Steps are named for test kill points: "commit send <j>", "commit decide" (the wait is
+// over: all manifests are here, or the round was found decided), "commit publish
+// <machine>", "commit install".
 //
 // Holds references to the NutchFs, config and store, which outlive it. Not thread-safe.
 #ifndef DISTWRITER_COMMIT_H_
@@ -52,8 +53,7 @@ class Committer {
   // After installing `installed` over `previous`: removes this writer's exchange files of
   // rounds up to installed's, the section files neither round uses (a reader may still
   // read `previous`), and the round files of other versions on this machine.
-  Status CleanUp(Exchange& exchange, const RoundManifest& installed,
-                 const RoundManifest& previous);
+  Status CleanUp(Exchange& exchange, const RoundManifest& installed, const RoundManifest& previous);
 
   // The section manifest this writer sent itself in stage 6 of exchange's round by an
   // earlier run with the same token, when it is in its group and names complete files:
@@ -63,7 +63,9 @@ class Committer {
  private:
   void Step(const std::string& name) const;
   Status CheckSection(const RoundManifest& round) const;
-  Result<webdb::Manifest> ReadSection(const std::string& path, int from) const;
+  Status SendSection(Exchange& exchange, const webdb::Manifest& section, int to);
+  Result<webdb::Manifest> ReadSection(Exchange& exchange, const std::string& path, int from,
+                                      int to) const;
   Result<bool> Collect(Exchange& exchange, RoundManifest& next, std::vector<bool>& have);
   Result<RoundManifest> Adopt(const RoundManifest& decided);
   Result<RoundManifest> Decide(const RoundManifest& next);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "webdb/edit_file.h"
 #include "webdb/merging_iterator.h"
 
 namespace distwriter {
@@ -12,36 +11,6 @@ constexpr size_t kLiveSorters = 3;  // sorters holding edits at once, for the re
 constexpr webdb::TableId kStageTable[webdb::kNumStages] = {
     webdb::TableId::kPagesByUrl, webdb::TableId::kPagesByMd5, webdb::TableId::kLinksByMd5,
     webdb::TableId::kLinksByUrl, webdb::TableId::kLinksByMd5};
-
-// A received edit file that turns out corrupt is removed as soon as that is found
-// (DiscardIfCorrupt), however far the merge has read into it.
-class DiscardingIterator final : public webdb::EditIterator {
- public:
-  DiscardingIterator(std::unique_ptr<webdb::EditIterator> in, nutchfs::Env& env, std::string path)
-      : in_(std::move(in)), env_(env), path_(std::move(path)) {
-    Check();
-  }
-  bool Valid() const override { return in_->Valid(); }
-  void Next() override {
-    in_->Next();
-    Check();
-  }
-  const webdb::EditView& edit() const override { return in_->edit(); }
-  Status status() const override { return in_->status(); }
-
- private:
-  void Check() {
-    if (in_->Valid() || discarded_) return;
-    discarded_ = true;
-    Status ignored = DiscardIfCorrupt(env_, path_, in_->status());
-    (void)ignored;  // status() reports it
-  }
-
-  std::unique_ptr<webdb::EditIterator> in_;
-  nutchfs::Env& env_;
-  const std::string path_;
-  bool discarded_ = false;
-};
 
 }  // namespace
 
@@ -70,7 +39,7 @@ Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted) {
   for (int to = 0; to < k_; ++to) {
     const std::string path =
         work_dir_ + "/out-s" + std::to_string(stage) + "-to" + std::to_string(to) + ".edits";
-    NUTCHFS_ASSIGN_OR_RETURN(auto out, webdb::EditFileWriter::Create(local_, path, true));
+    NUTCHFS_ASSIGN_OR_RETURN(auto out, exchange_.Create(path, stage, to, true));
     for (; sorted.Valid(); sorted.Next()) {
       const int section = partition_->SectionOf(table, sorted.edit().key);
       if (section < to) return Status::Corruption("edit stream out of section order");
@@ -88,13 +57,8 @@ Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted) {
 Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::ReceiveAll(int stage) {
   std::vector<std::unique_ptr<webdb::EditIterator>> inputs;
   for (int from = 0; from < k_; ++from) {
-    NUTCHFS_ASSIGN_OR_RETURN(std::string path, exchange_.Receive(stage, from));
-    auto file = webdb::OpenEditFile(local_, path, read_buffer_);
-    if (!file) {
-      return Err(DiscardIfCorrupt(local_, path, file.error())
-                     .WithContext("writer " + std::to_string(self_)));
-    }
-    inputs.push_back(std::make_unique<DiscardingIterator>(std::move(*file), local_, path));
+    NUTCHFS_ASSIGN_OR_RETURN(auto file, exchange_.Open(stage, from, read_buffer_));
+    inputs.push_back(std::move(file));
   }
   return webdb::NewMergingEditIterator(std::move(inputs));
 }

@@ -23,6 +23,28 @@ nutchfs::NutchFile Exchange::FileFor(int stage, int from, int to) const {
   return config_.WriterFile(to, fmt::format("{}/from-{}.edits", StageDir(stage), from));
 }
 
+ExchangeId Exchange::Id(int stage, int from, int to) const {
+  return ExchangeId{config_.db(), round_, stage == 0 ? "" : token_, stage, from, to};
+}
+
+Result<std::unique_ptr<webdb::EditFileWriter>> Exchange::Create(const std::string& local_path,
+                                                                int stage, int to, bool sorted) {
+  return CreateExchangeFile(fs_.local_env(), local_path, Id(stage, self_, to), sorted);
+}
+
+Result<std::unique_ptr<webdb::EditIterator>> Exchange::Open(int stage, int from,
+                                                            size_t buffer_size) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::string path, Receive(stage, from));
+  return OpenFile(path, stage, from, self_, buffer_size);
+}
+
+Result<std::unique_ptr<webdb::EditIterator>> Exchange::OpenFile(const std::string& local_path,
+                                                                int stage, int from, int to,
+                                                                size_t buffer_size) {
+  return OpenExchangeFile(fs_.local_env(), local_path, Id(stage, from, to),
+                          config_.Describe(from), buffer_size);
+}
+
 Status Exchange::Send(int stage, int to, const std::string& local_path) {
   auto info = fs_.Put(local_path, FileFor(stage, self_, to));
   if (!info) {
@@ -135,14 +157,6 @@ Status Exchange::RetractStageZero() {
     if (!s.ok() && !s.IsNotFound()) return s;
   }
   return Status::OK();
-}
-
-Status DiscardIfCorrupt(nutchfs::Env& local, const std::string& path, Status status) {
-  if (status.IsCorruption()) {
-    Status ignored = local.RemoveFile(path);
-    (void)ignored;  // the corruption is the error to report
-  }
-  return status;
 }
 
 }  // namespace distwriter

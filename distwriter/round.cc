@@ -13,7 +13,6 @@
 #include "nutchfs/scoped_lock.h"
 #include "webdb/call_file.h"
 #include "webdb/call_log.h"
-#include "webdb/edit_file.h"
 #include "webdb/manifest.h"
 
 namespace distwriter {
@@ -97,7 +96,7 @@ class Round {
   Result<webdb::Manifest> RunStages(DistPlumbing& plumbing, const webdb::StageHooks& hooks);
   Status AgreeOnRound(const std::string& digest);
   Status SendStageZero(const std::string& digest);
-  Status ReadStageZero(const std::string& in, int from, std::vector<std::string>* urls);
+  Status ReadStageZero(const std::string& path, int from, std::vector<std::string>* urls);
 
   const DistConfig& config_;
   const RunOptions& options_;
@@ -363,35 +362,38 @@ Status Round::AgreeOnRound(const std::string& digest) {
   return Status::OK();
 }
 
+// One file per receiver: each names its receiver inside.
 Status Round::SendStageZero(const std::string& digest) {
-  const std::string path = work_dir_ + "/stage0.edits";
-  {
-    NUTCHFS_ASSIGN_OR_RETURN(auto out, webdb::EditFileWriter::Create(local_, path, false));
-    NUTCHFS_RETURN_IF_ERROR(out->Add({"", 0, kDigestRecord, digest}));
-    for (const auto& [hash, url] : sample_) {
-      NUTCHFS_RETURN_IF_ERROR(out->Add({url, 0, kSampleRecord, {}}));
+  for (int to = 0; to < config_.k; ++to) {
+    const std::string path = fmt::format("{}/stage0-to{}.edits", work_dir_, to);
+    {
+      NUTCHFS_ASSIGN_OR_RETURN(auto out, exchange_->Create(path, 0, to, false));
+      NUTCHFS_RETURN_IF_ERROR(out->Add({"", 0, kDigestRecord, digest}));
+      for (const auto& [hash, url] : sample_) {
+        NUTCHFS_RETURN_IF_ERROR(out->Add({url, 0, kSampleRecord, {}}));
+      }
+      NUTCHFS_RETURN_IF_ERROR(out->Finish());
     }
-    NUTCHFS_RETURN_IF_ERROR(out->Finish());
+    NUTCHFS_RETURN_IF_ERROR(exchange_->Send(0, to, path));
+    NUTCHFS_RETURN_IF_ERROR(local_.RemoveFile(path));
   }
-  for (int to = 0; to < config_.k; ++to) NUTCHFS_RETURN_IF_ERROR(exchange_->Send(0, to, path));
   return Status::OK();
 }
 
 // Takes writer `from`'s digest into next_ and its url sample into urls.
-Status Round::ReadStageZero(const std::string& in, int from, std::vector<std::string>* urls) {
-  auto opened = webdb::OpenEditFile(local_, in);
-  if (!opened) return DiscardIfCorrupt(local_, in, opened.error());
-  std::unique_ptr<webdb::EditIterator> it = std::move(*opened);
+Status Round::ReadStageZero(const std::string& path, int from, std::vector<std::string>* urls) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto it, exchange_->OpenFile(path, 0, from, self_));
   next_.digests[from].clear();
   for (; it->Valid(); it->Next()) {
     if (it->edit().kind == kDigestRecord) next_.digests[from].assign(it->edit().value);
     if (it->edit().kind == kSampleRecord) urls->emplace_back(it->edit().key);
   }
-  NUTCHFS_RETURN_IF_ERROR(DiscardIfCorrupt(local_, in, it->status()));
+  NUTCHFS_RETURN_IF_ERROR(it->status());
   if (next_.digests[from].size() != 32) {
-    return DiscardIfCorrupt(local_, in,
-                            Status::Corruption(in + ": stage 0 file of " + config_.Describe(from) +
-                                               " has no input digest"));
+    return DiscardIfUnusable(local_, path,
+                            Status::Corruption(fmt::format(
+                                "writer {}: round {} stage 0: {} from {} has no input digest",
+                                self_, exchange_->round(), path, config_.Describe(from))));
   }
   return Status::OK();
 }

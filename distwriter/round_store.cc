@@ -48,9 +48,9 @@ Result<uint64_t> RoundStore::InstalledVersion() {
   NUTCHFS_ASSIGN_OR_RETURN(auto at, View(kCurrent));
   auto text = nutchfs::ReadFileToString(*at.env, at.path);
   if (!text && text.error().IsNotFound()) {
-    return Err(Status::NotFound(fmt::format(
-        "no distributed webdb '{}' ({} is missing): run distwriter create first", config_.db(),
-        at.path)));
+    return Err(Status::NotFound(
+        fmt::format("no distributed webdb '{}' ({} is missing): run distwriter create first",
+                    config_.db(), at.path)));
   }
   if (!text) return Err(text.error());
   std::string_view name = *text;
@@ -159,7 +159,8 @@ Status RoundStore::CreateEverywhere(const RoundManifest& round) {
     auto put = fs_.Put(scratch, DecidedFile(round.version));
     if (!put) s = put.error();
   }
-  if (s.ok()) s = nutchfs::WriteFileAtomically(fs_.local_env(), scratch, RoundFileName(round.version) + "\n");
+  if (s.ok())
+    s = nutchfs::WriteFileAtomically(fs_.local_env(), scratch, RoundFileName(round.version) + "\n");
   if (s.ok()) {
     auto put = fs_.Put(scratch, config_.MetaFile(kCurrent));
     if (!put) s = put.error();

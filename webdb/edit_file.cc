@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "webdb/coding.h"
@@ -17,6 +18,7 @@ constexpr char kMagic[] = "WDBEDITS";
 constexpr size_t kMagicSize = 8;
 constexpr uint32_t kVersion = 1;
 constexpr uint32_t kFlagSorted = 1;
+constexpr uint32_t kFlagLabelled = 2;
 constexpr size_t kHeaderSize = kMagicSize + 4 + 4;
 constexpr size_t kFrameHeaderSize = 8;
 constexpr uint32_t kEndMarker = 0xFFFFFFFFu;
@@ -29,15 +31,24 @@ Status CorruptionAt(const std::string& path, std::string_view what, uint64_t off
                             std::to_string(offset));
 }
 
-std::string EncodeHeader(bool sorted) {
+std::string EncodeHeader(bool sorted, std::string_view label) {
   std::string h(kMagic, kMagicSize);
   PutFixed32(&h, kVersion);
-  PutFixed32(&h, sorted ? kFlagSorted : 0);
+  PutFixed32(&h, (sorted ? kFlagSorted : 0) | (label.empty() ? 0 : kFlagLabelled));
+  if (!label.empty()) {
+    PutFixed32(&h, static_cast<uint32_t>(label.size()));
+    h.append(label);
+  }
   return h;
 }
 
-// Returns whether the header says sorted. REQUIRES: header.size() == kHeaderSize.
-Result<bool> ParseHeader(const std::string& path, std::string_view header) {
+struct Header {
+  bool sorted = false;
+  bool labelled = false;
+};
+
+// The fixed part of the header. REQUIRES: header.size() == kHeaderSize.
+Result<Header> ParseHeader(const std::string& path, std::string_view header) {
   if (header.substr(0, kMagicSize) != std::string_view(kMagic, kMagicSize)) {
     return Err(CorruptionAt(path, "bad edit file magic", 0));
   }
@@ -45,10 +56,33 @@ Result<bool> ParseHeader(const std::string& path, std::string_view header) {
     return Err(CorruptionAt(path, "unknown edit file version", kMagicSize));
   }
   uint32_t flags = DecodeFixed32(header.data() + kMagicSize + 4);
-  if ((flags & ~kFlagSorted) != 0) {
+  if ((flags & ~(kFlagSorted | kFlagLabelled)) != 0) {
     return Err(CorruptionAt(path, "unknown edit file flags", kMagicSize + 4));
   }
-  return (flags & kFlagSorted) != 0;
+  return Header{(flags & kFlagSorted) != 0, (flags & kFlagLabelled) != 0};
+}
+
+// The length of a label, from the 4 bytes after the fixed header.
+Result<uint32_t> ParseLabelSize(const std::string& path, std::string_view bytes) {
+  const uint32_t size = DecodeFixed32(bytes.data());
+  if (size == 0 || size > kMaxEditLabel) {
+    return Err(CorruptionAt(path, "bad label length " + std::to_string(size), kHeaderSize));
+  }
+  return size;
+}
+
+Status CheckLabel(const std::string& path, const Header& header, std::string_view label,
+                  std::optional<std::string_view> expected) {
+  if (!expected) return Status::OK();
+  if (!header.labelled) {
+    return CorruptionAt(path, "edit file has no label, expected '" + std::string(*expected) + "'",
+                        kMagicSize + 4);
+  }
+  if (label == *expected) return Status::OK();
+  return CorruptionAt(path,
+                      "edit file labelled '" + std::string(label) + "', expected '" +
+                          std::string(*expected) + "'",
+                      kHeaderSize + 4);
 }
 
 }  // namespace
@@ -58,16 +92,22 @@ Result<bool> ParseHeader(const std::string& path, std::string_view header) {
 
 Result<std::unique_ptr<EditFileWriter>> EditFileWriter::Create(nutchfs::Env& env,
                                                                const std::string& path,
-                                                               bool sorted) {
+                                                               bool sorted,
+                                                               std::string_view label) {
+  if (label.size() > kMaxEditLabel) {
+    return Err(Status::InvalidArgument(path + ": edit file label of " +
+                                       std::to_string(label.size()) + " bytes"));
+  }
   NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewWritableFile(path));
-  std::unique_ptr<EditFileWriter> writer(new EditFileWriter(std::move(file), sorted));
+  std::unique_ptr<EditFileWriter> writer(new EditFileWriter(std::move(file), sorted, label));
   NUTCHFS_RETURN_IF_ERROR(writer->file_->Append(writer->header_));
   writer->file_bytes_ = writer->header_.size();
   return writer;
 }
 
-EditFileWriter::EditFileWriter(std::unique_ptr<nutchfs::WritableFile> file, bool sorted)
-    : file_(std::move(file)), sorted_(sorted), header_(EncodeHeader(sorted)) {
+EditFileWriter::EditFileWriter(std::unique_ptr<nutchfs::WritableFile> file, bool sorted,
+                               std::string_view label)
+    : file_(std::move(file)), sorted_(sorted), header_(EncodeHeader(sorted, label)) {
   file_crc_ = crc32c::Value(header_);
   frame_.reserve(kFrameHeaderSize + kEditFrameSize);
   frame_.resize(kFrameHeaderSize);
@@ -154,9 +194,10 @@ namespace {
 class EditFileIterator final : public EditIterator {
  public:
   EditFileIterator(std::unique_ptr<nutchfs::SequentialFile> file, uint64_t file_size,
-                   size_t buffer_size)
+                   size_t buffer_size, std::optional<std::string_view> expected_label)
       : file_(std::move(file)),
         file_size_(file_size),
+        expected_label_(expected_label),
         capacity_(std::max<size_t>(buffer_size, kHeaderSize + kTrailerSize)),
         buffer_(new char[capacity_]) {}
   EditFileIterator(const EditFileIterator&) = delete;
@@ -192,6 +233,7 @@ class EditFileIterator final : public EditIterator {
 
   const std::unique_ptr<nutchfs::SequentialFile> file_;
   const uint64_t file_size_;
+  const std::optional<std::string_view> expected_label_;
   size_t capacity_;
   std::unique_ptr<char[]> buffer_;
   size_t pos_ = 0;       // first unconsumed byte in buffer_
@@ -242,9 +284,22 @@ Status EditFileIterator::Fill(size_t n, std::string_view what) {
 
 Status EditFileIterator::Open() {
   NUTCHFS_RETURN_IF_ERROR(Fill(kHeaderSize, "edit file header"));
-  NUTCHFS_ASSIGN_OR_RETURN(sorted_, ParseHeader(path(), Available().substr(0, kHeaderSize)));
-  file_crc_ = crc32c::Value(buffer_.get() + pos_, kHeaderSize);
-  Consume(kHeaderSize);
+  NUTCHFS_ASSIGN_OR_RETURN(Header header, ParseHeader(path(), Available().substr(0, kHeaderSize)));
+  sorted_ = header.sorted;
+  size_t header_size = kHeaderSize;
+  if (header.labelled) {
+    NUTCHFS_RETURN_IF_ERROR(Fill(kHeaderSize + 4, "edit file label"));
+    NUTCHFS_ASSIGN_OR_RETURN(uint32_t label_size,
+                             ParseLabelSize(path(), Available().substr(kHeaderSize, 4)));
+    header_size += 4 + label_size;
+    NUTCHFS_RETURN_IF_ERROR(Fill(header_size, "edit file label"));
+  }
+  const std::string_view label = header.labelled ? Available().substr(kHeaderSize + 4,
+                                                                      header_size - kHeaderSize - 4)
+                                                 : std::string_view();
+  NUTCHFS_RETURN_IF_ERROR(CheckLabel(path(), header, label, expected_label_));
+  file_crc_ = crc32c::Value(buffer_.get() + pos_, header_size);
+  Consume(header_size);
   valid_ = true;
   Advance();
   return Status::OK();
@@ -344,10 +399,11 @@ void EditFileIterator::DecodeRecord() {
 }  // namespace
 
 Result<std::unique_ptr<EditIterator>> OpenEditFile(nutchfs::Env& env, const std::string& path,
-                                                   size_t buffer_size) {
+                                                   size_t buffer_size,
+                                                   std::optional<std::string_view> expected_label) {
   NUTCHFS_ASSIGN_OR_RETURN(uint64_t size, env.GetFileSize(path));
   NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewSequentialFile(path));
-  auto it = std::make_unique<EditFileIterator>(std::move(file), size, buffer_size);
+  auto it = std::make_unique<EditFileIterator>(std::move(file), size, buffer_size, expected_label);
   NUTCHFS_RETURN_IF_ERROR(it->Open());
   return std::unique_ptr<EditIterator>(std::move(it));
 }
@@ -368,7 +424,22 @@ Result<EditFileInfo> ReadEditFileInfo(nutchfs::Env& env, const std::string& path
     return Err(CorruptionAt(path, "short read of header or footer", 0));
   }
   EditFileInfo info;
-  NUTCHFS_ASSIGN_OR_RETURN(info.sorted, ParseHeader(path, header));
+  NUTCHFS_ASSIGN_OR_RETURN(Header parsed, ParseHeader(path, header));
+  info.sorted = parsed.sorted;
+  if (parsed.labelled) {
+    char size_buf[4];
+    NUTCHFS_ASSIGN_OR_RETURN(std::string_view size_bytes, file->Read(kHeaderSize, 4, size_buf));
+    if (size_bytes.size() != 4) return Err(CorruptionAt(path, "truncated edit file label", kHeaderSize));
+    NUTCHFS_ASSIGN_OR_RETURN(uint32_t label_size, ParseLabelSize(path, size_bytes));
+    if (kHeaderSize + 4 + label_size + kTrailerSize > size) {
+      return Err(CorruptionAt(path, "edit file too short for its label", kHeaderSize));
+    }
+    info.label.resize(label_size);
+    NUTCHFS_ASSIGN_OR_RETURN(std::string_view label,
+                             file->Read(kHeaderSize + 4, label_size, info.label.data()));
+    if (label.size() != label_size) return Err(CorruptionAt(path, "truncated edit file label", kHeaderSize + 4));
+    if (label.data() != info.label.data()) info.label.assign(label);
+  }
   const char* footer = trailer.data() + 4;
   if (DecodeFixed32(trailer.data()) != kEndMarker ||
       std::string_view(footer + 20, kMagicSize) != std::string_view(kMagic, kMagicSize)) {
@@ -378,7 +449,8 @@ Result<EditFileInfo> ReadEditFileInfo(nutchfs::Env& env, const std::string& path
   info.payload_bytes = DecodeFixed64(footer + 8);
   info.checksum = DecodeFixed32(footer + 16);
   info.file_size = size;
-  if (info.payload_bytes > size - kHeaderSize - kTrailerSize) {
+  if (info.payload_bytes > size - kHeaderSize - kTrailerSize -
+                               (parsed.labelled ? 4 + info.label.size() : 0)) {
     return Err(CorruptionAt(path, "footer payload bytes exceed file size", marker_offset + 12));
   }
   return info;

@@ -70,6 +70,8 @@ TEST_CASE("a writer killed right after its section manifest reaches writer 0", "
   writers[1].reset();
   ExpectAllSucceed(writers);
   db.ExpectAppliedForReaders(r);  // readers see the whole new round
+  // Killed again while rolling the round forward, then started once more.
+  REQUIRE(StartVictim(db, r, 1, "commit install")->Wait().KilledBy(SIGKILL));
   ProcessResult restarted = ExpectSuccess(*db.Start(1, r), 1);
   const testutil::RunReport report = testutil::ParseRunReport(restarted.out);
   CHECK(report.already_applied);
@@ -99,8 +101,7 @@ TEST_CASE("a writer killed at each step of the commit and restarted with its cal
 // Once a peer could decide without the killed writer (it sent its manifest to all but
 // the last one), the others finish the round; the next round, with other calls for every
 // writer, starts with the killed one rolling the decided round forward.
-TEST_CASE("a writer killed late in the commit, then the next round with other calls",
-          "[fault]") {
+TEST_CASE("a writer killed late in the commit, then the next round with other calls", "[fault]") {
   FaultDb db(kDistwriter, kK, 53, 60000);
   for (int victim : {1, 0}) {
     const std::vector<std::string> all = CommitPoints(victim);
@@ -162,9 +163,9 @@ TEST_CASE("peers collect a failed writer's section manifest from its group", "[f
 ProcessResult Launch(FaultDb& db, const testutil::Session& session,
                      const std::vector<std::string>& env = {}) {
   const std::string calls = db.cluster().WriteCallFile(0, session);
-  return Subprocess::Start({kDistwriter, "launch", "--config", db.cluster().config(), "--quiet",
-                            calls},
-                           env, db.cluster().dir().File("launch-" + std::to_string(db.version())))
+  return Subprocess::Start(
+             {kDistwriter, "launch", "--config", db.cluster().config(), "--quiet", calls}, env,
+             db.cluster().dir().File("launch-" + std::to_string(db.version())))
       ->Wait(std::chrono::seconds(120));
 }
 
@@ -183,8 +184,7 @@ TEST_CASE("launch with writer 1 killed at each step of the commit, then launched
   for (const std::string& point : CommitPoints(1)) {
     CAPTURE(point);
     const testutil::Session s = db.gen().Next();
-    const ProcessResult killed =
-        Launch(db, s, {"WEBDB_KILL_AT=" + point, "WEBDB_KILL_WRITER=1"});
+    const ProcessResult killed = Launch(db, s, {"WEBDB_KILL_AT=" + point, "WEBDB_KILL_WRITER=1"});
     INFO(killed.Describe());
     REQUIRE(killed.exit_code == 4);
     CHECK_THAT(killed.err, Catch::Contains("writer 1 (machine m1) (killed by signal 9 (SIGKILL))"));

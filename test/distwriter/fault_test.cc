@@ -14,6 +14,7 @@
 #include "test/util/corrupt.h"
 #include "test/util/fault_db.h"
 #include "test/util/hosts_config.h"
+#include "webdb/edit_file.h"
 
 namespace distwriter {
 namespace {
@@ -234,8 +235,13 @@ TEST_CASE("a corrupted exchange file fails its receiver with Corruption naming i
   REQUIRE(size > 100);  // holds a frame of edits, not just header and footer
   std::string expected_error;
   SECTION("a flipped byte") {
-    testutil::FlipByte(victim, 30);  // in the first frame's payload
-    expected_error = victim + ": frame checksum mismatch at offset 16";
+    // The first frame follows the header and its label (docs/FORMAT.md, "Edit files").
+    auto env = nutchfs::NewLocalEnv();
+    auto info = webdb::ReadEditFileInfo(*env, victim);
+    REQUIRE(info);
+    const uint64_t frame = 16 + 4 + info->label.size();
+    testutil::FlipByte(victim, frame + 14);  // in the first frame's payload
+    expected_error = victim + ": frame checksum mismatch at offset " + std::to_string(frame);
   }
   SECTION("a truncated file") {
     testutil::TruncateFile(victim, 10);  // not even a whole header

@@ -132,8 +132,8 @@ TEST_CASE("a round store names what is wrong with CURRENT and the round it names
   auto missing = m0.store.ReadInstalled();
   REQUIRE_FALSE(missing);
   CHECK(missing.error().IsCorruption());
-  CHECK_THAT(missing.error().message(), Catch::Contains(Meta(dir, 0, "ROUND-000004") +
-                                                        ", which CURRENT names, is missing"));
+  CHECK_THAT(missing.error().message(),
+             Catch::Contains(Meta(dir, 0, "ROUND-000004") + ", which CURRENT names, is missing"));
 
   testutil::WriteTextFile(Meta(dir, 0, "ROUND-000004"), MakeRound(4, 2).Encode());
   auto other_k = m0.store.ReadInstalled();

@@ -376,3 +376,47 @@ TEST_CASE("put retries a failed transfer by itself", "[nutchfs][fault]") {
   CHECK_FALSE(HasTempFiles(*local, dir.path()));
 }
 
+TEST_CASE("a symbolic link in a share directory is refused, whatever it points to",
+          "[nutchfs][fault]") {
+  namespace fs = std::filesystem;
+  testutil::TempDir dir;
+  auto config = Config(dir.path());
+  auto a = OpenFs(config, "a");
+  auto b = OpenFs(config, "b");
+  WriteLocal(a->local_env(), dir.File("work"), "from a");
+  REQUIRE(a->Put(dir.File("work"), File("gb", "round/ok")));
+  // Outside every root: a secret file and a directory a link could lead writes into.
+  fs::create_directories(dir.File("outside/dir"));
+  WriteLocal(a->local_env(), dir.File("outside/secret"), "secret");
+  const std::string group = dir.path() + "/b/crawl/gb";
+  fs::create_symlink(dir.File("outside/secret"), group + "/round/from-1.edits");
+  fs::create_directory_symlink(dir.File("outside/dir"), group + "/linked");
+
+  auto refused = [](const nutchfs::Status& s, const std::string& link) {
+    INFO(s.ToString());
+    CHECK(s.IsRefused());
+    CHECK_THAT(s.message(), Catch::Contains(link + " is a symbolic link below the NutchFS root"));
+  };
+  const std::string file_link = group + "/round/from-1.edits";
+  const std::string dir_link = group + "/linked";
+  // The file link: waiting ends (it is there), every read refuses it.
+  CHECK(b->WaitFor(File("gb", "round/from-1.edits"), "a", std::chrono::seconds(5)).ok());
+  refused(b->Stat(File("gb", "round/from-1.edits")).error(), file_link);
+  refused(b->Get(File("gb", "round/from-1.edits"), dir.File("copy")).error(), file_link);
+  refused(nutchfs::ReadFileToString(b->local_env(), file_link).error(), file_link);
+  // The directory link: nothing is written, read or listed through it.
+  refused(a->Put(dir.File("work"), File("gb", "linked/f")).error(), dir_link);
+  refused(b->Stat(File("gb", "linked/x")).error(), dir_link);
+  CHECK(b->local_env().FileExists(dir_link + "/x"));  // a wait ends, in the refusal above
+  refused(b->List("crawl", "gb", "linked").error(), dir_link);
+  CHECK(fs::is_empty(dir.File("outside/dir")));
+  CHECK(ReadLocal(a->local_env(), dir.File("outside/secret")) == "secret");
+  // A link itself may be removed, never what it points to.
+  REQUIRE(b->Delete(File("gb", "round/from-1.edits")).ok());
+  CHECK_FALSE(fs::is_symlink(file_link));
+  CHECK(ReadLocal(a->local_env(), dir.File("outside/secret")) == "secret");
+  CHECK(ReadLocal(b->local_env(), group + "/round/ok") == "from a");
+  // Outside the roots (working files, standard input) links are followed as usual.
+  fs::create_symlink(dir.File("outside/secret"), dir.File("work-link"));
+  CHECK(*nutchfs::ReadFileToString(b->local_env(), dir.File("work-link")) == "secret");
+}

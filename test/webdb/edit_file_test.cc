@@ -208,6 +208,68 @@ TEST_CASE("edit file: a flipped byte anywhere is Corruption", "[edit_file][fault
   }
 }
 
+TEST_CASE("edit file: a label is kept, checked, and covered by the file checksum",
+          "[edit_file][fault]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::mt19937_64 rng(14);
+  const std::vector<OwnedEdit> edits = testutil::StableSorted(testutil::RandomEdits(rng, 40));
+  const std::string label = "webdb-exchange db=crawl round=5 token=0123456789abcdef stage=3 "
+                            "from=1 to=0";
+  const std::string path = dir.File("labelled.edits");
+  auto writer = EditFileWriter::Create(*env, path, /*sorted=*/true, label);
+  REQUIRE(writer);
+  for (const OwnedEdit& e : edits) REQUIRE((*writer)->Add(e.view()).ok());
+  REQUIRE((*writer)->Finish().ok());
+
+  auto info = ReadEditFileInfo(*env, path);
+  REQUIRE(info);
+  CHECK(info->label == label);
+  CHECK(info->sorted);
+  CHECK(info->count == edits.size());
+  CHECK(info->file_size == *env->GetFileSize(path));
+  for (std::optional<std::string_view> expected : {std::optional<std::string_view>(),
+                                                   std::optional<std::string_view>(label)}) {
+    auto it = OpenEditFile(*env, path, 4096, expected);
+    REQUIRE(it);
+    testutil::Drained got = Drain(**it);
+    REQUIRE(got.status.ok());
+    CHECK(got.edits == edits);
+  }
+
+  const std::string other = "webdb-exchange db=crawl round=4 token=0123456789abcdef stage=3 "
+                            "from=1 to=0";
+  auto wrong = OpenEditFile(*env, path, 4096, other);
+  REQUIRE_FALSE(wrong);
+  CHECK(wrong.error().IsCorruption());
+  CHECK_THAT(wrong.error().message(),
+             Catch::Contains(path + ": edit file labelled '" + label + "', expected '" + other +
+                             "' at offset 20"));
+  const std::string plain = dir.File("plain.edits");
+  WriteEdits(*env, plain, edits, true);
+  CHECK(ReadEditFileInfo(*env, plain)->label.empty());
+  auto unlabelled = OpenEditFile(*env, plain, 4096, label);
+  REQUIRE_FALSE(unlabelled);
+  CHECK_THAT(unlabelled.error().message(),
+             Catch::Contains(plain + ": edit file has no label, expected '" + label + "'"));
+
+  // Every byte of the header, the label's length and the label is covered.
+  const std::string bad = dir.File("bad.edits");
+  for (uint64_t offset = 0; offset < 16 + 4 + label.size(); ++offset) {
+    REQUIRE(env->RenameFile(path, bad).ok());
+    testutil::FlipByte(bad, offset);
+    ExpectCorruption(*env, bad, edits, "flip at " + std::to_string(offset));
+    testutil::FlipByte(bad, offset);
+    REQUIRE(env->RenameFile(bad, path).ok());
+  }
+
+  CHECK(EditFileWriter::Create(*env, dir.File("max.edits"), false, std::string(kMaxEditLabel, 'x')));
+  auto too_long = EditFileWriter::Create(*env, dir.File("long.edits"), false,
+                                         std::string(kMaxEditLabel + 1, 'x'));
+  REQUIRE_FALSE(too_long);
+  CHECK(too_long.error().IsInvalidArgument());
+}
+
 TEST_CASE("edit file: truncated or extended files are Corruption", "[edit_file][fault]") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
