@@ -155,6 +155,8 @@ int StartServer(const std::string& root, const std::string& prefix,
 void CheckVerified(const std::string& db) {
   auto env = nutchfs::NewLocalEnv();
   webdb::VerifyOptions options;
+  options.tmp_env = env.get();
+  options.tmp_dir = db + ".verify-tmp";
   auto summary = webdb::VerifyDb(*env, db, options);
   REQUIRE(summary);
   CHECK(summary->clean());
