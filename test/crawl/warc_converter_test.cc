@@ -198,7 +198,7 @@ TEST_CASE("other failures are retried, then deleted", "[update]") {
   CHECK(f.stats.deleted == 1);
 }
 
-TEST_CASE("revisits and 304 move nextFetch only; other records are counted", "[update]") {
+TEST_CASE("revisits and 304 move nextFetch only, other records are counted", "[update]") {
   Fixture f;
   webdb::Page known = webdb::Page::WithDefaults("http://a.example/k");
   known.md5 = webdb::Md5Of("content");

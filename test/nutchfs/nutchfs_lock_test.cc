@@ -211,7 +211,7 @@ TEST_CASE("of many threads taking one lock, exactly one wins", "[nutchfs]") {
   CHECK(winners == 1);
 }
 
-TEST_CASE("lock owners encode and decode; bad files are Corruption", "[nutchfs]") {
+TEST_CASE("lock owners encode and decode, bad files are Corruption", "[nutchfs]") {
   LockOwner o = nutchfs::CurrentProcess("m1");
   auto back = nutchfs::DecodeLockOwner(nutchfs::EncodeLockOwner(o), "/x/LOCK");
   REQUIRE(back);

@@ -198,7 +198,7 @@ TEST_CASE("stage 3: last addition wins, source rule against the new pagesByMD5")
   CHECK(sorted[1].kind == kPut);
 }
 
-TEST_CASE("stage 4: target rule drops dangling links and fixes flags; stage 5 applies") {
+TEST_CASE("stage 4: target rule drops dangling links and fixes flags, stage 5 applies") {
   Page with_out = MakePage("http://t1/", 'a', 4);
   Link stale_flag = MakeLink('x', "http://t1/", false);
   Link dangling = MakeLink('x', "http://zz-after-every-page/", true);
