@@ -7,6 +7,7 @@
 
 #include "distwriter/dist_plumbing.h"
 #include "distwriter/round_manifest.h"
+#include "distwriter/stage_zero.h"
 #include "nutchfs/scoped_lock.h"
 #include "webdb/call_file.h"
 #include "webdb/call_log.h"
@@ -17,7 +18,6 @@ namespace distwriter {
 namespace {
 
 constexpr size_t kUrlSampleSize = 4096;  // per writer, for choosing breakpoints
-constexpr uint8_t kDigestRecord = 0, kSampleRecord = 1;
 
 class Md5Stream {
  public:
@@ -85,7 +85,7 @@ class Round {
                    const std::string& digest);
   Status AgreeOnRound(const std::string& digest, const std::string& work_dir);
   Status SendStageZero(const std::string& digest, const std::string& work_dir);
-  Status ReadStageZero(const std::string& in, int from, std::vector<std::string>* urls);
+  Status TakeStageZero(const std::string& in, int from, std::vector<std::string>* urls);
   Status Commit(const webdb::Manifest& section, const std::string& work_dir);
   Status CleanUp();
 
@@ -242,7 +242,7 @@ Status Round::AgreeOnRound(const std::string& digest, const std::string& work_di
       return exchange_->RetractStageZero();
     }
     if (!in) return in.error();
-    NUTCHFS_RETURN_IF_ERROR(ReadStageZero(*in, from, &urls));
+    NUTCHFS_RETURN_IF_ERROR(TakeStageZero(*in, from, &urls));
   }
   if (next_.digests == committed_.digests) {
     report_.already_applied = true;
@@ -253,41 +253,31 @@ Status Round::AgreeOnRound(const std::string& digest, const std::string& work_di
   next_.token = token.HexDigest().substr(0, 16);
   exchange_->set_token(next_.token);
   if (next_.breakpoints.empty() && config_.k > 1) {
-    next_.breakpoints = Partition::ChooseBreakpoints(std::move(urls), config_.k);
+    NUTCHFS_ASSIGN_OR_RETURN(next_.breakpoints,
+                             Partition::ChooseBreakpoints(std::move(urls), config_.k));
   }
   return Status::OK();
 }
 
 Status Round::SendStageZero(const std::string& digest, const std::string& work_dir) {
   const std::string path = work_dir + "/stage0.edits";
-  {
-    NUTCHFS_ASSIGN_OR_RETURN(auto out, webdb::EditFileWriter::Create(local_, path, false));
-    NUTCHFS_RETURN_IF_ERROR(out->Add({"", 0, kDigestRecord, digest}));
-    for (const auto& [hash, url] : sample_) {
-      NUTCHFS_RETURN_IF_ERROR(out->Add({url, 0, kSampleRecord, {}}));
-    }
-    NUTCHFS_RETURN_IF_ERROR(out->Finish());
-  }
+  StageZero out{digest, {}};
+  for (const auto& [hash, url] : sample_) out.urls.push_back(url);
+  NUTCHFS_RETURN_IF_ERROR(WriteStageZero(local_, path, out));
   for (int to = 0; to < config_.k; ++to) NUTCHFS_RETURN_IF_ERROR(exchange_->Send(0, to, path));
   return Status::OK();
 }
 
 // Takes writer `from`'s digest into next_ and its url sample into urls.
-Status Round::ReadStageZero(const std::string& in, int from, std::vector<std::string>* urls) {
-  auto opened = webdb::OpenEditFile(local_, in);
-  if (!opened) return DiscardIfCorrupt(local_, in, opened.error());
-  std::unique_ptr<webdb::EditIterator> it = std::move(*opened);
-  next_.digests[from].clear();
-  for (; it->Valid(); it->Next()) {
-    if (it->edit().kind == kDigestRecord) next_.digests[from].assign(it->edit().value);
-    if (it->edit().kind == kSampleRecord) urls->emplace_back(it->edit().key);
-  }
-  NUTCHFS_RETURN_IF_ERROR(DiscardIfCorrupt(local_, in, it->status()));
-  if (next_.digests[from].size() != 32) {
+Status Round::TakeStageZero(const std::string& in, int from, std::vector<std::string>* urls) {
+  auto got = ReadStageZero(local_, in);
+  if (!got) {
     return DiscardIfCorrupt(local_, in,
-                            Status::Corruption(in + ": stage 0 file of " + config_.Describe(from) +
-                                               " has no input digest"));
+                            got.error().WithContext("stage 0 file of " + config_.Describe(from)));
   }
+  next_.digests[from] = std::move(got->digest);
+  urls->insert(urls->end(), std::make_move_iterator(got->urls.begin()),
+               std::make_move_iterator(got->urls.end()));
   return Status::OK();
 }
 

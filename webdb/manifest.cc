@@ -66,6 +66,7 @@ Result<Manifest> Manifest::Decode(std::string_view text, const std::string& path
     }
     auto id = ParseTableName(table);
     if (!id) return Err(Bad(path, line_no, id.error().message()));
+    if (!m.table(*id).name.empty()) return Err(Bad(path, line_no, "table named twice"));
     m.table(*id) = f;
     ++tables_seen;
   }
