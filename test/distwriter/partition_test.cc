@@ -53,7 +53,7 @@ TEST_CASE("partition: breakpoints are the quantiles of the sample", "[distwriter
         std::vector<std::string>{"http://a/", "http://b/"});
 }
 
-// Regression: with no sample at all, k >= 97 writers gave the breakpoint "\x7f" (a control
+// Regression: with no sample at all, k >= 96 writers gave the breakpoint "\x7f" (a control
 // byte) and later ones wrapped around to NUL; the round manifest holding them could not be
 // decoded, so the db was lost on its first round.
 TEST_CASE("partition: breakpoints without any sample are valid for every writer count",
