@@ -8,7 +8,8 @@
 // converted to punycode (IDNA2008 / UTS #46 via libidn2), the fragment dropped. Bytes
 // that may not appear in a URI (non-ASCII, space, quotes, ...) are percent-encoded
 // first, so text copied from HTML is accepted. Only absolute http and https URLs with
-// a host are crawl URLs; anything else is InvalidArgument.
+// a host, at most 65535 bytes once normalized (what the db accepts, webdb::ValidateUrl),
+// are crawl URLs; anything else is InvalidArgument.
 //
 // Free functions on values; thread-safe.
 #ifndef CRAWL_URL_H_

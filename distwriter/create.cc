@@ -22,7 +22,9 @@ Result<std::vector<std::string>> ReadSample(nutchfs::Env& env, const std::string
     urls.push_back(std::move(line));
   }
   if (urls.empty()) return Err(Status::InvalidArgument(path + ": the url sample is empty"));
-  return Partition::ChooseBreakpoints(std::move(urls), k);
+  return Partition::ChooseBreakpoints(std::move(urls), k).map_error([&](Status s) {
+    return s.WithContext(path);
+  });
 }
 
 }  // namespace

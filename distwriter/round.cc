@@ -10,6 +10,7 @@
 #include "distwriter/commit.h"
 #include "distwriter/dist_plumbing.h"
 #include "distwriter/round_store.h"
+#include "distwriter/stage_zero.h"
 #include "nutchfs/scoped_lock.h"
 #include "webdb/call_file.h"
 #include "webdb/call_log.h"
@@ -19,7 +20,6 @@ namespace distwriter {
 namespace {
 
 constexpr size_t kUrlSampleSize = 4096;  // per writer, for choosing breakpoints
-constexpr uint8_t kDigestRecord = 0, kSampleRecord = 1;
 
 class Md5Stream {
  public:
@@ -357,23 +357,21 @@ Status Round::AgreeOnRound(const std::string& digest) {
   next_.token = token.HexDigest().substr(0, 16);
   exchange_->set_token(next_.token);
   if (next_.breakpoints.empty() && config_.k > 1) {
-    next_.breakpoints = Partition::ChooseBreakpoints(std::move(urls), config_.k);
+    NUTCHFS_ASSIGN_OR_RETURN(next_.breakpoints,
+                             Partition::ChooseBreakpoints(std::move(urls), config_.k));
   }
   return Status::OK();
 }
 
 // One file per receiver: each names its receiver inside.
 Status Round::SendStageZero(const std::string& digest) {
+  StageZero zero{digest, {}};
+  for (const auto& [hash, url] : sample_) zero.urls.push_back(url);
   for (int to = 0; to < config_.k; ++to) {
     const std::string path = fmt::format("{}/stage0-to{}.edits", work_dir_, to);
-    {
-      NUTCHFS_ASSIGN_OR_RETURN(auto out, exchange_->Create(path, 0, to, false));
-      NUTCHFS_RETURN_IF_ERROR(out->Add({"", 0, kDigestRecord, digest}));
-      for (const auto& [hash, url] : sample_) {
-        NUTCHFS_RETURN_IF_ERROR(out->Add({url, 0, kSampleRecord, {}}));
-      }
-      NUTCHFS_RETURN_IF_ERROR(out->Finish());
-    }
+    NUTCHFS_ASSIGN_OR_RETURN(auto out, exchange_->Create(path, 0, to, false));
+    NUTCHFS_RETURN_IF_ERROR(WriteStageZero(*out, zero));
+    out.reset();
     NUTCHFS_RETURN_IF_ERROR(exchange_->Send(0, to, path));
     NUTCHFS_RETURN_IF_ERROR(local_.RemoveFile(path));
   }
@@ -383,18 +381,16 @@ Status Round::SendStageZero(const std::string& digest) {
 // Takes writer `from`'s digest into next_ and its url sample into urls.
 Status Round::ReadStageZero(const std::string& path, int from, std::vector<std::string>* urls) {
   NUTCHFS_ASSIGN_OR_RETURN(auto it, exchange_->OpenFile(path, 0, from, self_));
-  next_.digests[from].clear();
-  for (; it->Valid(); it->Next()) {
-    if (it->edit().kind == kDigestRecord) next_.digests[from].assign(it->edit().value);
-    if (it->edit().kind == kSampleRecord) urls->emplace_back(it->edit().key);
+  auto got = distwriter::ReadStageZero(*it, path);
+  if (!got) {
+    return DiscardIfUnusable(
+        local_, path,
+        got.error().WithContext(fmt::format("writer {}: round {} stage 0: file from {}", self_,
+                                            exchange_->round(), config_.Describe(from))));
   }
-  NUTCHFS_RETURN_IF_ERROR(it->status());
-  if (next_.digests[from].size() != 32) {
-    return DiscardIfUnusable(local_, path,
-                            Status::Corruption(fmt::format(
-                                "writer {}: round {} stage 0: {} from {} has no input digest",
-                                self_, exchange_->round(), path, config_.Describe(from))));
-  }
+  next_.digests[from] = std::move(got->digest);
+  urls->insert(urls->end(), std::make_move_iterator(got->urls.begin()),
+               std::make_move_iterator(got->urls.end()));
   return Status::OK();
 }
 

@@ -128,6 +128,15 @@ Result<RoundManifest> RoundManifest::Decode(std::string_view text, const std::st
     if (!s.ok()) return Err(Bad(path, line_no, s.message() + " in '" + line + "'"));
   }
   if (m.version == 0 || m.k == 0) return Err(Bad(path, 1, "no version or writer count"));
+  // Every section names its four table files (a file name is never empty).
+  for (int i = 0; i < m.k; ++i) {
+    for (int t = 0; t < webdb::kNumTables; ++t) {
+      if (m.sections[i].tables[t].name.empty()) {
+        return Err(Bad(path, 1, fmt::format("section {} has no {} file", i,
+                                            webdb::TableName(static_cast<webdb::TableId>(t)))));
+      }
+    }
+  }
   if (!m.breakpoints.empty()) {
     Status s = ValidateBreakpoints(m.breakpoints, m.k);
     if (!s.ok()) return Err(Bad(path, 1, s.message()));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cinttypes>
+#include <optional>
 #include <sstream>
 
 #include "webdb/crc32c.h"
@@ -50,7 +51,9 @@ std::string Manifest::Encode() const {
 namespace {
 
 // Applies one line (not the magic or crc line) to m; false when malformed.
-bool ParseManifestLine(const std::string& line, bool v1, Manifest* m, int* tables_seen) {
+// Takes one line into m; the reason when it is not a valid line.
+std::optional<std::string> ParseManifestLine(const std::string& line, bool v1, Manifest* m,
+                                             int* tables_seen) {
   std::istringstream fields(line);
   std::string word;
   fields >> word;
@@ -68,12 +71,15 @@ bool ParseManifestLine(const std::string& line, bool v1, Manifest* m, int* table
     TableFile f;
     ok = (fields >> table >> f.name >> f.records >> f.size >> std::hex >> f.crc) &&
          (v1 || fields >> f.id);
+    if (!ok) return "malformed line '" + line + "'";
     auto id = ParseTableName(table);
-    if (!ok || !id) return false;
+    if (!id) return id.error().message();
+    if (!m->table(*id).name.empty()) return "table " + table + " named twice";
     m->table(*id) = f;
     ++*tables_seen;
   }
-  return ok && (fields >> std::ws).eof();
+  if (ok && (fields >> std::ws).eof()) return std::nullopt;
+  return "malformed line '" + line + "'";
 }
 
 }  // namespace
@@ -96,8 +102,8 @@ Result<Manifest> Manifest::Decode(std::string_view text, const std::string& path
   int line_no = 1, tables_seen = 0;
   while (std::getline(in, line)) {
     ++line_no;
-    if (!ParseManifestLine(line, v1, &m, &tables_seen)) {
-      return Err(Bad(path, line_no, "malformed line '" + line + "'"));
+    if (auto bad = ParseManifestLine(line, v1, &m, &tables_seen)) {
+      return Err(Bad(path, line_no, *bad));
     }
   }
   if (tables_seen != kNumTables || m.version == 0) {

@@ -70,6 +70,9 @@ Result<VerifySummary> VerifyDb(nutchfs::Env& env, const std::string& dir,
                                const VerifyOptions& options) {
   VerifySummary summary;
   FindingLog log(options.on_finding);
+  if (options.tmp_env == nullptr) {
+    return Err(Status::InvalidArgument("verify " + dir + ": no Env for the sorts' scratch files"));
+  }
   if (!env.FileExists(dir + "/CURRENT")) return Err(Status::NotFound("no webdb at " + dir));
   auto current = ReadCurrentManifest(env, dir);
   if (!current) {

@@ -23,6 +23,7 @@ struct VerifyOptions {
   // Budget of the external sorts of the cross-table checks, in bytes.
   size_t memory_budget = size_t{64} << 20;
   // Where the sorts spill: a scratch directory (created if missing, left empty).
+  // REQUIRES: tmp_env set (VerifyDb returns InvalidArgument otherwise).
   nutchfs::Env* tmp_env = nullptr;
   std::string tmp_dir;
   // Called with each finding; may be empty.

@@ -194,6 +194,8 @@ std::string NowMs() {
 void CheckVerified(const std::string& db) {
   auto env = nutchfs::NewLocalEnv();
   webdb::VerifyOptions options;
+  options.tmp_env = env.get();
+  options.tmp_dir = db + ".verify-tmp";
   auto summary = webdb::VerifyDb(*env, db, options);
   REQUIRE(summary);
   CHECK(summary->clean());

@@ -22,9 +22,12 @@ std::vector<webdb::Page> RandomPages(std::mt19937_64& rng, int n) {
   const int64_t fetch_times[] = {0, kNow - 1, kNow, kNow + 1, int64_t{1} << 62};
   const float scores[] = {0.5f, 1.0f, 1.0f, 2.0f, -1.0f, 0.0f, 7.25f};
   for (int i = 0; i < n; ++i) {
-    webdb::Page p = webdb::Page::WithDefaults(
-        "http://h" + std::to_string(rng() % 6) + ".d" + std::to_string(rng() % 3) +
-        ".example" + (rng() % 4 == 0 ? ".co.uk" : "") + "/p" + std::to_string(i));
+    // One draw a statement: the operands of + are unsequenced (compilers differ).
+    const std::string host = std::to_string(rng() % 6);
+    const std::string domain = std::to_string(rng() % 3);
+    const char* tld = rng() % 4 == 0 ? ".co.uk" : "";
+    webdb::Page p = webdb::Page::WithDefaults("http://h" + host + ".d" + domain + ".example" + tld +
+                                              "/p" + std::to_string(i));
     p.next_fetch = fetch_times[rng() % 5];
     p.score = scores[rng() % 7];
     pages.push_back(p);

@@ -185,6 +185,35 @@ TEST_CASE("IP hosts", "[url]") {
   CHECK(Norm("http://[FE80::1]/") == "http://[fe80::1]/");
 }
 
+// Regression (url_fuzz): uriparser writes all eight groups of an IPv6 host when it
+// recomposes a resolved reference, so a link and a seed to the same page gave two urls.
+TEST_CASE("an IPv6 host has one spelling, in a seed and in a link", "[url]") {
+  const char kFuzzInput[] = "https://user:pw@[2001:DB8::1]:443/";
+  const std::string once = Norm(kFuzzInput);
+  CHECK(once == "https://user:pw@[2001:db8::1]/");
+  for (const char* base : {kFuzzInput, "http://h/a/b?q"}) {
+    auto linked = ResolveUrl(base, once);
+    REQUIRE(linked);
+    CHECK(*linked == once);
+  }
+  CHECK(Norm("http://[2001:0DB8:0000:0000:0000:0000:0000:0001]/") == "http://[2001:db8::1]/");
+  CHECK(Norm("http://[0:0:0:0:0:ffff:7f00:1]/") == "http://[::ffff:127.0.0.1]/");
+}
+
+// Regression (url_fuzz): an href whose host was percent-encoded NULs reached libidn2 as
+// a C string cut at the NUL, so the link became "https:///", a url without a host.
+TEST_CASE("a host of escaped NUL bytes is refused, not cut short", "[url]") {
+  const char kFuzzInput[] = "https:////o!-ther.exa\0//\0\0`0\0\t\xf6\x8dr&ple";
+  const std::string input(kFuzzInput, sizeof(kFuzzInput) - 1);
+  const size_t nul = input.find('\0');
+  auto linked = ResolveUrl(input.substr(0, nul), input.substr(nul + 1));
+  CHECK_FALSE(linked);
+  if (linked) FAIL(*linked);
+  CHECK_FALSE(NormalizeUrl("http://a%00b.example/"));
+  CHECK_FALSE(NormalizeUrl("http://%00%C3%A9/"));
+  CHECK_FALSE(NormalizeUrl("http://%00/"));
+}
+
 TEST_CASE("not crawl URLs", "[url]") {
   CHECK(!NormalizeUrl("relative/path"));
   CHECK(!NormalizeUrl("ftp://a.example/"));
@@ -199,6 +228,18 @@ TEST_CASE("normalization is idempotent", "[url]") {
     std::string once = Norm(url);
     CHECK(Norm(once) == once);
   }
+}
+
+// Regression: an href whose normalized form was over 65535 bytes (escaping triples a
+// byte) became a link the db refuses, and `webdb update` failed on that one page.
+TEST_CASE("a URL over the db's 65535 bytes once normalized is not a crawl URL", "[url]") {
+  const std::string head = "http://a.example/";
+  CHECK(Norm(head + std::string(65535 - head.size(), 'x')).size() == 65535);
+  auto escaped = NormalizeUrl(head + std::string(21840, ' '));
+  REQUIRE_FALSE(escaped);
+  CHECK(escaped.error().IsInvalidArgument());
+  CHECK_THAT(escaped.error().message(), Catch::Contains("65537 bytes once normalized"));
+  CHECK_FALSE(ResolveUrl("http://a.example/", std::string(70000, 'y')));
 }
 
 TEST_CASE("HostOfUrl", "[url]") {

@@ -74,5 +74,20 @@ TEST_CASE("a manifest with a wrong checksum is rejected", "[manifest]") {
   CHECK_THAT(m.error().message(), Catch::Contains("checksum"));
 }
 
+// Regression (fuzzed): four table lines with one table twice passed the count and left a
+// table without a file name; encoded again, no reader could decode the manifest.
+TEST_CASE("a manifest naming a table twice is rejected", "[manifest]") {
+  std::string text = Sample().Encode();
+  text.resize(text.rfind("crc "));
+  const size_t links = text.find("table linksByURL");
+  REQUIRE(links != std::string::npos);
+  text.replace(links, text.find('\n', links) - links,
+               "table pagesByURL x.tbl 1 2 00000003 0000000000000001");
+  auto m = Manifest::Decode(WithCrc(text), "MANIFEST-000007");
+  REQUIRE_FALSE(m.has_value());
+  CHECK(m.error().IsCorruption());
+  CHECK_THAT(m.error().message(), Catch::Contains("table pagesByURL named twice"));
+}
+
 }  // namespace
 }  // namespace webdb

@@ -150,6 +150,17 @@ TEST_CASE("no db is NotFound", "[verify]") {
   CHECK(summary.error().IsNotFound());
 }
 
+// Regression (UBSan, scripts/sanitize.sh): options without a scratch Env were
+// dereferenced as a null reference by the cross-table sorts.
+TEST_CASE("verify without a scratch Env is refused, not undefined", "[verify]") {
+  TestDb db;
+  VerifyOptions options;
+  auto summary = VerifyDb(*db.env, db.dir, options);
+  REQUIRE_FALSE(summary.has_value());
+  CHECK(summary.error().IsInvalidArgument());
+  CHECK_THAT(summary.error().message(), Catch::Contains("no Env for the sorts' scratch files"));
+}
+
 TEST_CASE("damaged files are reported with file and offset", "[verify][fault]") {
   TestDb db;
   const std::string path = db.Path(TableId::kLinksByMd5);
