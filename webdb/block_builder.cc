@@ -62,6 +62,7 @@ std::string_view BlockBuilder::Finish() {
 
 void BlockBuilder::Reset() {
   buffer_.clear();
+  buffer_.reserve(kTargetBlockSize + kBlockTrailerSize + 64);  // a block rarely grows past
   last_key_.clear();
   finished_ = false;
 }

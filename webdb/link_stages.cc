@@ -67,7 +67,7 @@ Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
     const bool had_row = m.has_row();
     std::string_view value;
     if (m.num_edits() > 0) {
-      const OwnedEdit& last = m.edit(m.num_edits() - 1);  // the last addition wins
+      const KeyEdit& last = m.edit(m.num_edits() - 1);  // the last addition wins
       if (last.kind != kPut || last.value.empty()) {
         return Err(Status::Corruption("bad linksByMD5 edit"));
       }
@@ -118,7 +118,7 @@ Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
     std::optional<std::string_view> link;
     if (m.has_row()) link = m.row_value();
     for (size_t i = 0; i < m.num_edits(); ++i) {
-      const OwnedEdit& e = m.edit(i);
+      const KeyEdit& e = m.edit(i);
       if (e.kind == kPut && !e.value.empty()) {
         link = e.value;
       } else if (e.kind == kRemove) {
@@ -171,7 +171,7 @@ Result<StageStats> ApplyLinkFixes(Iterator& rows, EditIterator& edits, RowSink& 
       NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), m.row_value()));
       continue;
     }
-    const OwnedEdit& fix = m.edit(m.num_edits() - 1);
+    const KeyEdit& fix = m.edit(m.num_edits() - 1);
     if (fix.kind == kRemove) continue;
     if (fix.kind != kSetFlag || fix.value.size() != 1) {
       return Err(Status::Corruption("bad linksByMD5 fix"));

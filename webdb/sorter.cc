@@ -37,6 +37,7 @@ class SortBufferIterator final : public EditIterator {
   }
   const EditView& edit() const override { return edit_; }
   Status status() const override { return Status::OK(); }
+  bool views_stable() const override { return true; }  // the buffer no longer changes
 
  private:
   void Load() {
