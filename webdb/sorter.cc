@@ -21,10 +21,13 @@ constexpr size_t kMaxReadBuffer = 4 << 20;
 // Keeps a record (and its edit file encoding) well below the 4 GiB frame limit.
 constexpr size_t kMaxEditBytes = size_t{1} << 31;
 
-// As many runs as leave each a kMinReadBuffer of the budget, with one share for the
-// output, between 2 and kMaxFanIn.
+// The runs being merged read through at most this share of the budget: the sorters
+// filling meanwhile (the next stages' edits) keep the rest for runs as large as can be.
+constexpr size_t kReadShareDivisor = 4;
+
+// As many runs as leave each a kMinReadBuffer of the read share, between 2 and kMaxFanIn.
 size_t FanInFor(size_t budget) {
-  return std::clamp<size_t>(budget / kMinReadBuffer, 3, Sorter::kMaxFanIn + 1) - 1;
+  return std::clamp<size_t>(budget / kReadShareDivisor / kMinReadBuffer, 2, Sorter::kMaxFanIn);
 }
 
 class SortBufferIterator final : public EditIterator {
@@ -181,12 +184,12 @@ Status Sorter::ReleaseMemory() {
   return Status::OK();
 }
 
-// Each run merged at once reads through an equal share of what the pool has left, and
-// at least kMinReadBuffer.
+// Each run merged at once reads through an equal part of the read share (or of what the
+// pool has left, if less), and at least kMinReadBuffer.
 void Sorter::TakeReadMemory() {
   const size_t runs = std::min(runs_.size(), fan_in_);
-  read_buffer_ =
-      std::clamp<size_t>(memory_.available() / (runs + 1), kMinReadBuffer, kMaxReadBuffer);
+  const size_t share = std::min(memory_.available(), memory_.budget() / kReadShareDivisor);
+  read_buffer_ = std::clamp<size_t>(share / runs, kMinReadBuffer, kMaxReadBuffer);
   read_memory_ = read_buffer_ * runs;
   memory_.Force(read_memory_);
 }

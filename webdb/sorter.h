@@ -5,8 +5,10 @@
 // from a SortMemory pool, shared with the session's other sorters. When the pool has no
 // more to give, the buffer is sorted and spilled as a sorted edit file (a run) into
 // tmp_dir; Finish() merges the runs, in several passes only when there are more than
-// fan_in() of them, each run read through an equal share of what the pool has left
-// (between 128 KiB and 4 MiB). Memory use stays within the pool's budget plus a small
+// fan_in() of them, each run read through an equal part of a quarter of the budget
+// (between 128 KiB and 4 MiB), so that the sorters filling meanwhile keep the rest of the
+// pool for large runs (at a 256 MiB budget, 512 runs merge in one pass).
+// Memory use stays within the pool's budget plus a small
 // constant: the largest single edit, one frame of the edit file being written, the Env's
 // write buffer, and the floor of 128 KiB per merged run when the pool is exhausted.
 //
@@ -36,7 +38,7 @@ class SortMemory;
 class Sorter final : public EditSink {
  public:
   // At most this many runs are merged at once.
-  static constexpr size_t kMaxFanIn = 128;
+  static constexpr size_t kMaxFanIn = 512;
 
   // name tells apart the runs of several sorters sharing tmp_dir (created if missing).
   // The sorter takes its memory from the shared pool.

@@ -125,10 +125,33 @@ TEST_CASE("sorter orders keys with long shared prefixes", "[sorter][random]") {
 TEST_CASE("sorter fan-in follows the budget", "[sorter]") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
+  // Each run merged keeps at least 128 KiB of a quarter of the budget.
   CHECK(Sorter::Create(*env, dir.path(), 4 << 10, "a")->fan_in() == 2);
-  CHECK(Sorter::Create(*env, dir.path(), 512 << 10, "a")->fan_in() == 3);
-  CHECK(Sorter::Create(*env, dir.path(), 32 << 20, "a")->fan_in() == Sorter::kMaxFanIn);
+  CHECK(Sorter::Create(*env, dir.path(), 2 << 20, "a")->fan_in() == 4);
+  CHECK(Sorter::Create(*env, dir.path(), 32 << 20, "a")->fan_in() == 64);
+  CHECK(Sorter::Create(*env, dir.path(), 256 << 20, "a")->fan_in() == Sorter::kMaxFanIn);
   CHECK(Sorter::Create(*env, dir.path(), size_t{1} << 30, "a")->fan_in() == Sorter::kMaxFanIn);
+}
+
+TEST_CASE("a merge reads through a quarter of the pool; the sorter filling meanwhile keeps the rest",
+          "[sorter]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::mt19937_64 rng(9);
+  std::vector<OwnedEdit> many = testutil::RandomEdits(rng, 240000);  // ~20 MB packed
+  std::vector<OwnedEdit> few(many.begin(), many.begin() + 50000);  // ~4 MB
+  const size_t budget = size_t{8} << 20;
+  SortMemory memory(budget);
+  auto read = Sorter::Create(*env, dir.File("tmp"), memory, "read");
+  auto fill = Sorter::Create(*env, dir.File("tmp"), memory, "fill");
+  AddAll(*read, many);
+  REQUIRE(read->runs_spilled() >= 2);
+  auto it = read->Finish();
+  REQUIRE(it);
+  CHECK(memory.taken() <= budget / 4);
+  AddAll(*fill, few);
+  CHECK(fill->runs_spilled() == 0);  // the rest of the pool holds them
+  CHECK(Drain(**it).edits.size() == many.size());
 }
 
 TEST_CASE("sorter keeps equal (key, order) edits in insertion order across runs", "[sorter]") {
