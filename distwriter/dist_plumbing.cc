@@ -62,17 +62,24 @@ DistPlumbing::DistPlumbing(nutchfs::Env& local, std::string work_dir, size_t mem
 
 Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::Incoming(int stage) {
   for (int s = 1; s < stage; ++s) sorters_[s - 1].reset();
+  if (!own_section_.empty()) {  // the previous stage has read it (or found it corrupt)
+    Status removed = local_.RemoveFile(own_section_);
+    if (!removed.ok() && !removed.IsNotFound()) return Err(removed);
+    own_section_.clear();
+  }
   for (int s = stage + 1; s <= webdb::kNumStages; ++s) {
     NUTCHFS_RETURN_IF_ERROR(sorters_[s - 1]->ReleaseMemory());
   }
-  {
-    NUTCHFS_ASSIGN_OR_RETURN(auto sorted, sorters_[stage - 1]->Finish());
-    NUTCHFS_RETURN_IF_ERROR(SendSections(stage, *sorted));
-  }
+  NUTCHFS_ASSIGN_OR_RETURN(auto sorted, sorters_[stage - 1]->Finish());
+  // A lone writer owns every section: its sorted edits go to the stage unwritten.
+  if (k_ == 1) return sorted;
+  NUTCHFS_RETURN_IF_ERROR(SendSections(stage, *sorted));
+  sorted.reset();
   return ReceiveAll(stage);
 }
 
-// Writes the sorted stream as k consecutive section files and sends each one.
+// Writes the sorted stream as k consecutive section files and sends each one but this
+// writer's own, which ReceiveAll reads where it was written.
 Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted) {
   const webdb::TableId table = kStageTable[stage - 1];
   for (int to = 0; to < k_; ++to) {
@@ -86,7 +93,12 @@ Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted) {
       NUTCHFS_RETURN_IF_ERROR(out->Add(sorted.edit()));
     }
     NUTCHFS_RETURN_IF_ERROR(sorted.status());
-    NUTCHFS_RETURN_IF_ERROR(out->Finish());
+    // Not synced: a section is a working file, and Send publishes a synced copy.
+    NUTCHFS_RETURN_IF_ERROR(out->Finish(/*sync=*/false));
+    if (to == self_) {
+      own_section_ = path;
+      continue;
+    }
     NUTCHFS_RETURN_IF_ERROR(exchange_.Send(stage, to, path));
     NUTCHFS_RETURN_IF_ERROR(local_.RemoveFile(path));
   }
@@ -96,7 +108,10 @@ Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted) {
 Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::ReceiveAll(int stage) {
   std::vector<std::unique_ptr<webdb::EditIterator>> inputs;
   for (int from = 0; from < k_; ++from) {
-    NUTCHFS_ASSIGN_OR_RETURN(std::string path, exchange_.Receive(stage, from));
+    std::string path = own_section_;
+    if (from != self_) {
+      NUTCHFS_ASSIGN_OR_RETURN(path, exchange_.Receive(stage, from));
+    }
     auto file = webdb::OpenEditFile(local_, path, read_buffer_);
     if (!file) {
       return Err(DiscardIfCorrupt(local_, path, file.error())

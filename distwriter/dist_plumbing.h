@@ -2,8 +2,10 @@
 // a stage are sorted locally; when the stage begins, the sorted stream is cut by
 // section into exactly k edit files (empty ones too), each sent to the writer owning
 // that section; then the k files addressed to this writer are awaited and merged
-// (ties by order, then by sender). The stages' sorters share one pool of the memory
-// budget. Not thread-safe.
+// (ties by order, then by sender). The file of this writer's own section is not sent:
+// it is read where it was written. With k = 1 the sorted stream goes to the stage
+// directly, written nowhere. The stages' sorters share one pool of the memory budget.
+// Not thread-safe.
 #ifndef DISTWRITER_DIST_PLUMBING_H_
 #define DISTWRITER_DIST_PLUMBING_H_
 
@@ -42,6 +44,7 @@ class DistPlumbing final : public webdb::StagePlumbing {
   const int k_;
   const size_t read_buffer_;
   std::optional<Partition> partition_;
+  std::string own_section_;  // this writer's section file of the stage running, if any
   webdb::SortMemory memory_;  // shared by the sorters
   std::array<std::unique_ptr<webdb::Sorter>, webdb::kNumStages> sorters_;
 };
