@@ -61,11 +61,14 @@ DistPlumbing::DistPlumbing(nutchfs::Env& local, std::string work_dir, size_t mem
 }
 
 Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::Incoming(int stage) {
-  for (int s = 1; s < stage; ++s) sorters_[s - 1].reset();
-  if (!own_section_.empty()) {  // the previous stage has read it (or found it corrupt)
-    Status removed = local_.RemoveFile(own_section_);
-    if (!removed.ok() && !removed.IsNotFound()) return Err(removed);
-    own_section_.clear();
+  // Earlier stages are done, except stage 3, whose edits stage 5 reads again.
+  for (int s = 1; s < stage; ++s) {
+    if (s == 3) continue;
+    sorters_[s - 1].reset();
+    if (own_sections_[s - 1].empty()) continue;
+    Status removed = local_.RemoveFile(own_sections_[s - 1]);
+    if (!removed.ok() && !removed.IsNotFound()) return Err(removed);  // gone if corrupt
+    own_sections_[s - 1].clear();
   }
   for (int s = stage + 1; s <= webdb::kNumStages; ++s) {
     NUTCHFS_RETURN_IF_ERROR(sorters_[s - 1]->ReleaseMemory());
@@ -76,6 +79,13 @@ Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::Incoming(int stage) {
   NUTCHFS_RETURN_IF_ERROR(SendSections(stage, *sorted));
   sorted.reset();
   return ReceiveAll(stage);
+}
+
+// The files of stage 3 are still there: this writer's own section in the work
+// directory, the others' in its group until the round is cleaned up.
+Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::IncomingStage3Again() {
+  if (k_ == 1) return sorters_[2]->Again();
+  return ReceiveAll(3);
 }
 
 // Writes the sorted stream as k consecutive section files and sends each one but this
@@ -96,7 +106,7 @@ Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted) {
     // Not synced: a section is a working file, and Send publishes a synced copy.
     NUTCHFS_RETURN_IF_ERROR(out->Finish(/*sync=*/false));
     if (to == self_) {
-      own_section_ = path;
+      own_sections_[stage - 1] = path;
       continue;
     }
     NUTCHFS_RETURN_IF_ERROR(exchange_.Send(stage, to, path));
@@ -108,7 +118,7 @@ Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted) {
 Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::ReceiveAll(int stage) {
   std::vector<std::unique_ptr<webdb::EditIterator>> inputs;
   for (int from = 0; from < k_; ++from) {
-    std::string path = own_section_;
+    std::string path = own_sections_[stage - 1];
     if (from != self_) {
       NUTCHFS_ASSIGN_OR_RETURN(path, exchange_.Receive(stage, from));
     }

@@ -32,6 +32,7 @@ class DistPlumbing final : public webdb::StagePlumbing {
 
   webdb::EditSink& Sink(int stage) override { return *sorters_[stage - 1]; }
   Result<std::unique_ptr<webdb::EditIterator>> Incoming(int stage) override;
+  Result<std::unique_ptr<webdb::EditIterator>> IncomingStage3Again() override;
 
  private:
   Status SendSections(int stage, webdb::EditIterator& sorted);
@@ -44,7 +45,8 @@ class DistPlumbing final : public webdb::StagePlumbing {
   const int k_;
   const size_t read_buffer_;
   std::optional<Partition> partition_;
-  std::string own_section_;  // this writer's section file of the stage running, if any
+  // This writer's own section file of each stage, while it is still to be read.
+  std::array<std::string, webdb::kNumStages> own_sections_;
   webdb::SortMemory memory_;  // shared by the sorters
   std::array<std::unique_ptr<webdb::Sorter>, webdb::kNumStages> sorters_;
 };

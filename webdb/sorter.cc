@@ -199,12 +199,20 @@ Result<std::unique_ptr<EditIterator>> Sorter::Finish() {
   finished_ = true;
   if (runs_.empty()) {
     buffer_->Sort();
-    return std::unique_ptr<EditIterator>(std::make_unique<SortBufferIterator>(*buffer_));
+    return Again();
   }
   if (!buffer_->empty()) NUTCHFS_RETURN_IF_ERROR(Spill());
   buffer_->Release();
   TakeReadMemory();
   while (runs_.size() > fan_in_) NUTCHFS_RETURN_IF_ERROR(MergePass());
+  return Again();
+}
+
+Result<std::unique_ptr<EditIterator>> Sorter::Again() {
+  if (!finished_) return Err(Status::InvalidArgument(name_ + ": sorter Again before Finish"));
+  if (runs_.empty()) {
+    return std::unique_ptr<EditIterator>(std::make_unique<SortBufferIterator>(*buffer_));
+  }
   NUTCHFS_ASSIGN_OR_RETURN(auto runs, OpenRuns(runs_));
   return NewMergingEditIterator(std::move(runs));
 }

@@ -56,6 +56,9 @@ class Sorter final : public EditSink {
   // The sorted stream of every edit added. Without a spill it iterates the memory
   // buffer (no disk I/O). Once only; no Add() afterwards.
   Result<std::unique_ptr<EditIterator>> Finish();
+  // The same sorted stream once more (the memory buffer or the runs are kept until the
+  // Sorter goes). REQUIRES: Finish() succeeded and the iterator it returned is gone.
+  Result<std::unique_ptr<EditIterator>> Again();
   // If runs were spilled already, spills the edits held in memory too, which gives their
   // memory back to the pool for the sorters filling now; a sorter that never spilled
   // keeps its edits (sorting them in memory later is cheaper). Before Finish() only.

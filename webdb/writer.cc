@@ -30,13 +30,20 @@ class LocalPlumbing final : public StagePlumbing {
   EditSink& Sink(int stage) override { return *sorters_[stage - 1]; }
 
   Result<std::unique_ptr<EditIterator>> Incoming(int stage) override {
-    // Earlier stages are done and their sorted streams consumed: free their memory.
-    for (int s = 1; s < stage; ++s) sorters_[s - 1].reset();
+    // Earlier stages are done and their sorted streams consumed: free their memory,
+    // except stage 3's, which stage 5 reads again.
+    for (int s = 1; s < stage; ++s) {
+      if (s != 3) sorters_[s - 1].reset();
+    }
     // Later sorters that spill anyway make room for the ones filling during this stage.
     for (int s = stage + 1; s <= kNumStages; ++s) {
       NUTCHFS_RETURN_IF_ERROR(sorters_[s - 1]->ReleaseMemory());
     }
     return sorters_[stage - 1]->Finish();
+  }
+
+  Result<std::unique_ptr<EditIterator>> IncomingStage3Again() override {
+    return sorters_[2]->Again();
   }
 
   // REQUIRES: before the first Incoming().

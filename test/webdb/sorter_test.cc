@@ -154,6 +154,28 @@ TEST_CASE("a merge reads through a quarter of the pool; the sorter filling meanw
   CHECK(Drain(**it).edits.size() == many.size());
 }
 
+TEST_CASE("sorter gives its sorted stream again, from memory and from runs", "[sorter]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::mt19937_64 rng(10);
+  std::vector<OwnedEdit> edits = testutil::RandomEdits(rng, 5000);
+  for (size_t budget : {size_t{64} << 10, size_t{64} << 20}) {
+    INFO("budget " << budget);
+    auto sorter = Sorter::Create(*env, dir.File("tmp"), budget, "again");
+    CHECK_FALSE(sorter->Again());
+    AddAll(*sorter, edits);
+    {
+      auto first = sorter->Finish();
+      REQUIRE(first);
+      CHECK(Drain(**first).edits == testutil::StableSorted(edits));
+    }
+    auto second = sorter->Again();
+    REQUIRE(second);
+    CHECK(Drain(**second).edits == testutil::StableSorted(edits));
+    CHECK((sorter->runs_spilled() > 0) == (budget < (1 << 20)));
+  }
+}
+
 TEST_CASE("sorter keeps equal (key, order) edits in insertion order across runs", "[sorter]") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
