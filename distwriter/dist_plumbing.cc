@@ -56,7 +56,8 @@ DistPlumbing::DistPlumbing(nutchfs::Env& local, std::string work_dir, size_t mem
                                       64 << 10, webdb::kEditReadBufferSize)),
       memory_(memory_budget) {
   for (int s = 1; s <= webdb::kNumStages; ++s) {
-    sorters_[s - 1] = webdb::Sorter::Create(local, work_dir_, memory_, "stage" + std::to_string(s));
+    sorters_[s - 1] = webdb::Sorter::Create(local, work_dir_, memory_, "stage" + std::to_string(s),
+                                            /*background=*/true);
   }
 }
 

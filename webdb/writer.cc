@@ -20,10 +20,12 @@ namespace {
 // while stage s's sorter is read).
 class LocalPlumbing final : public StagePlumbing {
  public:
-  LocalPlumbing(nutchfs::Env& env, const std::string& work_dir, size_t memory_budget)
+  LocalPlumbing(nutchfs::Env& env, const std::string& work_dir, size_t memory_budget,
+                bool sort_thread)
       : memory_(memory_budget) {
     for (int s = 1; s <= kNumStages; ++s) {
-      sorters_[s - 1] = Sorter::Create(env, work_dir, memory_, "stage" + std::to_string(s));
+      sorters_[s - 1] =
+          Sorter::Create(env, work_dir, memory_, "stage" + std::to_string(s), sort_thread);
     }
   }
 
@@ -63,7 +65,7 @@ class SingleWriter final : public Writer {
         options_(std::move(options)),
         current_(std::move(current)),
         lock_(std::move(lock)),
-        plumbing_(env, dir_ + "/work", options_.memory_budget),
+        plumbing_(env, dir_ + "/work", options_.memory_budget, options_.sort_thread),
         log_(plumbing_.Sink(1), plumbing_.Sink(3), /*writer=*/0) {}
 
   Status AddPage(const Page& p) override { return log_.AddPage(p); }

@@ -37,6 +37,9 @@ struct WriterOptions {
   // Test hook: called with a stage name ("stage 1", ..., "publish") before that step.
   // Lets tests kill or fail a writer at each boundary.
   std::function<void(std::string_view)> before_step;
+  // Sort the edits held in memory in chunks on a thread of their own while more edits
+  // come in (webdb/sorter.h). The result is the same either way.
+  bool sort_thread = true;
 };
 
 // The six calls of a writer session. Implemented by Writer (single machine) and by

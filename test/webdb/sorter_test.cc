@@ -176,6 +176,35 @@ TEST_CASE("sorter gives its sorted stream again, from memory and from runs", "[s
   }
 }
 
+TEST_CASE("a sorter sorting chunks on a thread gives the same stream as one without",
+          "[sorter][random]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const size_t budget = GENERATE(size_t{256} << 10, size_t{2} << 20, size_t{64} << 20);
+  INFO("budget " << budget);
+  std::mt19937_64 rng(11);
+  // Few keys and orders: many equal (key, order) pairs, which must keep insertion order.
+  std::vector<OwnedEdit> edits = testutil::RandomEdits(rng, 60000, {300, 4, 30});
+  std::vector<testutil::Drained> got;
+  for (bool background : {false, true}) {
+    SortMemory memory(budget);
+    auto sorter = Sorter::Create(*env, dir.File("tmp"), memory, "bg", background);
+    AddAll(*sorter, edits);
+    {
+      auto it = sorter->Finish();
+      REQUIRE(it);
+      got.push_back(Drain(**it));
+    }
+    auto again = sorter->Again();
+    REQUIRE(again);
+    CHECK(Drain(**again).edits == got.back().edits);
+    CHECK((sorter->runs_spilled() > 0) == (budget < (8 << 20)));
+  }
+  CHECK(got[0].status.ok());
+  CHECK(got[0].edits == testutil::StableSorted(edits));
+  CHECK(got[1].edits == got[0].edits);
+}
+
 TEST_CASE("sorter keeps equal (key, order) edits in insertion order across runs", "[sorter]") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
