@@ -65,9 +65,11 @@ class AddedLinks {
     std::string_view link;
     if (put != nullptr) {
       changed_.assign(put->value);
-      // The target check of stage 4 fixes the flag; start from the old row's flag so
-      // that a replaced link whose target did not change needs no fix.
-      SetFlag(&changed_, m.has_row() && FlagOf(m.row_value()));
+      // Stage 4 sets the flag from the target page and sends a fix back wherever this
+      // guess was wrong: a replaced link keeps its old row's flag (its target has not
+      // changed, mostly), a new link is guessed to point at a page with outlinks (most
+      // pages have some), so that few links need a fix.
+      SetFlag(&changed_, m.has_row() ? FlagOf(m.row_value()) : true);
       link = changed_;
     } else if (m.has_row()) {
       link = m.row_value();  // unchanged: copied as bytes
