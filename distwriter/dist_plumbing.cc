@@ -23,17 +23,33 @@ DistPlumbing::DistPlumbing(nutchfs::Env& local, std::string work_dir, size_t mem
       k_(k),
       read_buffer_(std::clamp<size_t>(memory_budget / kLiveSorters / static_cast<size_t>(k),
                                       64 << 10, webdb::kEditReadBufferSize)),
-      sorters_(local, work_dir_, memory_budget) {}
+      sorters_(local, work_dir_, memory_budget, /*sort_thread=*/true) {}
 
 Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::Incoming(int stage) {
-  {
-    NUTCHFS_ASSIGN_OR_RETURN(auto sorted, sorters_.Finish(stage));
-    NUTCHFS_RETURN_IF_ERROR(SendSections(stage, *sorted));
+  // Earlier stages are done, except stage 3, whose edits stage 5 reads again.
+  for (int s = 1; s < stage; ++s) {
+    if (s == 3 || own_sections_[s - 1].empty()) continue;
+    Status removed = local_.RemoveFile(own_sections_[s - 1]);
+    if (!removed.ok() && !removed.IsNotFound()) return Err(removed);  // gone if corrupt
+    own_sections_[s - 1].clear();
   }
+  NUTCHFS_ASSIGN_OR_RETURN(auto sorted, sorters_.Finish(stage));
+  // A lone writer owns every section: its sorted edits go to the stage unwritten.
+  if (k_ == 1) return sorted;
+  NUTCHFS_RETURN_IF_ERROR(SendSections(stage, *sorted));
+  sorted.reset();
   return ReceiveAll(stage);
 }
 
-// Writes the sorted stream as k consecutive section files and sends each one.
+// The files of stage 3 are still there: this writer's own section in the work
+// directory, the others' in its group until the round is cleaned up.
+Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::IncomingStage3Again() {
+  if (k_ == 1) return sorters_.Stage3Again();
+  return ReceiveAll(3);
+}
+
+// Writes the sorted stream as k consecutive section files and sends each one but this
+// writer's own, which ReceiveAll reads where it was written.
 Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted) {
   const webdb::TableId table = kStageTable[stage - 1];
   for (int to = 0; to < k_; ++to) {
@@ -47,7 +63,12 @@ Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted) {
       NUTCHFS_RETURN_IF_ERROR(out->Add(sorted.edit()));
     }
     NUTCHFS_RETURN_IF_ERROR(sorted.status());
-    NUTCHFS_RETURN_IF_ERROR(out->Finish());
+    // Not synced: a section is a working file, and Send publishes a synced copy.
+    NUTCHFS_RETURN_IF_ERROR(out->Finish(/*sync=*/false));
+    if (to == self_) {
+      own_sections_[stage - 1] = path;
+      continue;
+    }
     NUTCHFS_RETURN_IF_ERROR(exchange_.Send(stage, to, path));
     NUTCHFS_RETURN_IF_ERROR(local_.RemoveFile(path));
   }
@@ -57,8 +78,11 @@ Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted) {
 Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::ReceiveAll(int stage) {
   std::vector<std::unique_ptr<webdb::EditIterator>> inputs;
   for (int from = 0; from < k_; ++from) {
-    NUTCHFS_ASSIGN_OR_RETURN(auto file, exchange_.Open(stage, from, read_buffer_));
-    inputs.push_back(std::move(file));
+    auto file = from == self_ ? exchange_.OpenFile(own_sections_[stage - 1], stage, self_, self_,
+                                                   read_buffer_)
+                              : exchange_.Open(stage, from, read_buffer_);
+    if (!file) return Err(file.error());
+    inputs.push_back(std::move(*file));
   }
   return webdb::NewMergingEditIterator(std::move(inputs));
 }

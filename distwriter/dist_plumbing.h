@@ -2,11 +2,14 @@
 // a stage are sorted locally; when the stage begins, the sorted stream is cut by
 // section into exactly k edit files (empty ones too), each sent to the writer owning
 // that section; then the k files addressed to this writer are awaited and merged
-// (ties by order, then by sender). The local sorting is webdb::StageSorters', as in the
+// (ties by order, then by sender). The file of this writer's own section is not sent:
+// it is read where it was written. With k = 1 the sorted stream goes to the stage
+// directly, written nowhere. The local sorting is webdb::StageSorters', as in the
 // single-machine writer. Not thread-safe.
 #ifndef DISTWRITER_DIST_PLUMBING_H_
 #define DISTWRITER_DIST_PLUMBING_H_
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +31,7 @@ class DistPlumbing final : public webdb::StagePlumbing {
 
   webdb::EditSink& Sink(int stage) override { return sorters_.Sink(stage); }
   Result<std::unique_ptr<webdb::EditIterator>> Incoming(int stage) override;
+  Result<std::unique_ptr<webdb::EditIterator>> IncomingStage3Again() override;
 
  private:
   Status SendSections(int stage, webdb::EditIterator& sorted);
@@ -40,6 +44,8 @@ class DistPlumbing final : public webdb::StagePlumbing {
   const int k_;
   const size_t read_buffer_;
   std::optional<Partition> partition_;
+  // This writer's own section file of each stage, while it is still to be read.
+  std::array<std::string, webdb::kNumStages> own_sections_;
   webdb::StageSorters sorters_;
 };
 

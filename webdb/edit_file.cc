@@ -16,7 +16,7 @@ using nutchfs::Err;
 
 constexpr char kMagic[] = "WDBEDITS";
 constexpr size_t kMagicSize = 8;
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 constexpr uint32_t kFlagSorted = 1;
 constexpr uint32_t kFlagLabelled = 2;
 constexpr size_t kHeaderSize = kMagicSize + 4 + 4;
@@ -117,23 +117,22 @@ EditFileWriter::~EditFileWriter() = default;
 
 const std::string& EditFileWriter::path() const { return file_->path(); }
 
-Status EditFileWriter::CheckOrder(const EditView& edit) {
-  if (count_ > 0) {
-    int c = edit.key.compare(last_key_);
-    if (c < 0 || (c == 0 && edit.order < last_order_)) {
-      return Status::InvalidArgument(path() + ": edit out of (key, order) order at record " +
-                                     std::to_string(count_));
-    }
+Status EditFileWriter::CheckOrder(const EditView& edit) const {
+  if (count_ == 0) return Status::OK();
+  int c = edit.key.compare(last_key_);
+  if (c < 0 || (c == 0 && edit.order < last_order_)) {
+    return Status::InvalidArgument(path() + ": edit out of (key, order) order at record " +
+                                   std::to_string(count_));
   }
-  last_key_.assign(edit.key);
-  last_order_ = edit.order;
   return Status::OK();
 }
 
 Status EditFileWriter::Add(const EditView& edit) {
   if (finished_) return Status::InvalidArgument(path() + ": Add after Finish");
-  uint64_t record_size = VarintLength(edit.key.size()) + edit.key.size() + 9 +
-                         VarintLength(edit.value.size()) + edit.value.size();
+  // At most: with no shared prefix (a frame's first record).
+  uint64_t record_size = 1 + VarintLength(edit.key.size()) + edit.key.size() +
+                         VarintLength(edit.order) + 1 + VarintLength(edit.value.size()) +
+                         edit.value.size();
   if (record_size >= kEndMarker) {
     return Status::InvalidArgument(path() + ": edit too large (" + std::to_string(record_size) +
                                    " bytes)");
@@ -142,13 +141,18 @@ Status EditFileWriter::Add(const EditView& edit) {
   size_t payload = frame_.size() - kFrameHeaderSize;
   if (payload > 0 && payload + record_size > kEditFrameSize) {
     NUTCHFS_RETURN_IF_ERROR(FlushFrame());
+    payload = 0;
   }
-  PutVarint32(&frame_, static_cast<uint32_t>(edit.key.size()));
-  frame_.append(edit.key);
-  PutFixed64(&frame_, edit.order);
+  const size_t shared = payload == 0 ? 0 : SharedPrefixLength(last_key_, edit.key);
+  PutVarint32(&frame_, static_cast<uint32_t>(shared));
+  PutVarint32(&frame_, static_cast<uint32_t>(edit.key.size() - shared));
+  frame_.append(edit.key.substr(shared));
+  PutVarint64(&frame_, edit.order);
   frame_.push_back(static_cast<char>(edit.kind));
   PutVarint32(&frame_, static_cast<uint32_t>(edit.value.size()));
   frame_.append(edit.value);
+  last_key_.replace(shared, std::string::npos, edit.key.substr(shared));
+  last_order_ = edit.order;
   ++count_;
   if (frame_.size() - kFrameHeaderSize >= kEditFrameSize) return FlushFrame();
   return Status::OK();
@@ -229,7 +233,7 @@ class EditFileIterator final : public EditIterator {
   void Advance();
   bool ReadFrame();
   void ReadFooter();
-  void DecodeRecord();
+  void DecodeRecord(bool frame_start);
 
   const std::unique_ptr<nutchfs::SequentialFile> file_;
   const uint64_t file_size_;
@@ -245,7 +249,7 @@ class EditFileIterator final : public EditIterator {
   uint64_t records_ = 0;
   uint64_t payload_bytes_ = 0;
   uint32_t file_crc_ = 0;
-  std::string last_key_;  // previous key, kept across frames of a sorted file
+  std::string key_;  // of the current record: the next one's shares a prefix with it
 
   bool valid_ = false;
   EditView edit_;
@@ -307,13 +311,9 @@ Status EditFileIterator::Open() {
 
 void EditFileIterator::Advance() {
   if (!valid_) return;
-  if (payload_.empty()) {
-    // The next frame may move the buffer: keep the previous key for the order check.
-    if (sorted_ && records_ > 0) last_key_.assign(edit_.key);
-    if (!ReadFrame()) return;
-    if (sorted_ && records_ > 0) edit_.key = last_key_;
-  }
-  DecodeRecord();
+  const bool frame_start = payload_.empty();
+  if (frame_start && !ReadFrame()) return;
+  DecodeRecord(frame_start);
 }
 
 bool EditFileIterator::ReadFrame() {
@@ -373,26 +373,32 @@ void EditFileIterator::ReadFooter() {
   if (offset_ != file_size_ || end_ != pos_) return Fail("trailing bytes after footer", offset_);
 }
 
-void EditFileIterator::DecodeRecord() {
+void EditFileIterator::DecodeRecord(bool frame_start) {
   // The current frame ends at offset_: nothing is consumed until the next frame.
   uint64_t record_offset = offset_ - payload_.size();
   std::string_view in = payload_;
-  uint32_t key_size = 0, value_size = 0;
-  std::string_view key, kind, value;
+  uint32_t shared = 0, unshared = 0, value_size = 0;
+  std::string_view delta, kind, value;
   uint64_t order = 0;
-  if (!GetVarint32(&in, &key_size) || !GetBytes(&in, key_size, &key) || !GetFixed64(&in, &order) ||
-      !GetBytes(&in, 1, &kind) || !GetVarint32(&in, &value_size) ||
-      !GetBytes(&in, value_size, &value)) {
+  if (!GetVarint32(&in, &shared) || !GetVarint32(&in, &unshared) ||
+      !GetBytes(&in, unshared, &delta) || !GetVarint64(&in, &order) || !GetBytes(&in, 1, &kind) ||
+      !GetVarint32(&in, &value_size) || !GetBytes(&in, value_size, &value)) {
     return Fail("undecodable edit record", record_offset);
   }
+  if (frame_start ? shared != 0 : shared > key_.size()) {
+    return Fail("bad shared key prefix length", record_offset);
+  }
+  // The keys agree on their first `shared` bytes: the rest decides their order.
   if (sorted_ && records_ > 0) {
-    int c = key.compare(edit_.key);
+    int c = delta.compare(std::string_view(key_).substr(shared));
     if (c < 0 || (c == 0 && order < edit_.order)) {
       return Fail("edit out of (key, order) order in sorted file", record_offset);
     }
   }
+  key_.resize(shared);
+  key_.append(delta);
   payload_ = in;
-  edit_ = EditView{key, order, static_cast<uint8_t>(kind[0]), value};
+  edit_ = EditView{key_, order, static_cast<uint8_t>(kind[0]), value};
   ++records_;
 }
 

@@ -56,7 +56,7 @@ class EditFileWriter final : public EditSink {
 
  private:
   EditFileWriter(std::unique_ptr<nutchfs::WritableFile> file, bool sorted, std::string_view label);
-  Status CheckOrder(const EditView& edit);
+  Status CheckOrder(const EditView& edit) const;
   Status FlushFrame();
 
   std::unique_ptr<nutchfs::WritableFile> file_;
@@ -64,7 +64,7 @@ class EditFileWriter final : public EditSink {
   bool finished_ = false;
   std::string header_;
   std::string frame_;  // payload of the frame being filled
-  std::string last_key_;
+  std::string last_key_;  // of the last record: the next one's key shares a prefix with it
   uint64_t last_order_ = 0;
   uint32_t file_crc_;  // running CRC32C (unmasked) of header + frame crc fields
   uint64_t count_ = 0;

@@ -81,6 +81,9 @@ class EditIterator {
   virtual void Next() = 0;
   virtual const EditView& edit() const = 0;
   virtual Status status() const = 0;
+  // True when the views of every edit stay valid as long as the iterator lives (an
+  // in-memory sort buffer), so that readers need not copy them.
+  virtual bool views_stable() const { return false; }
 };
 
 // Where a stage (or the writer's log) hands the edits it emits.

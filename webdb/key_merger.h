@@ -5,7 +5,11 @@
 // Iterator::CurrentBlock) whose key range receives no edit and which marks (if given)
 // does not mark, one step offers that whole block instead (block() set, no key): a
 // stage that leaves rows without edits unchanged copies it as it is, undecoded.
-// Views stay valid until the next call to Next(). Not thread-safe.
+// Nothing is copied when the inputs keep their views (a table iterator's key stays
+// until it moves; an edit iterator with views_stable()): the key and the edits' values
+// are views into the inputs' buffers. Otherwise the key of an inserted row and the
+// edits' values are copied into one buffer. Views stay valid until the next call to
+// Next(). Not thread-safe.
 #ifndef WEBDB_KEY_MERGER_H_
 #define WEBDB_KEY_MERGER_H_
 
@@ -20,10 +24,11 @@
 
 namespace webdb {
 
-struct OwnedEdit {
+// One edit of the current key.
+struct KeyEdit {
   uint64_t order = 0;
   uint8_t kind = 0;
-  std::string value;
+  std::string_view value;
 };
 
 class KeyMerger {
@@ -43,21 +48,25 @@ class KeyMerger {
   bool has_row() const { return has_row_; }
   std::string_view row_value() const { return rows_.value(); }  // REQUIRES: has_row()
   // Edits for key(), sorted by order. Only the first num_edits() entries are live.
-  const OwnedEdit& edit(size_t i) const { return edits_buf_[i]; }
+  const KeyEdit& edit(size_t i) const { return edits_buf_[i]; }
   size_t num_edits() const { return num_edits_; }
   uint64_t total_edits() const { return total_edits_; }
   Status status() const;
 
  private:
+  void CollectEdits();
+
   Iterator& rows_;
   EditIterator& edits_;
   const bool copy_blocks_;
   const BlockMarks* const marks_;
   std::optional<RawBlock> block_;
-  std::string key_;
+  std::string_view key_;
+  std::string key_copy_;  // the key of an inserted row (no row to view)
   bool has_row_ = false;
   bool row_pending_ = false;  // rows_ is positioned on the row of the current key
-  std::vector<OwnedEdit> edits_buf_;
+  std::vector<KeyEdit> edits_buf_;
+  std::string values_;  // copies of the edits' values, unless their views are stable
   size_t num_edits_ = 0;
   uint64_t total_edits_ = 0;
   Status status_;

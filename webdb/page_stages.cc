@@ -11,7 +11,7 @@ namespace {
 
 // The winning call for one url: lowest kind, then earliest order (edits come sorted
 // by order, so the first edit of the lowest kind).
-const OwnedEdit& Winner(const KeyMerger& m) {
+const KeyEdit& Winner(const KeyMerger& m) {
   size_t best = 0;
   for (size_t i = 1; i < m.num_edits(); ++i) {
     if (m.edit(i).kind < m.edit(best).kind) best = i;
@@ -22,7 +22,7 @@ const OwnedEdit& Winner(const KeyMerger& m) {
 // The page at url after the winning call; *inserted is set when an
 // addPageIfNotPresent call inserted it.
 Result<std::optional<Page>> ResolvePage(const std::optional<Page>& old, std::string_view url,
-                                        const OwnedEdit& winner, std::optional<Link>* inserted_link) {
+                                        const KeyEdit& winner, std::optional<Link>* inserted_link) {
   if (winner.kind == kDeletePage) return std::optional<Page>();
   if (winner.kind > kDeletePage) return Err(Status::Corruption("unknown page edit kind"));
   NUTCHFS_ASSIGN_OR_RETURN(PageCall call, DecodePageCall(url, winner.value));
@@ -182,7 +182,7 @@ Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowS
     std::optional<std::string_view> value;
     if (m.has_row()) value = m.row_value();
     for (size_t i = 0; i < m.num_edits(); ++i) {
-      const OwnedEdit& e = m.edit(i);
+      const KeyEdit& e = m.edit(i);
       if (e.kind == kPut) {
         value = e.value;
       } else if (e.kind == kRemove) {

@@ -65,13 +65,15 @@ Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowS
 
 // Stage 3, linksByMD5. The last put per key wins over the old row; then the source
 // rule keeps a link only if its `from` is the md5 of a row of new_pages_by_md5 (the
-// table stage 2 wrote, over the same md5 range). Emits puts/removes for linksByURL.
+// table stage 2 wrote, over the same md5 range). Emits puts/removes for linksByURL and
+// writes no table: stage 5 recomputes the same rows from the same inputs and writes
+// them with stage 4's fixes, so linksByMD5 is written once a session, not twice.
 // md5s_gone: the blocks of old_rows that stage 2's notices marked; rows without edits
-// elsewhere all stay, and blocks without edits are copied whole. nullptr: every row is
+// elsewhere all stay, and blocks without edits are skipped whole. nullptr: every row is
 // checked.
 Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
-                                   Iterator& new_pages_by_md5, RowSink& table,
-                                   EditSink& links_by_url, const BlockMarks* md5s_gone = nullptr);
+                                   Iterator& new_pages_by_md5, EditSink& links_by_url,
+                                   const BlockMarks* md5s_gone = nullptr);
 
 // Stage 4, linksByURL. Applies stage 3's puts/removes, then the target rule against
 // new_pages_by_url (the table stage 1 wrote, over the same url range): a link whose url
@@ -85,8 +87,13 @@ Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
                                    EditSink& links_by_md5,
                                    const BlockMarks* target_changes = nullptr);
 
-// Stage 5, the second linksByMD5 pass: applies stage 4's removes and flag changes.
-Result<StageStats> ApplyLinkFixes(Iterator& rows, EditIterator& edits, RowSink& table);
+// Stage 5, the new linksByMD5: stage 3's result, recomputed from stage 3's inputs
+// (old_rows, new_pages_by_md5, md5s_gone, and its puts among `edits`), with stage 4's
+// removes and flag changes (the other edits, at most one a key) applied. Blocks with
+// neither and unmarked are copied whole.
+Result<StageStats> ApplyLinkFixes(Iterator& old_rows, EditIterator& edits,
+                                  Iterator& new_pages_by_md5, RowSink& table,
+                                  const BlockMarks* md5s_gone = nullptr);
 
 }  // namespace webdb
 

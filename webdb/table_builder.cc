@@ -18,7 +18,7 @@ TableBuilder::TableBuilder(std::unique_ptr<nutchfs::WritableFile> file) : file_(
 Status TableBuilder::Add(std::string_view key, std::string_view value) {
   if (!status_.ok()) return status_;
   if (finished_) return Status::InvalidArgument(path() + ": Add after Finish");
-  if (num_records_ > 0 && key <= std::string_view(last_key_)) {
+  if (num_records_ > 0 && key <= LastKey()) {
     return Status::InvalidArgument(path() + ": keys out of order: record " +
                                    std::to_string(num_records_) +
                                    " is not greater than the previous key");
@@ -31,7 +31,6 @@ Status TableBuilder::Add(std::string_view key, std::string_view value) {
     NUTCHFS_RETURN_IF_ERROR(FlushBlock());
   }
   block_.Add(key, value);
-  last_key_.assign(key);
   ++num_records_;
   if (block_.size() >= kTargetBlockSize) return FlushBlock();
   return Status::OK();
@@ -40,7 +39,7 @@ Status TableBuilder::Add(std::string_view key, std::string_view value) {
 Status TableBuilder::AddBlock(const RawBlock& block) {
   if (!status_.ok()) return status_;
   if (finished_) return Status::InvalidArgument(path() + ": AddBlock after Finish");
-  if (num_records_ > 0 && block.first_key <= std::string_view(last_key_)) {
+  if (num_records_ > 0 && block.first_key <= LastKey()) {
     return Status::InvalidArgument(path() + ": copied block out of key order at record " +
                                    std::to_string(num_records_));
   }
@@ -60,6 +59,7 @@ Status TableBuilder::FlushBlock() {
   NUTCHFS_RETURN_IF_ERROR(Write(bytes));
   AppendIndexEntry(block_.last_key(), handle, &index_);
   ++num_blocks_;
+  last_key_.assign(block_.last_key());
   block_.Reset();
   return Status::OK();
 }

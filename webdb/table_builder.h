@@ -55,13 +55,15 @@ class TableBuilder {
  private:
   explicit TableBuilder(std::unique_ptr<nutchfs::WritableFile> file);
 
+  // The last key added: the block being built keeps it until it is flushed.
+  std::string_view LastKey() const { return block_.empty() ? last_key_ : block_.last_key(); }
   Status FlushBlock();
   Status Write(std::string_view data);
 
   std::unique_ptr<nutchfs::WritableFile> file_;
   BlockBuilder block_;
   std::string index_;  // encoded index entries
-  std::string last_key_;
+  std::string last_key_;  // of the last block written
   uint64_t offset_ = 0;
   uint64_t num_records_ = 0;
   uint64_t num_blocks_ = 0;

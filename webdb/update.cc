@@ -4,6 +4,7 @@
 
 #include "webdb/block_marks.h"
 #include "webdb/manifest_table.h"
+#include "webdb/merging_iterator.h"
 #include "webdb/stages.h"
 #include "webdb/table_writer.h"
 
@@ -45,10 +46,23 @@ class Update {
       NUTCHFS_ASSIGN_OR_RETURN(auto edits, plumbing_.Incoming(stage));
       if (!edits->Valid()) NUTCHFS_RETURN_IF_ERROR(edits->status());
       // A stage with no edits changes its table only through the table it joins
-      // against, and only when the stage before reported notices.
+      // against, and only when the stage before reported notices; stage 5 writes what
+      // stage 3 decided, so it runs whenever stage 3 did.
       const bool joins_changed = (stage == 3 && md5s_gone_->notices() > 0) ||
-                                 (stage == 4 && target_changes_->notices() > 0);
+                                 (stage == 4 && target_changes_->notices() > 0) ||
+                                 (stage == 5 && links_by_md5_changed_);
       if (!edits->Valid() && !joins_changed) continue;
+      if (stage == 3) {
+        NUTCHFS_RETURN_IF_ERROR(RunStageThree(*edits));
+        continue;
+      }
+      if (stage == 5) {
+        NUTCHFS_ASSIGN_OR_RETURN(auto added, plumbing_.IncomingStage3Again());
+        std::vector<std::unique_ptr<EditIterator>> both;
+        both.push_back(std::move(added));
+        both.push_back(std::move(edits));
+        edits = NewMergingEditIterator(std::move(both));
+      }
       NUTCHFS_RETURN_IF_ERROR(RunStage(stage, *edits));
     }
     return next_;
@@ -64,19 +78,30 @@ class Update {
                               "the manifest of version " + std::to_string(version)});
   }
 
-  // The table stage `stage` merges: for stages 3 and 4, the one the marks are about.
+  // The table stage `stage` merges: for stages 5 and 4, the one the marks are about.
   Result<const Table*> OldTable(int stage) {
-    if (stage == 3) return old_links_by_md5_.get();
+    if (stage == 5) return old_links_by_md5_.get();
     if (stage == 4) return old_links_by_url_.get();
     NUTCHFS_ASSIGN_OR_RETURN(old_table_, OpenTable(kStageTable[stage - 1]));
     return old_table_.get();
+  }
+
+  // Stage 3 writes no table: it tells stage 4 what changes in linksByMD5.
+  Status RunStageThree(EditIterator& edits) {
+    links_by_md5_changed_ = true;
+    NUTCHFS_ASSIGN_OR_RETURN(auto pages, OpenTable(TableId::kPagesByMd5));
+    auto rows = pages->NewIterator();
+    auto old_rows = old_links_by_md5_->NewIterator();
+    Result<StageStats> stats =
+        ApplyLinksByMd5(*old_rows, edits, *rows, plumbing_.Sink(4), &*md5s_gone_);
+    return stats ? Status::OK() : stats.error();
   }
 
   Status RunStage(int stage, EditIterator& edits) {
     const TableId t = kStageTable[stage - 1];
     NUTCHFS_ASSIGN_OR_RETURN(const Table* old_table, OldTable(stage));
     auto old_rows = old_table->NewIterator();
-    const std::string name = TableFileName(t, params_.new_version, stage == 3 ? ".pass1" : "");
+    const std::string name = TableFileName(t, params_.new_version, "");
     NUTCHFS_ASSIGN_OR_RETURN(auto out, TableWriter::Create(env_, params_.dir, name, StageName(stage),
                                                            old_table->num_records(),
                                                            params_.options->progress));
@@ -93,18 +118,16 @@ class Update {
                                {&out, &plumbing_.Sink(2), &plumbing_.Sink(3), &*target_changes_});
       case 2:
         return ApplyPagesByMd5(old_rows, edits, out, &*md5s_gone_);
-      case 3: {
-        NUTCHFS_ASSIGN_OR_RETURN(auto pages, OpenTable(TableId::kPagesByMd5));
-        auto rows = pages->NewIterator();
-        return ApplyLinksByMd5(old_rows, edits, *rows, out, plumbing_.Sink(4), &*md5s_gone_);
-      }
       case 4: {
         NUTCHFS_ASSIGN_OR_RETURN(auto pages, OpenTable(TableId::kPagesByUrl));
         auto rows = pages->NewIterator();
         return ApplyLinksByUrl(old_rows, edits, *rows, out, plumbing_.Sink(5), &*target_changes_);
       }
-      default:
-        return ApplyLinkFixes(old_rows, edits, out);
+      default: {
+        NUTCHFS_ASSIGN_OR_RETURN(auto pages, OpenTable(TableId::kPagesByMd5));
+        auto rows = pages->NewIterator();
+        return ApplyLinkFixes(old_rows, edits, *rows, out, &*md5s_gone_);
+      }
     }
   }
 
@@ -118,6 +141,7 @@ class Update {
   std::unique_ptr<Table> old_table_;  // of the stage running, unless a link table above
   std::optional<BlockMarks> md5s_gone_;
   std::optional<BlockMarks> target_changes_;
+  bool links_by_md5_changed_ = false;  // stage 3 ran: stage 5 writes its result
 };
 
 }  // namespace

@@ -19,12 +19,17 @@ namespace {
 // Every stage's edits are sorted locally, and the sorted stream is the stage's input.
 class LocalPlumbing final : public StagePlumbing {
  public:
-  LocalPlumbing(nutchfs::Env& env, const std::string& work_dir, size_t memory_budget)
-      : sorters_(env, work_dir, memory_budget) {}
+  LocalPlumbing(nutchfs::Env& env, const std::string& work_dir, size_t memory_budget,
+                bool sort_thread)
+      : sorters_(env, work_dir, memory_budget, sort_thread) {}
 
   EditSink& Sink(int stage) override { return sorters_.Sink(stage); }
   Result<std::unique_ptr<EditIterator>> Incoming(int stage) override {
     return sorters_.Finish(stage);
+  }
+
+  Result<std::unique_ptr<EditIterator>> IncomingStage3Again() override {
+    return sorters_.Stage3Again();
   }
 
   // REQUIRES: before the first Incoming().
@@ -43,7 +48,7 @@ class SingleWriter final : public Writer {
         options_(std::move(options)),
         current_(std::move(current)),
         lock_(std::move(lock)),
-        plumbing_(env, dir_ + "/work", options_.memory_budget),
+        plumbing_(env, dir_ + "/work", options_.memory_budget, options_.sort_thread),
         log_(plumbing_.Sink(1), plumbing_.Sink(3), /*writer=*/0) {}
 
   Status AddPage(const Page& p) override { return log_.AddPage(p); }

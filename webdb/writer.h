@@ -47,6 +47,9 @@ struct WriterOptions {
   // Called now and then during Close(); may be empty.
   ProgressFn progress;
   StageHooks hooks;
+  // Sort the edits held in memory in chunks on a thread of their own while more edits
+  // come in (webdb/sorter.h). The result is the same either way.
+  bool sort_thread = true;
 };
 
 // The six calls of a writer session. Implemented by Writer (single machine) and by

@@ -11,6 +11,7 @@
 #include "test/util/edit_util.h"
 #include "test/util/temp_dir.h"
 #include "webdb/coding.h"
+#include "webdb/crc32c.h"
 
 namespace webdb {
 namespace {
@@ -150,7 +151,8 @@ TEST_CASE("edit file: frames hold up to 64 KiB and a big record gets its own", "
     lengths.push_back(DecodeFixed32(contents->data() + pos));
     pos += 8 + lengths.back();
   }
-  const uint32_t big_record = 1 + 3 + 8 + 1 + 3 + 200000;
+  // shared 0, unshared 3, "big", order 0, kind, value length, value.
+  const uint32_t big_record = 1 + 1 + 3 + 1 + 1 + 3 + 200000;
   REQUIRE(lengths.size() >= 6);
   CHECK(lengths.back() == big_record);
   for (size_t i = 0; i + 2 < lengths.size(); ++i) {
@@ -159,6 +161,51 @@ TEST_CASE("edit file: frames hold up to 64 KiB and a big record gets its own", "
   }
   CHECK(w.bytes == contents->size());
   CHECK(ReadEdits(*env, path, 100).edits == edits);
+}
+
+TEST_CASE("edit file: keys share prefixes with the record before, within a frame",
+          "[edit_file]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::vector<OwnedEdit> edits;
+  uint64_t key_bytes = 0;
+  for (int i = 0; i < 20000; ++i) {
+    edits.push_back({"http://www.example.com/section/page-" + std::to_string(100000 + i), 0,
+                     0, "v"});
+    key_bytes += edits.back().key.size();
+  }
+  const std::string path = dir.File("sorted.edits");
+  Written w = WriteEdits(*env, path, edits, true);
+  CHECK(w.bytes < key_bytes / 4);  // about 4 key bytes a record are stored
+  CHECK(ReadEdits(*env, path, 100).edits == edits);
+}
+
+TEST_CASE("edit file: a frame whose first key claims a shared prefix is Corruption",
+          "[edit_file][fault]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const std::string path = dir.File("f.edits");
+  WriteEdits(*env, path, {{"a", 0, 0, "1"}, {"ab", 0, 0, "2"}}, true);
+  auto contents = nutchfs::ReadFileToString(*env, path);
+  REQUIRE(contents);
+  // One frame right after the 16-byte header; its first byte is the first record's
+  // `shared`. Set it to 1 and make every checksum agree, so only the decoding can tell.
+  std::string& f = *contents;
+  const uint32_t length = DecodeFixed32(f.data() + 16);
+  f[24] = 1;
+  std::string crc;
+  PutFixed32(&crc, crc32c::Mask(crc32c::Value(f.data() + 24, length)));
+  f.replace(20, 4, crc);
+  const uint32_t file_crc = crc32c::Extend(crc32c::Value(f.data(), 16), crc.data(), 4);
+  std::string masked;
+  PutFixed32(&masked, crc32c::Mask(file_crc));
+  f.replace(f.size() - 12, 4, masked);
+  WriteFile(*env, path, f);
+  testutil::Drained got = ReadEdits(*env, path);
+  CHECK(got.edits.empty());
+  CHECK(got.status.IsCorruption());
+  CHECK_THAT(got.status.message(),
+             Catch::Contains("bad shared key prefix length at offset 24"));
 }
 
 // Reads a damaged file: it must fail with Corruption, and whatever it returned before

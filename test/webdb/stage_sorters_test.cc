@@ -50,10 +50,11 @@ void Expect(StageSorters& sorters, int stage, const std::vector<OwnedEdit>& adde
 }
 
 TEST_CASE("stage sorters return each stage's edits sorted, stage by stage") {
+  const bool sort_thread = GENERATE(false, true);
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
   std::mt19937_64 rng(41);
-  StageSorters sorters(*env, dir.File("work"), 64 << 10);  // small: every stage spills
+  StageSorters sorters(*env, dir.File("work"), 64 << 10, sort_thread);  // every stage spills
   std::vector<std::vector<OwnedEdit>> added(kNumStages);
   for (const OwnedEdit& e : testutil::RandomEdits(rng, 20000)) {
     const int stage = static_cast<int>(rng() % kNumStages) + 1;
@@ -62,6 +63,12 @@ TEST_CASE("stage sorters return each stage's edits sorted, stage by stage") {
   }
   for (int s = 1; s <= kNumStages; ++s) CHECK(sorters.count(s) == added[s - 1].size());
   for (int s = 1; s <= kNumStages; ++s) Expect(sorters, s, added[s - 1]);
+  // Stage 5 reads stage 3's edits again.
+  auto again = sorters.Stage3Again();
+  REQUIRE(again);
+  testutil::Drained got = testutil::Drain(**again);
+  REQUIRE(got.status.ok());
+  CHECK(got.edits == testutil::StableSorted(added[2]));
 }
 
 TEST_CASE("a lone stage sorter may use the whole pool, later stages that spill give it back") {
@@ -69,7 +76,7 @@ TEST_CASE("a lone stage sorter may use the whole pool, later stages that spill g
   auto env = nutchfs::NewLocalEnv();
   const std::string work = dir.File("work");
   std::mt19937_64 rng(42);
-  StageSorters sorters(*env, work, 4 << 20);
+  StageSorters sorters(*env, work, 4 << 20, /*sort_thread=*/false);
   // Stage 1 alone holds 2.5 MiB, far more than a fifth of the budget: no run.
   const std::vector<OwnedEdit> first = EditsOfSize(rng, 5 << 19);
   for (const OwnedEdit& e : first) REQUIRE(sorters.Sink(1).Add(e.view()).ok());
