@@ -75,6 +75,11 @@ Result<std::string> Inflate(std::string_view in, int window_bits) {
     z.avail_out = sizeof(buf);
     rc = inflate(&z, Z_NO_FLUSH);
     out.append(buf, sizeof(buf) - z.avail_out);
+    if (out.size() > kMaxDecodedBody) {
+      inflateEnd(&z);
+      return nutchfs::Err(Status::Corruption(
+          "body decodes to more than " + std::to_string(kMaxDecodedBody >> 20) + " MiB"));
+    }
     if (rc == Z_STREAM_END) {
       if (z.avail_in == 0 || window_bits != 16 + MAX_WBITS) break;
       inflateReset(&z);  // another gzip member

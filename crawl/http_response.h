@@ -36,6 +36,10 @@ struct HttpResponse {
 Result<HttpResponse> ParseHttpResponse(std::string_view block);
 
 // Undoes gzip (also concatenated members) or deflate (zlib or raw) encoding.
+// A decoded entity body may be at most this large: a small compressed response cannot
+// expand without bound in memory.
+inline constexpr size_t kMaxDecodedBody = size_t{64} << 20;
+
 Result<std::string> DecodeContent(std::string_view encoding, std::string_view body);
 
 }  // namespace crawl

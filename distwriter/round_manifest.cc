@@ -71,6 +71,7 @@ Status ParseLine(const std::string& line, RoundManifest* m) {
   }
   auto id = webdb::ParseTableName(table);
   if (!id) return id.error();
+  NUTCHFS_RETURN_IF_ERROR(webdb::CheckTableFileName(t.name));
   m->sections[i].version = version;
   m->sections[i].table(*id) = t;
   return Status::OK();

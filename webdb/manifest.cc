@@ -35,6 +35,15 @@ std::string TableFileName(TableId t, uint64_t version, std::string_view suffix) 
   return fmt::format("{}-{:06d}{}.tbl", TableName(t), version, suffix);
 }
 
+Status CheckTableFileName(std::string_view name) {
+  if (name.empty() || name == "." || name == ".." ||
+      name.find_first_of(std::string_view("/\0", 2)) != std::string_view::npos) {
+    return Status::Corruption("table file name '" + std::string(name) +
+                              "' is not a file name inside the db directory");
+  }
+  return Status::OK();
+}
+
 std::string Manifest::Encode() const {
   std::string out(kMagicLine);
   out += fmt::format("version {}\ntime {}\nkeep {}\n", version, time_ms, keep);
@@ -74,6 +83,7 @@ std::optional<std::string> ParseManifestLine(const std::string& line, bool v1, M
     if (!ok) return "malformed line '" + line + "'";
     auto id = ParseTableName(table);
     if (!id) return id.error().message();
+    if (Status named = CheckTableFileName(f.name); !named.ok()) return named.message();
     if (!m->table(*id).name.empty()) return "table " + table + " named twice";
     m->table(*id) = f;
     ++*tables_seen;

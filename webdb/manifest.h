@@ -56,6 +56,10 @@ struct Manifest {
 std::string ManifestFileName(uint64_t version);
 // "<table>-<version>.tbl", with an optional suffix before ".tbl".
 std::string TableFileName(TableId t, uint64_t version, std::string_view suffix = "");
+// OK when name can be a table file inside a db directory: not empty, not "." or "..",
+// no '/' and no NUL (a manifest must not lead a reader or a clean-up outside the db).
+// Corruption saying why otherwise.
+Status CheckTableFileName(std::string_view name);
 
 // True for the names of files a db directory's versions are made of (manifests and
 // table files, complete or not).

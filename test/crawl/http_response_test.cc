@@ -28,6 +28,19 @@ TEST_CASE("bare LF line ends and a status line without reason", "[http]") {
   CHECK(r->body == "not found");
 }
 
+TEST_CASE("a compressed body that decodes past the limit is refused", "[http]") {
+  const std::string bomb = testutil::Gzip(std::string(kMaxDecodedBody + 1, 'a'));
+  CHECK(bomb.size() < kMaxDecodedBody / 200);  // deflate shrinks a run about 1000-fold
+  auto r = ParseHttpResponse(HttpText(200, "Content-Encoding: gzip\r\n", bomb));
+  REQUIRE_FALSE(r);
+  CHECK(r.error().IsCorruption());
+  CHECK_THAT(r.error().message(), Catch::Contains("body decodes to more than 64 MiB"));
+  auto fits = ParseHttpResponse(
+      HttpText(200, "Content-Encoding: gzip\r\n", testutil::Gzip(std::string(1 << 20, 'a'))));
+  REQUIRE(fits);
+  CHECK(fits->body.size() == size_t{1} << 20);
+}
+
 TEST_CASE("chunked and content-encoded bodies", "[http]") {
   std::string body;
   for (int i = 0; i < 5000; ++i) body += "line " + std::to_string(i) + "\n";

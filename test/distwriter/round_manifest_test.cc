@@ -65,4 +65,17 @@ TEST_CASE("round manifest: every section must name its four table files", "[dist
   CHECK_THAT(missing.error().message(), Catch::Contains("section 1 has no linksByMD5 file"));
 }
 
+TEST_CASE("round manifest: a section file outside the db directory is refused", "[distwriter]") {
+  const std::string good = TwoSections().Encode();
+  const std::string name = TwoSections().sections[1].table(webdb::TableId::kLinksByMd5).name;
+  for (const std::string bad : {"../../etc/passwd", "..", "a/b.tbl"}) {
+    std::string text = good.substr(0, good.rfind("crc "));
+    text.replace(text.find(" " + name + " ", text.find("section 1 ")) + 1, name.size(), bad);
+    auto m = RoundManifest::Decode(WithCrc(text), "ROUND-000003");
+    REQUIRE_FALSE(m);
+    CHECK(m.error().IsCorruption());
+    CHECK_THAT(m.error().message(), Catch::Contains("is not a file name inside the db directory"));
+  }
+}
+
 }  // namespace distwriter

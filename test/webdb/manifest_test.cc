@@ -89,5 +89,20 @@ TEST_CASE("a manifest naming a table twice is rejected", "[manifest]") {
   CHECK_THAT(m.error().message(), Catch::Contains("table pagesByURL named twice"));
 }
 
+TEST_CASE("a manifest naming a file outside the db directory is rejected", "[manifest]") {
+  const std::string good = Sample().Encode();
+  const std::string name = Sample().table(TableId::kPagesByMd5).name;
+  for (const std::string bad : {"../MANIFEST-000001", ".", "/etc/passwd"}) {
+    std::string text = good.substr(0, good.rfind("crc "));
+    text.replace(text.find(name), name.size(), bad);
+    auto m = Manifest::Decode(WithCrc(text), "MANIFEST-000007");
+    REQUIRE_FALSE(m.has_value());
+    CHECK(m.error().IsCorruption());
+    CHECK_THAT(m.error().message(),
+               Catch::Contains("MANIFEST-000007:") &&
+                   Catch::Contains("is not a file name inside the db directory"));
+  }
+}
+
 }  // namespace
 }  // namespace webdb
