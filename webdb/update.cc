@@ -52,18 +52,8 @@ class Update {
                                  (stage == 4 && target_changes_->notices() > 0) ||
                                  (stage == 5 && links_by_md5_changed_);
       if (!edits->Valid() && !joins_changed) continue;
-      if (stage == 3) {
-        NUTCHFS_RETURN_IF_ERROR(RunStageThree(*edits));
-        continue;
-      }
-      if (stage == 5) {
-        NUTCHFS_ASSIGN_OR_RETURN(auto added, plumbing_.IncomingStage3Again());
-        std::vector<std::unique_ptr<EditIterator>> both;
-        both.push_back(std::move(added));
-        both.push_back(std::move(edits));
-        edits = NewMergingEditIterator(std::move(both));
-      }
-      NUTCHFS_RETURN_IF_ERROR(RunStage(stage, *edits));
+      Status s = RunStage(stage, std::move(edits));
+      if (!s.ok()) return Err(s.WithContext(StageName(stage)));
     }
     return next_;
   }
@@ -97,7 +87,19 @@ class Update {
     return stats ? Status::OK() : stats.error();
   }
 
-  Status RunStage(int stage, EditIterator& edits) {
+  Status RunStage(int stage, std::unique_ptr<EditIterator> edits) {
+    if (stage == 3) return RunStageThree(*edits);
+    if (stage == 5) {
+      NUTCHFS_ASSIGN_OR_RETURN(auto added, plumbing_.IncomingStage3Again());
+      std::vector<std::unique_ptr<EditIterator>> both;
+      both.push_back(std::move(added));
+      both.push_back(std::move(edits));
+      edits = NewMergingEditIterator(std::move(both));
+    }
+    return RunTableStage(stage, *edits);
+  }
+
+  Status RunTableStage(int stage, EditIterator& edits) {
     const TableId t = kStageTable[stage - 1];
     NUTCHFS_ASSIGN_OR_RETURN(const Table* old_table, OldTable(stage));
     auto old_rows = old_table->NewIterator();

@@ -135,5 +135,23 @@ TEST_CASE("apply publishes no version on top of a damaged table it does not rewr
   CHECK(a.Current().version == before.version + 1);
 }
 
+TEST_CASE("a damaged block met in a stage is named with its stage and file and offset",
+          "[fault]") {
+  testutil::TempDir tmp;
+  Db a(tmp, "a", "http://a.example/");
+  const std::string path = a.Path(TableId::kPagesByUrl);
+  const Manifest before = a.Current();
+  testutil::FlipByte(path, 3);  // in the first (only) data block
+  Status s = testutil::RunSession(*a.env, a.dir,
+                                  {testutil::AddPageCall(MakePage("http://a.example/", "new"))});
+  INFO(s.ToString());
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.IsCorruption());
+  CHECK_THAT(s.message(), Catch::Contains("stage 1 pagesByURL") && Catch::Contains(path) &&
+                              Catch::Contains("offset 0") &&
+                              Catch::Contains("version 3 not published"));
+  CHECK(a.Current() == before);
+}
+
 }  // namespace
 }  // namespace webdb
