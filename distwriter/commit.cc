@@ -64,7 +64,14 @@ Result<RoundManifest> Committer::Commit(Exchange& exchange, RoundManifest next,
   for (int n = 0; n < config_.k; ++n) {
     const int to = n == 0 ? self_ : (n <= self_ ? n - 1 : n);
     Step(fmt::format("commit send {}", to));
-    NUTCHFS_RETURN_IF_ERROR(SendSection(exchange, section, to));
+    Status sent = SendSection(exchange, section, to);
+    if (sent.ok()) continue;
+    // A peer that decided the round meanwhile may have cleaned up the directory the
+    // manifest was going to: the round is what matters, not this copy.
+    NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> decided, store_.FindDecided(next.version));
+    if (!decided) return Err(sent);
+    Step("commit decide");
+    return Adopt(*decided);
   }
   std::vector<bool> have(config_.k, false);
   Status waited;

@@ -40,10 +40,6 @@ class FindingLog {
   uint64_t count_ = 0;
 };
 
-// "key <printable key>" for a row of table t: md5s in hex, other bytes printable ASCII
-// as is and the rest as \xNN, cut after 200 characters.
-std::string DescribeKey(TableId t, std::string_view key);
-
 }  // namespace webdb
 
 #endif  // WEBDB_FINDING_H_

@@ -11,6 +11,27 @@
 namespace webdb {
 namespace {
 
+constexpr size_t kMaxShown = 200;
+
+std::string Printable(std::string_view bytes) {
+  std::string out;
+  for (char c : bytes) {
+    if (out.size() >= kMaxShown) return out + "...";
+    auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f && u != '\\') {
+      out.push_back(c);
+    } else {
+      out += fmt::format("\\x{:02x}", u);
+    }
+  }
+  return out;
+}
+
+std::string Md5Part(std::string_view key) {
+  if (key.size() < 16) return Printable(key);
+  return Md5Hex(Md5FromBytes(key.substr(0, 16)));
+}
+
 constexpr size_t kPageFieldsSize = 8 + 1 + 1 + 4 + 4 + 4;
 
 void EncodePageFields(const Page& p, std::string* out) {
@@ -81,6 +102,53 @@ bool HasControlByte(std::string_view s) {
   uint64_t tail = kOnes * 'a';  // padding that is never flagged
   std::memcpy(&tail, s.data() + i, s.size() - i);
   return (any | flagged(tail)) != 0;
+}
+
+Result<Page> DecodePageByUrlFields(std::string_view key, std::string_view value) {
+  NUTCHFS_RETURN_IF_ERROR(CheckKeyUrl(key));
+  if (value.size() < 16) return Err(Status::Corruption("pagesByURL value too short"));
+  Page p;
+  p.url.assign(key);
+  p.md5 = Md5FromBytes(value.substr(0, 16));
+  NUTCHFS_RETURN_IF_ERROR(DecodePageFields(value.substr(16), &p));
+  return p;
+}
+
+Result<Page> DecodePageByMd5Fields(std::string_view key, std::string_view value) {
+  if (key.size() < 17) return Err(Status::Corruption("pagesByMD5 key too short"));
+  NUTCHFS_RETURN_IF_ERROR(CheckKeyUrl(key.substr(16)));
+  Page p;
+  p.md5 = Md5FromBytes(key.substr(0, 16));
+  p.url.assign(key.substr(16));
+  NUTCHFS_RETURN_IF_ERROR(DecodePageFields(value, &p));
+  return p;
+}
+
+Result<Link> DecodeLinkByMd5Fields(std::string_view key, std::string_view value) {
+  if (key.size() < 17) return Err(Status::Corruption("linksByMD5 key too short"));
+  NUTCHFS_RETURN_IF_ERROR(CheckKeyUrl(key.substr(16)));
+  Link l;
+  l.from = Md5FromBytes(key.substr(0, 16));
+  l.url.assign(key.substr(16));
+  NUTCHFS_RETURN_IF_ERROR(DecodeLinkFields(value, &l));
+  return l;
+}
+
+Result<Link> DecodeLinkByUrlFields(std::string_view key, std::string_view value) {
+  if (key.size() < 18 || key[key.size() - 17] != '\0') {
+    return Err(Status::Corruption("malformed linksByURL key"));
+  }
+  NUTCHFS_RETURN_IF_ERROR(CheckKeyUrl(key.substr(0, key.size() - 17)));
+  Link l;
+  l.url.assign(key.substr(0, key.size() - 17));
+  l.from = Md5FromBytes(key.substr(key.size() - 16));
+  NUTCHFS_RETURN_IF_ERROR(DecodeLinkFields(value, &l));
+  return l;
+}
+
+// "<table> key <printable key>", for errors about a row.
+std::string DescribeRow(TableId t, std::string_view key) {
+  return std::string(TableName(t)) + " " + DescribeKey(t, key);
 }
 
 }  // namespace
@@ -218,45 +286,27 @@ void EncodeLinkValue(const Link& link, std::string* out) {
 }
 
 Result<Page> DecodePageByUrl(std::string_view key, std::string_view value) {
-  NUTCHFS_RETURN_IF_ERROR(CheckKeyUrl(key));
-  if (value.size() < 16) return Err(Status::Corruption("pagesByURL value too short"));
-  Page p;
-  p.url.assign(key);
-  p.md5 = Md5FromBytes(value.substr(0, 16));
-  NUTCHFS_RETURN_IF_ERROR(DecodePageFields(value.substr(16), &p));
-  return p;
+  auto r = DecodePageByUrlFields(key, value);
+  if (!r) return Err(r.error().WithContext(DescribeRow(TableId::kPagesByUrl, key)));
+  return r;
 }
 
 Result<Page> DecodePageByMd5(std::string_view key, std::string_view value) {
-  if (key.size() < 17) return Err(Status::Corruption("pagesByMD5 key too short"));
-  NUTCHFS_RETURN_IF_ERROR(CheckKeyUrl(key.substr(16)));
-  Page p;
-  p.md5 = Md5FromBytes(key.substr(0, 16));
-  p.url.assign(key.substr(16));
-  NUTCHFS_RETURN_IF_ERROR(DecodePageFields(value, &p));
-  return p;
+  auto r = DecodePageByMd5Fields(key, value);
+  if (!r) return Err(r.error().WithContext(DescribeRow(TableId::kPagesByMd5, key)));
+  return r;
 }
 
 Result<Link> DecodeLinkByMd5(std::string_view key, std::string_view value) {
-  if (key.size() < 17) return Err(Status::Corruption("linksByMD5 key too short"));
-  NUTCHFS_RETURN_IF_ERROR(CheckKeyUrl(key.substr(16)));
-  Link l;
-  l.from = Md5FromBytes(key.substr(0, 16));
-  l.url.assign(key.substr(16));
-  NUTCHFS_RETURN_IF_ERROR(DecodeLinkFields(value, &l));
-  return l;
+  auto r = DecodeLinkByMd5Fields(key, value);
+  if (!r) return Err(r.error().WithContext(DescribeRow(TableId::kLinksByMd5, key)));
+  return r;
 }
 
 Result<Link> DecodeLinkByUrl(std::string_view key, std::string_view value) {
-  if (key.size() < 18 || key[key.size() - 17] != '\0') {
-    return Err(Status::Corruption("malformed linksByURL key"));
-  }
-  NUTCHFS_RETURN_IF_ERROR(CheckKeyUrl(key.substr(0, key.size() - 17)));
-  Link l;
-  l.url.assign(key.substr(0, key.size() - 17));
-  l.from = Md5FromBytes(key.substr(key.size() - 16));
-  NUTCHFS_RETURN_IF_ERROR(DecodeLinkFields(value, &l));
-  return l;
+  auto r = DecodeLinkByUrlFields(key, value);
+  if (!r) return Err(r.error().WithContext(DescribeRow(TableId::kLinksByUrl, key)));
+  return r;
 }
 
 Result<Page> DecodePage(TableId t, std::string_view key, std::string_view value) {
@@ -270,5 +320,21 @@ Result<Link> DecodeLink(TableId t, std::string_view key, std::string_view value)
 std::string_view UrlOfLinkUrlKey(std::string_view key) { return key.substr(0, key.size() - 17); }
 
 std::string_view Md5OfKey(std::string_view key) { return key.substr(0, 16); }
+
+std::string DescribeKey(TableId t, std::string_view key) {
+  switch (t) {
+    case TableId::kPagesByUrl:
+      return "key " + Printable(key);
+    case TableId::kPagesByMd5:
+    case TableId::kLinksByMd5:
+      return "key " + Md5Part(key) + " " + Printable(key.size() < 16 ? "" : key.substr(16));
+    case TableId::kLinksByUrl: {
+      if (key.size() < 17) return "key " + Printable(key);
+      return "key " + Printable(key.substr(0, key.size() - 17)) + " from " +
+             Md5Part(key.substr(key.size() - 16));
+    }
+  }
+  return "key " + Printable(key);
+}
 
 }  // namespace webdb

@@ -82,7 +82,8 @@ void EncodePageByUrlValue(const Page& page, std::string* out);
 void EncodePageByMd5Value(const Page& page, std::string* out);
 void EncodeLinkValue(const Link& link, std::string* out);
 
-// Decoding a (key, value) row of the named table. Corruption on malformed bytes.
+// Decoding a (key, value) row of the named table. Corruption on malformed bytes, naming
+// the table and the key ("pagesByURL key http://a.example/: page has negative ...").
 Result<Page> DecodePageByUrl(std::string_view key, std::string_view value);
 Result<Page> DecodePageByMd5(std::string_view key, std::string_view value);
 Result<Link> DecodeLinkByMd5(std::string_view key, std::string_view value);
@@ -90,6 +91,10 @@ Result<Link> DecodeLinkByUrl(std::string_view key, std::string_view value);
 // Either page table / either link table, chosen by t.
 Result<Page> DecodePage(TableId t, std::string_view key, std::string_view value);
 Result<Link> DecodeLink(TableId t, std::string_view key, std::string_view value);
+
+// "key <printable key>" for a row of table t: md5s in hex, other bytes printable ASCII
+// as is and the rest as \xNN, cut after 200 characters.
+std::string DescribeKey(TableId t, std::string_view key);
 
 // The url inside a linksByURL key, and the md5 inside an MD5-table key.
 std::string_view UrlOfLinkUrlKey(std::string_view key);

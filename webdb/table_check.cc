@@ -69,7 +69,14 @@ void ScanRows(const Table& table, const TableCheck& check, FindingLog& log, uint
       log.Add({check.ref.path, DescribeKey(check.table, key), "key not greater than the one before"});
     }
     Status s = DecodeRow(check.table, key, it->value());
-    if (!s.ok()) log.Add({check.ref.path, DescribeKey(check.table, key), s.message()});
+    if (!s.ok()) {
+      // The decoders name table and key; the finding names them already.
+      const std::string where = DescribeKey(check.table, key);
+      std::string what = s.message();
+      const std::string named = std::string(TableName(check.table)) + " " + where + ": ";
+      if (what.starts_with(named)) what.erase(0, named.size());
+      log.Add({check.ref.path, where, std::move(what)});
+    }
     if (check.in_range && !check.in_range(key)) {
       log.Add({check.ref.path, DescribeKey(check.table, key), "key outside this section's range"});
     }

@@ -32,5 +32,19 @@ TEST_CASE("ValidateUrl rejects exactly the control bytes, at every offset", "[re
   CHECK(ValidateUrl(std::string(65535, 'a')).ok());
 }
 
+TEST_CASE("a malformed row is Corruption naming its table and key", "[record]") {
+  auto page = DecodePageByUrl("http://a.example/", "short");
+  REQUIRE_FALSE(page);
+  CHECK(page.error().IsCorruption());
+  CHECK_THAT(page.error().message(),
+             Catch::StartsWith("pagesByURL key http://a.example/: pagesByURL value too short"));
+  const std::string md5_key = std::string(16, '\x01') + "http://b.example/";
+  auto link = DecodeLinkByMd5(md5_key, "");
+  REQUIRE_FALSE(link);
+  CHECK_THAT(link.error().message(),
+             Catch::StartsWith("linksByMD5 key 01010101010101010101010101010101 "
+                               "http://b.example/: malformed link value"));
+}
+
 }  // namespace
 }  // namespace webdb
