@@ -8,6 +8,7 @@
 
 #include "tools/cli_commands.h"
 #include "distwriter/dist_reader.h"
+#include "distwriter/dist_verify.h"
 #include "webdb/db_stats.h"
 #include "webdb/json_out.h"
 #include "webdb/verify.h"
@@ -74,7 +75,13 @@ Result<int> RunVerify(nutchfs::Env& env, const Invocation& inv, std::FILE* out) 
       write_status = WriteToStream(out, line);
     }
   };
-  auto summary = webdb::VerifyDb(env, inv.db, options);
+  Result<webdb::VerifySummary> summary = Err(Status::NotFound(""));
+  if (inv.config.empty()) {
+    summary = webdb::VerifyDb(env, inv.db, options);
+  } else {
+    auto config = distwriter::DistConfig::Load(inv.config);
+    summary = config ? distwriter::VerifyDistDb(*config, options) : Err(config.error());
+  }
   Status removed = env.RemoveDirRecursively(scratch);
   if (!summary) return Err(summary.error());
   NUTCHFS_RETURN_IF_ERROR(write_status);

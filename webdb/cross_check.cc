@@ -17,7 +17,7 @@ using Rekey = std::function<void(std::string_view key, std::string_view value, s
 struct Scan {
   Scan(const Reader& reader, TableId t, const CrossCheckOptions& options, FindingLog& log)
       : table(t), it(reader.NewTableIterator(t)), label(options.labels[static_cast<int>(t)]),
-        log(log) {
+        file_of(options.file_of), log(log) {
     it->SeekToFirst();
   }
   bool Valid() const { return it->Valid(); }
@@ -32,12 +32,13 @@ struct Scan {
     if (!it->status().ok()) log.AddStatus(label, it->status());
   }
   void Report(std::string_view key, std::string what) const {
-    log.Add({label, DescribeKey(table, key), std::move(what)});
+    log.Add({file_of ? file_of(table, key) : label, DescribeKey(table, key), std::move(what)});
   }
 
   const TableId table;
   std::unique_ptr<Iterator> it;
   const std::string& label;
+  const std::function<std::string(TableId, std::string_view)>& file_of;
   FindingLog& log;
   uint64_t rows = 0;
 };

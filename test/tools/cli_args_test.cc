@@ -122,7 +122,7 @@ TEST_CASE("usage errors") {
   CheckUsageError({"rollback", "db"}, "usage: webdb rollback DB VERSION");
   CheckUsageError({"keep", "db", "many"}, "expected an integer");
   CheckUsageError({"verify", "db", "--quick"}, "--quick does not apply to verify");
-  CheckUsageError({"verify", "--config", "c.conf"}, "--config does not apply to verify");
+  CheckUsageError({"verify", "--config", "c.conf", "--version", "2"}, "not with --config");
   CheckUsageError({"page", "db", "http://a/", "--text"}, "--text does not apply to page");
 }
 
