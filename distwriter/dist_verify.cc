@@ -42,9 +42,11 @@ std::string WritersOn(const DistConfig& config, const std::string& machine) {
   return out.empty() ? "machine " + machine : out;
 }
 
-// Round files of one machine's meta directory other than its installed round and the
-// one before (what a writer's clean-up keeps), and visible temporary files.
-void CheckRoundLeftovers(const Located& current, uint64_t installed, FindingLog& log) {
+// Round files of one machine's meta directory other than the db's round and the one
+// before (what a writer's clean-up keeps) and the machine's installed round (a writer
+// behind or ahead is one finding already), and visible temporary files.
+void CheckRoundLeftovers(const Located& current, uint64_t db_round, uint64_t installed,
+                         FindingLog& log) {
   const std::string dir = nutchfs::DirOf(current.path);
   auto names = current.env->GetChildren(dir);
   if (!names) return log.AddStatus(dir, names.error());
@@ -54,10 +56,12 @@ void CheckRoundLeftovers(const Located& current, uint64_t installed, FindingLog&
       continue;
     }
     std::optional<uint64_t> version = ParseRoundFileName(name);
-    if (!version || *version == installed || *version + 1 == installed) continue;
+    if (!version || *version == installed || *version == db_round || *version + 1 == db_round) {
+      continue;
+    }
     log.Add({dir + "/" + name, "",
-             fmt::format("left over: neither the installed {} nor the one before",
-                         RoundFileName(installed))});
+             fmt::format("left over: neither the db's {} nor the one before",
+                         RoundFileName(db_round))});
   }
 }
 
@@ -92,7 +96,7 @@ void CheckMachineRound(DistCheck& c, const std::string& machine, bool leftovers)
       c.log.Add({path, "", "differs from the db's round manifest (the meta group's view)"});
     }
   }
-  if (leftovers) CheckRoundLeftovers(*at, *installed, c.log);
+  if (leftovers) CheckRoundLeftovers(*at, c.round.version, *installed, c.log);
 }
 
 // Every table file of every section, read end to end, each key inside its section.
@@ -202,6 +206,22 @@ Status CheckRound(DistCheck& c, const webdb::VerifyOptions& options,
   return CheckWholeDb(c, places, intact, options);
 }
 
+// CURRENT missing at the view: no db, unless another machine of the meta group has one
+// (then the view's is missing, a finding).
+Status CheckNoDb(nutchfs::NutchFs& fs, const DistConfig& config, RoundStore& store,
+                 const Status& not_found, FindingLog& log) {
+  for (const std::string& machine : config.cluster.FindGroup(kMetaGroup)->machines) {
+    auto installed = store.InstalledVersionAt(machine);
+    if (!installed) continue;
+    NUTCHFS_ASSIGN_OR_RETURN(auto at, fs.Locate(config.MetaFile("CURRENT")));
+    log.Add({at.path, "",
+             fmt::format("missing: the meta group's view has installed no round, but {} is on {}",
+                         WritersOn(config, machine), RoundFileName(*installed))});
+    return Status::OK();
+  }
+  return not_found;
+}
+
 }  // namespace
 
 Result<webdb::VerifySummary> VerifyDistDb(const DistConfig& config,
@@ -222,7 +242,11 @@ Result<webdb::VerifySummary> VerifyDistDb(const DistConfig& config,
   webdb::VerifySummary summary;
   FindingLog log(options.on_finding);
   auto round = store.ReadInstalled();
-  if (!round && round.error().IsNotFound()) return Err(round.error());
+  if (!round && round.error().IsNotFound()) {
+    NUTCHFS_RETURN_IF_ERROR(CheckNoDb(*fs, config, store, round.error(), log));
+    summary.findings = log.count();
+    return summary;
+  }
   if (!round) {
     NUTCHFS_ASSIGN_OR_RETURN(auto at, fs->Locate(config.MetaFile("CURRENT")));
     log.AddStatus(nutchfs::DirOf(at.path), round.error());

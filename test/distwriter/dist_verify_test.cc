@@ -191,7 +191,7 @@ TEST_CASE("damaged section files are reported with their file", "[verify][fault]
     INFO(Joined(findings));
     CHECK(findings.size() == 3);
     CHECK(Reported(findings, {table + ": left over: named by no manifest"}));
-    CHECK(Reported(findings, {round_file + ": left over: neither the installed ROUND-000003"}));
+    CHECK(Reported(findings, {round_file + ": left over: neither the db's ROUND-000003"}));
     CHECK(Reported(findings, {tmp + ": left over: temporary file"}));
   }
 }
@@ -223,6 +223,7 @@ TEST_CASE("a writer on another round is reported naming writer and machine", "[v
     WriteFile(current, "ROUND-000002\n");
     const auto findings = db.Verify();
     INFO(Joined(findings));
+    CHECK(findings.size() == 1);
     CHECK(Reported(findings, {current + ": " + config->Describe(2) +
                               " is on ROUND-000002, behind the db's ROUND-000003"}));
   }
@@ -230,8 +231,17 @@ TEST_CASE("a writer on another round is reported naming writer and machine", "[v
     WriteFile(current, "ROUND-000004\n");
     const auto findings = db.Verify();
     INFO(Joined(findings));
+    CHECK(findings.size() == 1);
     CHECK(Reported(findings, {current + ": " + config->Describe(2) +
                               " is on ROUND-000004, ahead of the db's ROUND-000003"}));
+  }
+  SECTION("no round installed at the meta group's view, some at others") {
+    const std::string view = db.cluster.MetaDir(0) + "/CURRENT";
+    REQUIRE(db.env->RemoveFile(view).ok());
+    const auto findings = db.Verify();
+    INFO(Joined(findings));
+    CHECK(Reported(findings, {view + ": missing: the meta group's view has installed no round, "
+                              "but " + config->Describe(1) + " is on ROUND-000003"}));
   }
   SECTION("a round manifest that differs from the view's") {
     RoundManifest other = db.round;
