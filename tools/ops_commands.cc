@@ -55,6 +55,14 @@ std::string VerifyJson(const webdb::VerifySummary& s, const std::vector<webdb::F
   return out;
 }
 
+// The single-machine db at inv.db, or the distributed db of inv.config.
+Result<webdb::VerifySummary> VerifyDbOf(nutchfs::Env& env, const Invocation& inv,
+                                        const webdb::VerifyOptions& options) {
+  if (inv.config.empty()) return webdb::VerifyDb(env, inv.db, options);
+  NUTCHFS_ASSIGN_OR_RETURN(distwriter::DistConfig config, distwriter::DistConfig::Load(inv.config));
+  return distwriter::VerifyDistDb(config, options);
+}
+
 }  // namespace
 
 Result<int> RunVerify(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
@@ -75,13 +83,7 @@ Result<int> RunVerify(nutchfs::Env& env, const Invocation& inv, std::FILE* out) 
       write_status = WriteToStream(out, line);
     }
   };
-  Result<webdb::VerifySummary> summary = Err(Status::NotFound(""));
-  if (inv.config.empty()) {
-    summary = webdb::VerifyDb(env, inv.db, options);
-  } else {
-    auto config = distwriter::DistConfig::Load(inv.config);
-    summary = config ? distwriter::VerifyDistDb(*config, options) : Err(config.error());
-  }
+  auto summary = VerifyDbOf(env, inv, options);
   Status removed = env.RemoveDirRecursively(scratch);
   if (!summary) return Err(summary.error());
   NUTCHFS_RETURN_IF_ERROR(write_status);
