@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "distwriter/round_store.h"
+#include "nutchfs/nutchfs.h"
 #include "test/util/corrupt.h"
 #include "test/util/dist_cluster.h"
 #include "test/util/session_gen.h"
@@ -194,6 +195,28 @@ TEST_CASE("damaged section files are reported with their file", "[verify][fault]
     CHECK(Reported(findings, {round_file + ": left over: neither the db's ROUND-000003"}));
     CHECK(Reported(findings, {tmp + ": left over: temporary file"}));
   }
+}
+
+TEST_CASE("a running writer's unfinished files are not left over", "[verify]") {
+  TestDb db;
+  auto config = DistConfig::Load(db.cluster.config());
+  REQUIRE(config.has_value());
+  auto fs = nutchfs::NutchFs::Open(config->cluster, "");
+  REQUIRE(fs.has_value());
+  auto held = (*fs)->Lock(config->WriterFile(1, "LOCK"));
+  REQUIRE(held.has_value());
+  const std::string unfinished = db.cluster.GroupDir(1) + "/section/pagesByURL-000004.tbl";
+  const std::string orphan = db.cluster.GroupDir(0) + "/section/pagesByURL-000004.tbl";
+  WriteFile(unfinished, "being written");
+  WriteFile(orphan, "left over");
+  webdb::VerifySummary summary;
+  const auto findings = db.Verify(&summary);
+  INFO(Joined(findings));
+  CHECK(summary.writer_running);
+  CHECK(findings.size() == 1);
+  CHECK(Reported(findings, {orphan + ": left over: named by no manifest"}));
+  REQUIRE((*fs)->Unlock(*held).ok());
+  CHECK(Reported(db.Verify(), {unfinished + ": left over: named by no manifest"}));
 }
 
 TEST_CASE("a key moved into another section's range is reported", "[verify][fault]") {
