@@ -29,8 +29,7 @@ struct CrossCheckOptions {
   // How findings name each table ("<dir>/pagesByURL-000003.tbl", ...).
   std::array<std::string, kNumTables> labels;
   // When set, names the file holding a row of table t by its key (a distributed db's
-  // section file); findings about a row of a table read in its own order use it in
-  // place of the table's label.
+  // section file); findings about a row use it in place of its table's label.
   std::function<std::string(TableId t, std::string_view key)> file_of;
   // Tables found damaged: the checks that need them are skipped.
   std::array<bool, kNumTables> intact{true, true, true, true};

@@ -298,4 +298,29 @@ TEST_CASE("an invariant broken across sections is reported with its key", "[veri
   CHECK(Reported(findings, {"pagesByMD5 of ROUND-000003", "numPages is"}));
 }
 
+TEST_CASE("a record missing from the url table is reported at its md5 section's file",
+          "[verify][fault]") {
+  TestDb db;
+  const Partition partition = db.round.partition();
+  // A link of section 1's linksByURL whose from md5 lives in another section's linksByMD5.
+  Rows rows = db.Read(1, TableId::kLinksByUrl);
+  std::string md5_key;
+  auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& row) {
+    const std::string& k = row.first;
+    md5_key = k.substr(k.size() - 16) + k.substr(0, k.size() - 17);
+    return partition.SectionOf(TableId::kLinksByMd5, md5_key) != 1;
+  });
+  REQUIRE(it != rows.end());
+  const std::string url_key = it->first;
+  const int md5_section = partition.SectionOf(TableId::kLinksByMd5, md5_key);
+  rows.erase(it);
+  db.Replace(1, TableId::kLinksByUrl, rows);
+  const auto findings = db.Verify();
+  INFO(Joined(findings));
+  CHECK(Reported(findings, {db.Path(md5_section, TableId::kLinksByMd5) + ": " +
+                                webdb::DescribeKey(TableId::kLinksByUrl, url_key),
+                            "record missing from linksByURL"}));
+  CHECK(Reported(findings, {"linksByMD5 of ROUND-000003", "numLinks is"}));
+}
+
 }  // namespace distwriter
