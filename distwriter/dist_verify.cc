@@ -65,6 +65,20 @@ void CheckRoundLeftovers(const Located& current, uint64_t db_round, uint64_t ins
   }
 }
 
+// One machine's copy of the db's round manifest, which its CURRENT names.
+void CheckRoundCopy(DistCheck& c, const Located& current, const std::string& machine,
+                    const std::string& who) {
+  const std::string path = nutchfs::DirOf(current.path) + "/" + RoundFileName(c.round.version);
+  auto copy = c.store.ReadDecidedAt(c.round.version, machine);
+  if (!copy) {
+    c.log.AddStatus(path, copy.error());
+  } else if (!*copy) {
+    c.log.Add({path, "", "missing: named by CURRENT of " + who});
+  } else if (**copy != c.round) {
+    c.log.Add({path, "", "differs from the db's round manifest (the meta group's view)"});
+  }
+}
+
 // One machine of the meta group: its CURRENT names the db's round, and its copy of that
 // round's manifest is the db's.
 void CheckMachineRound(DistCheck& c, const std::string& machine, bool leftovers) {
@@ -73,28 +87,17 @@ void CheckMachineRound(DistCheck& c, const std::string& machine, bool leftovers)
   const std::string who = WritersOn(c.config, machine);
   const std::string db_round = RoundFileName(c.round.version);
   auto installed = c.store.InstalledVersionAt(machine);
-  if (!installed) {
-    const Status& s = installed.error();
-    if (s.IsNotFound()) {
-      return c.log.Add({at->path, "", fmt::format("missing: {} has installed no round, the db is "
-                                                  "on {}", who, db_round)});
-    }
-    return c.log.AddStatus(at->path, s.WithContext(who));
+  if (!installed && installed.error().IsNotFound()) {
+    return c.log.Add({at->path, "", fmt::format("missing: {} has installed no round, the db is "
+                                                "on {}", who, db_round)});
   }
+  if (!installed) return c.log.AddStatus(at->path, installed.error().WithContext(who));
   if (*installed != c.round.version) {
     c.log.Add({at->path, "",
                fmt::format("{} is on {}, {} the db's {}", who, RoundFileName(*installed),
                            *installed < c.round.version ? "behind" : "ahead of", db_round)});
   } else {
-    const std::string path = nutchfs::DirOf(at->path) + "/" + db_round;
-    auto copy = c.store.ReadDecidedAt(c.round.version, machine);
-    if (!copy) {
-      c.log.AddStatus(path, copy.error());
-    } else if (!*copy) {
-      c.log.Add({path, "", "missing: named by CURRENT of " + who});
-    } else if (**copy != c.round) {
-      c.log.Add({path, "", "differs from the db's round manifest (the meta group's view)"});
-    }
+    CheckRoundCopy(c, *at, machine, who);
   }
   if (leftovers) CheckRoundLeftovers(*at, c.round.version, *installed, c.log);
 }
