@@ -13,8 +13,8 @@
 
 #include "distwriter/dist_config.h"
 #include "distwriter/round_manifest.h"
-#include "nutchfs/nutchfs.h"
 #include "nutchfs/env.h"
+#include "nutchfs/nutchfs.h"
 #include "webdb/reader.h"
 #include "webdb/table.h"
 
