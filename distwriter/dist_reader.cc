@@ -58,26 +58,16 @@ class ConcatIterator final : public Iterator {
 
 class DistTableSource final : public webdb::TableSource {
  public:
-  DistTableSource(std::unique_ptr<nutchfs::NutchFs> fs, RoundManifest round)
-      : fs_(std::move(fs)), round_(std::move(round)), partition_(round_.partition()) {}
-
-  Status Open(const DistConfig& config) {
-    tables_.resize(round_.k);
-    for (int i = 0; i < round_.k; ++i) {
-      for (int t = 0; t < webdb::kNumTables; ++t) {
-        const webdb::TableFile& f = round_.sections[i].tables[t];
-        NUTCHFS_ASSIGN_OR_RETURN(auto at, fs_->Locate(config.WriterFile(i, "section/" + f.name)));
-        const webdb::TableRef ref{at.path, f,
-                                  RoundFileName(round_.version) + " section " + std::to_string(i)};
-        NUTCHFS_ASSIGN_OR_RETURN(tables_[i][t], webdb::OpenTableOf(*at.env, ref));
-      }
-    }
-    return Status::OK();
-  }
+  DistTableSource(RoundManifest round, SectionTables tables, std::unique_ptr<nutchfs::NutchFs> fs)
+      : fs_(std::move(fs)), round_(std::move(round)), partition_(round_.partition()),
+        tables_(std::move(tables)) {}
 
   std::unique_ptr<Iterator> NewIterator(TableId t) const override {
     std::vector<std::unique_ptr<Iterator>> parts;
-    for (const auto& section : tables_) parts.push_back(section[static_cast<int>(t)]->NewIterator());
+    for (const auto& section : tables_) {
+      const auto& table = section[static_cast<int>(t)];
+      parts.push_back(table ? table->NewIterator() : webdb::NewEmptyIterator());
+    }
     return std::make_unique<ConcatIterator>(std::move(parts), partition_, t);
   }
   uint64_t NumPages() const override { return round_.num_pages(); }
@@ -95,10 +85,31 @@ class DistTableSource final : public webdb::TableSource {
   std::unique_ptr<nutchfs::NutchFs> fs_;
   const RoundManifest round_;
   const Partition partition_;
-  std::vector<std::array<std::unique_ptr<webdb::Table>, webdb::kNumTables>> tables_;
+  const SectionTables tables_;
 };
 
+// Opens every table of the round where it lives, checked against its entry.
+Result<SectionTables> OpenSections(nutchfs::NutchFs& fs, const DistConfig& config,
+                                   const RoundManifest& round) {
+  SectionTables tables(round.k);
+  for (int i = 0; i < round.k; ++i) {
+    for (int t = 0; t < webdb::kNumTables; ++t) {
+      const webdb::TableFile& f = round.sections[i].tables[t];
+      NUTCHFS_ASSIGN_OR_RETURN(auto at, fs.Locate(config.WriterFile(i, "section/" + f.name)));
+      const webdb::TableRef ref{at.path, f,
+                                RoundFileName(round.version) + " section " + std::to_string(i)};
+      NUTCHFS_ASSIGN_OR_RETURN(tables[i][t], webdb::OpenTableOf(*at.env, ref));
+    }
+  }
+  return tables;
+}
+
 }  // namespace
+
+std::unique_ptr<webdb::TableSource> NewDistTableSource(RoundManifest round, SectionTables tables,
+                                                       std::unique_ptr<nutchfs::NutchFs> fs) {
+  return std::make_unique<DistTableSource>(std::move(round), std::move(tables), std::move(fs));
+}
 
 Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const std::string& config_path) {
   NUTCHFS_ASSIGN_OR_RETURN(DistConfig config, DistConfig::Load(config_path));
@@ -113,9 +124,8 @@ Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const DistConfig& config, 
     fs_options.env = env;
     NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, "", fs_options));
     NUTCHFS_ASSIGN_OR_RETURN(RoundManifest round, RoundStore(*fs, config, "/tmp").ReadInstalled());
-    auto source = std::make_unique<DistTableSource>(std::move(fs), std::move(round));
-    NUTCHFS_RETURN_IF_ERROR(source->Open(config));
-    return std::unique_ptr<webdb::TableSource>(std::move(source));
+    NUTCHFS_ASSIGN_OR_RETURN(SectionTables tables, OpenSections(*fs, config, round));
+    return NewDistTableSource(std::move(round), std::move(tables), std::move(fs));
   });
 }
 

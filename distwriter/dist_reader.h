@@ -6,13 +6,17 @@
 #ifndef DISTWRITER_DIST_READER_H_
 #define DISTWRITER_DIST_READER_H_
 
+#include <array>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "distwriter/dist_config.h"
 #include "distwriter/round_manifest.h"
 #include "nutchfs/env.h"
+#include "nutchfs/nutchfs.h"
 #include "webdb/reader.h"
+#include "webdb/table.h"
 
 namespace distwriter {
 
@@ -21,6 +25,15 @@ Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const std::string& config_
 // The same for a loaded config; env: tests only, as RunOptions::env (distwriter/round.h).
 Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const DistConfig& config,
                                                       nutchfs::Env* env = nullptr);
+
+// The open tables of a round, by section then table.
+using SectionTables = std::vector<std::array<std::unique_ptr<webdb::Table>, webdb::kNumTables>>;
+
+// The TableSource of OpenDistReader over tables already open (tables[i] is section i of
+// round); a null table reads as empty (webdb verify: a table found damaged). fs, when
+// given, is what the tables read through, and lives as long as the source.
+std::unique_ptr<webdb::TableSource> NewDistTableSource(RoundManifest round, SectionTables tables,
+                                                       std::unique_ptr<nutchfs::NutchFs> fs = {});
 
 // The committed round manifest of that db, without opening a table (quick stats).
 Result<RoundManifest> ReadCommittedRound(const std::string& config_path);

@@ -46,6 +46,15 @@ Result<nutchfs::NutchFs::Located> RoundStore::View(const std::string& name) {
 
 Result<uint64_t> RoundStore::InstalledVersion() {
   NUTCHFS_ASSIGN_OR_RETURN(auto at, View(kCurrent));
+  return ReadCurrent(at);
+}
+
+Result<uint64_t> RoundStore::InstalledVersionAt(const std::string& machine) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto at, fs_.LocateAt(config_.MetaFile(kCurrent), machine));
+  return ReadCurrent(at);
+}
+
+Result<uint64_t> RoundStore::ReadCurrent(const nutchfs::NutchFs::Located& at) {
   auto text = nutchfs::ReadFileToString(*at.env, at.path);
   if (!text && text.error().IsNotFound()) {
     return Err(Status::NotFound(
@@ -87,6 +96,17 @@ Result<std::optional<RoundManifest>> RoundStore::Decode(Result<std::string> text
 
 Result<std::optional<RoundManifest>> RoundStore::ReadDecided(uint64_t version) {
   NUTCHFS_ASSIGN_OR_RETURN(auto at, View(RoundFileName(version)));
+  return ReadRound(at, version);
+}
+
+Result<std::optional<RoundManifest>> RoundStore::ReadDecidedAt(uint64_t version,
+                                                               const std::string& machine) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto at, fs_.LocateAt(DecidedFile(version), machine));
+  return ReadRound(at, version);
+}
+
+Result<std::optional<RoundManifest>> RoundStore::ReadRound(const nutchfs::NutchFs::Located& at,
+                                                           uint64_t version) {
   auto round = Decode(nutchfs::ReadFileToString(*at.env, at.path), at.path);
   if (round && *round && (*round)->version != version) {
     return Err(Status::Corruption(

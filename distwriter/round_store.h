@@ -44,10 +44,15 @@ class RoundStore {
   // The version CURRENT names at the view. NotFound "no distributed webdb ..." if there
   // is none; Corruption naming the file if it names no round.
   Result<uint64_t> InstalledVersion();
+  // The same at one machine of the meta group (webdb verify: every writer's machine on
+  // the same round). NotFound when that machine has no CURRENT.
+  Result<uint64_t> InstalledVersionAt(const std::string& machine);
   // The round manifest CURRENT names at the view, checked against the config's k.
   Result<RoundManifest> ReadInstalled();
   // ROUND-<version> at the view, or nullopt if it is not there.
   Result<std::optional<RoundManifest>> ReadDecided(uint64_t version);
+  // ROUND-<version> at one machine of the meta group, or nullopt if it is not there.
+  Result<std::optional<RoundManifest>> ReadDecidedAt(uint64_t version, const std::string& machine);
   // ROUND-<version> at the view or, if not there, at any other machine of the meta
   // group that has it; nullopt if none has.
   Result<std::optional<RoundManifest>> FindDecided(uint64_t version);
@@ -68,6 +73,10 @@ class RoundStore {
 
  private:
   Result<nutchfs::NutchFs::Located> View(const std::string& name);
+  // CURRENT or ROUND-<version> as found at `at` (the view or one machine).
+  Result<uint64_t> ReadCurrent(const nutchfs::NutchFs::Located& at);
+  Result<std::optional<RoundManifest>> ReadRound(const nutchfs::NutchFs::Located& at,
+                                                 uint64_t version);
   Result<std::optional<RoundManifest>> Decode(Result<std::string> text, const std::string& where);
   std::string ScratchPath() const;
 

@@ -47,13 +47,9 @@ secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 field() { grep -o "\"$1\":[0-9]*" <<<"$2" | head -1 | cut -d: -f2; }
 pages() { field pages "$($bin/webdb stats --config "$conf")"; }
 # webdb verify on each db, after every cycle: exit 3 and the findings if one is damaged.
-# The distributed db is verified once `webdb verify` takes --config (its usage says so);
-# until then only the single-machine db is.
-verify_dist=no
-if $bin/webdb --help | grep -qE '^ *webdb verify .*--config'; then verify_dist=yes; fi
 verify_all() {
   $bin/webdb verify -q "$work/single"
-  if [ $verify_dist = yes ]; then $bin/webdb verify -q --config "$conf"; fi
+  $bin/webdb verify -q --config "$conf"
 }
 
 printf '%-5s %8s %8s %8s %8s %8s %8s | %7s %7s %7s %7s %7s\n' cycle fetched failed new links due total \
@@ -92,7 +88,7 @@ done
 echo "(fetched: pages in the cycle's WARC; failed: fetch list URLs wget wrote no record for"
 echo " (network failures, retried in a later cycle); new: pages added to the db; links: outlinks of the"
 echo " fetched pages; due: the cycle's fetch list; steps timed for both dbs together;"
-echo " verify: webdb verify of the single-machine db$([ $verify_dist = yes ] && echo ' and the distributed db'))"
+echo " verify: webdb verify of the single-machine db and of the distributed db)"
 
 echo "== distributed db"
 $bin/webdb stats --config "$conf"

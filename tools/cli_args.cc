@@ -79,8 +79,8 @@ constexpr CommandSpec kCommands[] = {
     {"calls", 2, kUnlimited, kConfigOpt | kFilterOpt | kSkipBadOpt | kUpdateOpt,
      "webdb calls inject URLFILE... [--filter FILE] [--skip-bad]\n"
      "  webdb calls warc (DB | --config FILE) WARC... [update's options]"},
-    {"verify", 1, 1, kMemoryOpt | kJsonOpt | kVersionOpt,
-     "webdb verify DB [--json] [--memory SIZE] [--version V]"},
+    {"verify", 1, 1, kConfigOpt | kMemoryOpt | kJsonOpt | kVersionOpt,
+     "webdb verify (DB | --config FILE) [--json] [--memory SIZE] [--version V]"},
     {"explain", 2, 2, kConfigOpt | kJsonOpt | kVersionOpt,
      "webdb explain (DB | --config FILE) URL [--json] [--version V]"},
     {"versions", 1, 1, kJsonOpt, "webdb versions DB [--json]"},

@@ -8,6 +8,7 @@
 
 #include "tools/cli_commands.h"
 #include "distwriter/dist_reader.h"
+#include "distwriter/dist_verify.h"
 #include "webdb/db_stats.h"
 #include "webdb/json_out.h"
 #include "webdb/verify.h"
@@ -54,6 +55,14 @@ std::string VerifyJson(const webdb::VerifySummary& s, const std::vector<webdb::F
   return out;
 }
 
+// The single-machine db at inv.db, or the distributed db of inv.config.
+Result<webdb::VerifySummary> VerifyDbOf(nutchfs::Env& env, const Invocation& inv,
+                                        const webdb::VerifyOptions& options) {
+  if (inv.config.empty()) return webdb::VerifyDb(env, inv.db, options);
+  NUTCHFS_ASSIGN_OR_RETURN(distwriter::DistConfig config, distwriter::DistConfig::Load(inv.config));
+  return distwriter::VerifyDistDb(config, options);
+}
+
 }  // namespace
 
 Result<int> RunVerify(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
@@ -74,7 +83,7 @@ Result<int> RunVerify(nutchfs::Env& env, const Invocation& inv, std::FILE* out) 
       write_status = WriteToStream(out, line);
     }
   };
-  auto summary = webdb::VerifyDb(env, inv.db, options);
+  auto summary = VerifyDbOf(env, inv, options);
   Status removed = env.RemoveDirRecursively(scratch);
   if (!summary) return Err(summary.error());
   NUTCHFS_RETURN_IF_ERROR(write_status);

@@ -12,12 +12,14 @@ namespace {
 // Appends to *k and *v the row (key, value) as the other table of its pair stores it.
 using Rekey = std::function<void(std::string_view key, std::string_view value, std::string* k,
                                  std::string* v)>;
+// The inverse of a Rekey's key: the row's key in its own table, from the re-keyed row.
+using Unkey = std::function<std::string(const EditView& rekeyed)>;
 
 // A table of one version, read from the start; reading failures become findings.
 struct Scan {
   Scan(const Reader& reader, TableId t, const CrossCheckOptions& options, FindingLog& log)
       : table(t), it(reader.NewTableIterator(t)), label(options.labels[static_cast<int>(t)]),
-        log(log) {
+        file_of(options.file_of), log(log) {
     it->SeekToFirst();
   }
   bool Valid() const { return it->Valid(); }
@@ -31,13 +33,16 @@ struct Scan {
   void Finish() const {
     if (!it->status().ok()) log.AddStatus(label, it->status());
   }
+  // The file holding the row of this table with this key.
+  std::string FileOf(std::string_view key) const { return file_of ? file_of(table, key) : label; }
   void Report(std::string_view key, std::string what) const {
-    log.Add({label, DescribeKey(table, key), std::move(what)});
+    log.Add({FileOf(key), DescribeKey(table, key), std::move(what)});
   }
 
   const TableId table;
   std::unique_ptr<Iterator> it;
   const std::string& label;
+  const std::function<std::string(TableId, std::string_view)>& file_of;
   FindingLog& log;
   uint64_t rows = 0;
 };
@@ -56,19 +61,21 @@ Result<std::unique_ptr<EditIterator>> SortRekeyed(Sorter& sorter, Scan& from, co
 }
 
 // Compares the sorted rows of `a` (in b's key order, same values) with the rows of b.
-void CompareSets(EditIterator& a, const Scan& a_scan, Scan& b) {
+void CompareSets(EditIterator& a, const Scan& a_scan, const Unkey& unkey, Scan& b) {
   const std::string a_name = TableName(a_scan.table), b_name = TableName(b.table);
   std::string previous;
   bool first = true;
   while (a.Valid() || b.Valid()) {
     const EditView* e = a.Valid() ? &a.edit() : nullptr;
     if (e && !first && e->key == previous) {
-      b.log.Add({a_scan.label, DescribeKey(b.table, e->key), "same record twice in " + a_name});
+      b.log.Add(
+          {a_scan.FileOf(unkey(*e)), DescribeKey(b.table, e->key), "same record twice in " + a_name});
     }
     int c = !e ? 1 : !b.Valid() ? -1 : e->key.compare(b.key());
     if (c == 0 && e->value != b.value()) b.Report(b.key(), "record differs in " + a_name);
     if (c < 0) {
-      b.log.Add({a_scan.label, DescribeKey(b.table, e->key), "record missing from " + b_name});
+      b.log.Add(
+          {a_scan.FileOf(unkey(*e)), DescribeKey(b.table, e->key), "record missing from " + b_name});
     }
     if (c > 0) b.Report(b.key(), "record missing from " + a_name);
     if (c <= 0) {
@@ -84,14 +91,15 @@ void CompareSets(EditIterator& a, const Scan& a_scan, Scan& b) {
 
 // Invariant 1 for one pair: the MD5 table re-keyed and sorted, merged with the URL table.
 Status CheckSameRecords(const Reader& reader, TableId md5_table, TableId url_table,
-                        const Rekey& rekey, const CrossCheckOptions& options, FindingLog& log,
+                        const Rekey& rekey, const Unkey& unkey, const CrossCheckOptions& options,
+                        FindingLog& log,
                         uint64_t* md5_rows, uint64_t* url_rows) {
   auto sorter = Sorter::Create(*options.tmp_env, options.tmp_dir, options.memory_budget,
                                fmt::format("verify-{}", TableName(md5_table)));
   Scan from(reader, md5_table, options, log);
   NUTCHFS_ASSIGN_OR_RETURN(auto sorted, SortRekeyed(*sorter, from, rekey));
   Scan to(reader, url_table, options, log);
-  CompareSets(*sorted, from, to);
+  CompareSets(*sorted, from, unkey, to);
   *md5_rows = from.rows;
   *url_rows = to.rows;
   return Status::OK();
@@ -158,6 +166,7 @@ Status CheckCrossTables(const Reader& reader, const CrossCheckOptions& options, 
           v->append(key.substr(0, 16));
           v->append(value);
         },
+        [](const EditView& e) { return std::string(e.value.substr(0, 16)).append(e.key); },
         options, log, &md5_rows, &url_rows));
     CheckCount(options, kPagesByMd5, "numPages", reader.NumPages(), md5_rows, log);
     CheckCount(options, kPagesByUrl, "numPages", reader.NumPages(), url_rows, log);
@@ -171,6 +180,10 @@ Status CheckCrossTables(const Reader& reader, const CrossCheckOptions& options, 
           k->push_back('\0');
           k->append(key.substr(0, 16));
           v->append(value);
+        },
+        [](const EditView& e) {
+          return std::string(e.key.substr(e.key.size() - 16))
+              .append(e.key.substr(0, e.key.size() - 17));
         },
         options, log, &md5_rows, &url_rows));
     CheckCount(options, kLinksByMd5, "numLinks", reader.NumLinks(), md5_rows, log);

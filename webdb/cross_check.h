@@ -12,7 +12,9 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "nutchfs/env.h"
 #include "webdb/finding.h"
@@ -26,6 +28,9 @@ struct CrossCheckOptions {
   std::string tmp_dir;
   // How findings name each table ("<dir>/pagesByURL-000003.tbl", ...).
   std::array<std::string, kNumTables> labels;
+  // When set, names the file holding a row of table t by its key (a distributed db's
+  // section file); findings about a row use it in place of its table's label.
+  std::function<std::string(TableId t, std::string_view key)> file_of;
   // Tables found damaged: the checks that need them are skipped.
   std::array<bool, kNumTables> intact{true, true, true, true};
 };

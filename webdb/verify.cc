@@ -40,13 +40,20 @@ class ManifestTableSource final : public TableSource {
   std::array<std::unique_ptr<Table>, kNumTables> tables_;
 };
 
-// Files of the db's kind that no kept or pinned version names, and visible temporary
-// files. Hidden ones (".tmp.*": a lock release cut short) are invisible, as in NutchFS,
-// and go with the next writer's Open like the rest.
-void CheckLeftovers(nutchfs::Env& env, const std::string& dir, const Manifest& current,
-                    FindingLog& log) {
+// Files of the db's kind that no kept or pinned version names.
+void CheckDbLeftovers(nutchfs::Env& env, const std::string& dir, const Manifest& current,
+                      FindingLog& log) {
   auto live = LiveManifests(env, dir, current, /*remove_stale_pins=*/false);
   if (!live) return log.AddStatus(dir, live.error());
+  std::vector<const Manifest*> manifests;
+  for (const Manifest& m : *live) manifests.push_back(&m);
+  CheckLeftovers(env, dir, manifests, log);
+}
+
+}  // namespace
+
+void CheckLeftovers(nutchfs::Env& env, const std::string& dir,
+                    const std::vector<const Manifest*>& live, FindingLog& log) {
   auto names = env.GetChildren(dir);
   if (!names) return log.AddStatus(dir, names.error());
   for (const std::string& name : *names) {
@@ -56,15 +63,13 @@ void CheckLeftovers(nutchfs::Env& env, const std::string& dir, const Manifest& c
     }
     if (!IsDbFileName(name)) continue;
     bool used = false;
-    for (const Manifest& m : *live) {
-      used = used || name == ManifestFileName(m.version);
-      for (const TableFile& f : m.tables) used = used || f.name == name;
+    for (const Manifest* m : live) {
+      used = used || name == ManifestFileName(m->version);
+      for (const TableFile& f : m->tables) used = used || f.name == name;
     }
     if (!used) log.Add({dir + "/" + name, "", "left over: named by no manifest"});
   }
 }
-
-}  // namespace
 
 Result<VerifySummary> VerifyDb(nutchfs::Env& env, const std::string& dir,
                                const VerifyOptions& options) {
@@ -106,7 +111,7 @@ Result<VerifySummary> VerifyDb(nutchfs::Env& env, const std::string& dir,
     ++summary.files;
   }
   summary.writer_running = env.FileExists(dir + "/LOCK");
-  if (!summary.writer_running) CheckLeftovers(env, dir, *current, log);
+  if (!summary.writer_running) CheckDbLeftovers(env, dir, *current, log);
   Reader reader(std::make_unique<ManifestTableSource>(env, dir, *manifest));
   NUTCHFS_RETURN_IF_ERROR(CheckCrossTables(reader, cross, log));
   summary.findings = log.count();

@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "nutchfs/env.h"
 #include "webdb/finding.h"
+#include "webdb/manifest.h"
 
 namespace webdb {
 
@@ -47,6 +49,13 @@ struct VerifySummary {
 // (the scratch directory). Damage of the db is reported as findings, not as an error.
 Result<VerifySummary> VerifyDb(nutchfs::Env& env, const std::string& dir,
                                const VerifyOptions& options);
+
+// The directory check of VerifyDb, for any directory of table files (a single-machine
+// db, a section of a distributed one): db files that none of `live` names and visible
+// temporary files are findings ("left over"). Hidden ones (".tmp.*": a lock release cut
+// short) are invisible, as in NutchFS. A failed listing is a finding.
+void CheckLeftovers(nutchfs::Env& env, const std::string& dir,
+                    const std::vector<const Manifest*>& live, FindingLog& log);
 
 }  // namespace webdb
 

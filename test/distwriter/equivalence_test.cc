@@ -2,7 +2,8 @@
 // sessions, each cut into k contiguous slices at random points, one slice per `distwriter
 // run` process, k processes at once; after every round the distributed db (read through
 // OpenDistReader) must equal, table by table and in both counts, the single-machine db
-// fed the whole session and the model (spec/webdb-semantics.md, "Distributed order").
+// fed the whole session and the model (spec/webdb-semantics.md, "Distributed order"),
+// and `webdb verify --config` must find nothing.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
@@ -127,6 +128,7 @@ void RunDb(const DbPlan& plan) {
     REQUIRE(testutil::CompareDumps(*expected, actual) == "");
     REQUIRE(testutil::CompareDumps(single.model().ToDump(), actual) == "");
     REQUIRE(testutil::CheckInvariants(actual) == "");
+    REQUIRE(cluster.VerifyFindings() == "");
     CheckReports(reports, slices, static_cast<uint64_t>(r) + 2, actual);
     CheckSections(cluster, plan, actual);
   }

@@ -180,6 +180,10 @@ void RunOnHosts(Transport t, uint64_t seed) {
     CheckReports(reports, slices, r, testutil::DumpDistDb(config));
   }
   CheckCliDumps(config, single.dir(), logs);
+  // Verified where the sections live (over SFTP, NFS or sshfs): nothing found.
+  const ProcessResult verified =
+      RunOrFail({kWebdb, "verify", "-q", "--config", config}, logs.File("verify"));
+  CHECK(verified.out.empty());
 }
 
 TEST_CASE("three writers on three hosts exchange over SFTP", "[ssh]") {
@@ -247,6 +251,10 @@ TEST_CASE("distwriter launch starts each writer on its host over ssh", "[ssh]") 
     CHECK(launch.out.find(summary) != std::string::npos);
   }
   CheckCliDumps(config, single.dir(), logs);
+  // Verified where the sections live (over SFTP, NFS or sshfs): nothing found.
+  const ProcessResult verified =
+      RunOrFail({kWebdb, "verify", "-q", "--config", config}, logs.File("verify"));
+  CHECK(verified.out.empty());
 }
 
 }  // namespace

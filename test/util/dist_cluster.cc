@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "distwriter/dist_reader.h"
+#include "distwriter/dist_verify.h"
 #include "distwriter/round_store.h"
 #include "test/util/call_writer.h"
 #include "test/util/model_db.h"
@@ -135,6 +136,22 @@ distwriter::RoundManifest DistCluster::Committed(int writer) const {
 }
 
 DbDump DistCluster::Dump() const { return DumpDistDb(config_); }
+
+std::string DistCluster::VerifyFindings() const {
+  auto config = distwriter::DistConfig::Load(config_);
+  REQUIRE(config);
+  auto env = nutchfs::NewLocalEnv();
+  std::string findings;
+  webdb::VerifyOptions options;
+  options.memory_budget = size_t{1} << 20;
+  options.tmp_env = env.get();
+  options.tmp_dir = tmp_.File("verify-scratch");
+  options.on_finding = [&](const webdb::Finding& f) { findings += f.ToString() + "\n"; };
+  auto summary = distwriter::VerifyDistDb(*config, options);
+  INFO("VerifyDistDb " << config_ << ": " << (summary ? "" : summary.error().ToString()));
+  REQUIRE(summary.has_value());
+  return findings;
+}
 
 DbDump DumpDistDb(const std::string& config) {
   auto reader = distwriter::OpenDistReader(config);

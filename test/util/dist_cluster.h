@@ -2,7 +2,8 @@
 // the real `distwriter` binary (PROJECT_BINARY_DIR/tools/distwriter): the config
 // made by `distwriter init-local` in a temporary directory, `distwriter create`, writer
 // processes started one at a time (for fault tests) or a whole round at once, the JSON
-// report line of `distwriter run`, and reads through distwriter::OpenDistReader.
+// report line of `distwriter run`, reads through distwriter::OpenDistReader, and
+// verification through distwriter::VerifyDistDb.
 //
 // Layout (docs/DISTRIBUTED.md): writer i's machine root is <dir>/m<i>; its share group is
 // <dir>/m<i>/webdb/w<i> and its copy of the meta group <dir>/m<i>/webdb/meta.
@@ -74,6 +75,9 @@ class DistCluster {
   distwriter::RoundManifest Committed(int writer = 0) const;
   // The whole db through OpenDistReader; requires that it opens and reads.
   DbDump Dump() const;
+  // The findings of distwriter::VerifyDistDb, one a line ("" for a sound db); requires
+  // that verification runs.
+  std::string VerifyFindings() const;
 
  private:
   std::string NextPrefix(const std::string& what);

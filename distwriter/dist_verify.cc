@@ -1,0 +1,268 @@
+#include "distwriter/dist_verify.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "distwriter/dist_reader.h"
+#include "distwriter/round_store.h"
+#include "nutchfs/nutchfs.h"
+#include "nutchfs/publish.h"
+#include "webdb/cross_check.h"
+#include "webdb/table_check.h"
+
+namespace distwriter {
+namespace {
+
+using webdb::FindingLog;
+using webdb::TableId;
+using Located = nutchfs::NutchFs::Located;
+// Where each table file of the round is, by section then table.
+using SectionPlaces = std::vector<std::array<Located, webdb::kNumTables>>;
+
+// What the checks share.
+struct DistCheck {
+  nutchfs::NutchFs& fs;
+  const DistConfig& config;
+  RoundStore& store;
+  const RoundManifest& round;
+  FindingLog& log;
+};
+
+// "writer 1 (machine b)", or several, for the writers whose machine is `machine`.
+std::string WritersOn(const DistConfig& config, const std::string& machine) {
+  std::string out;
+  for (int i = 0; i < config.k; ++i) {
+    if (config.writer_machines[i] != machine) continue;
+    if (!out.empty()) out += ", ";
+    out += config.Describe(i);
+  }
+  return out.empty() ? "machine " + machine : out;
+}
+
+// Round files of one machine's meta directory other than the db's round and the one
+// before (what a writer's clean-up keeps) and the machine's installed round (a writer
+// behind or ahead is one finding already), and visible temporary files.
+void CheckRoundLeftovers(const Located& current, uint64_t db_round, uint64_t installed,
+                         FindingLog& log) {
+  const std::string dir = nutchfs::DirOf(current.path);
+  auto names = current.env->GetChildren(dir);
+  if (!names) return log.AddStatus(dir, names.error());
+  for (const std::string& name : *names) {
+    if (webdb::IsTemporaryFileName(name) && !name.starts_with(".")) {
+      log.Add({dir + "/" + name, "", "left over: temporary file of an interrupted write"});
+      continue;
+    }
+    std::optional<uint64_t> version = ParseRoundFileName(name);
+    if (!version || *version == installed || *version == db_round || *version + 1 == db_round) {
+      continue;
+    }
+    log.Add({dir + "/" + name, "",
+             fmt::format("left over: neither the db's {} nor the one before",
+                         RoundFileName(db_round))});
+  }
+}
+
+// One machine's copy of the db's round manifest, which its CURRENT names.
+void CheckRoundCopy(DistCheck& c, const Located& current, const std::string& machine,
+                    const std::string& who) {
+  const std::string path = nutchfs::DirOf(current.path) + "/" + RoundFileName(c.round.version);
+  auto copy = c.store.ReadDecidedAt(c.round.version, machine);
+  if (!copy) {
+    c.log.AddStatus(path, copy.error());
+  } else if (!*copy) {
+    c.log.Add({path, "", "missing: named by CURRENT of " + who});
+  } else if (**copy != c.round) {
+    c.log.Add({path, "", "differs from the db's round manifest (the meta group's view)"});
+  }
+}
+
+// One machine of the meta group: its CURRENT names the db's round, and its copy of that
+// round's manifest is the db's.
+void CheckMachineRound(DistCheck& c, const std::string& machine, bool leftovers) {
+  auto at = c.fs.LocateAt(c.config.MetaFile("CURRENT"), machine);
+  if (!at) return c.log.AddStatus("machine " + machine, at.error());
+  const std::string who = WritersOn(c.config, machine);
+  const std::string db_round = RoundFileName(c.round.version);
+  auto installed = c.store.InstalledVersionAt(machine);
+  if (!installed && installed.error().IsNotFound()) {
+    return c.log.Add({at->path, "", fmt::format("missing: {} has installed no round, the db is "
+                                                "on {}", who, db_round)});
+  }
+  if (!installed) return c.log.AddStatus(at->path, installed.error().WithContext(who));
+  if (*installed != c.round.version) {
+    c.log.Add({at->path, "",
+               fmt::format("{} is on {}, {} the db's {}", who, RoundFileName(*installed),
+                           *installed < c.round.version ? "behind" : "ahead of", db_round)});
+  } else {
+    CheckRoundCopy(c, *at, machine, who);
+  }
+  if (leftovers) CheckRoundLeftovers(*at, c.round.version, *installed, c.log);
+}
+
+// Every table file of every section, read end to end, each key inside its section.
+std::array<bool, webdb::kNumTables> CheckSections(DistCheck& c, const SectionPlaces& places,
+                                                  webdb::VerifySummary* summary) {
+  std::array<bool, webdb::kNumTables> intact{true, true, true, true};
+  const Partition partition = c.round.partition();
+  const std::string manifest = RoundFileName(c.round.version);
+  for (int i = 0; i < c.round.k; ++i) {
+    for (int t = 0; t < webdb::kNumTables; ++t) {
+      const TableId table = static_cast<TableId>(t);
+      webdb::TableCheck check{
+          {places[i][t].path, c.round.sections[i].tables[t],
+           fmt::format("{} section {}", manifest, i)},
+          table,
+          [&partition, table, i](std::string_view key) {
+            return partition.SectionOf(table, key) == i;
+          }};
+      intact[t] = webdb::CheckTableFile(*places[i][t].env, check, c.log, &summary->rows) &&
+                  intact[t];
+      ++summary->files;
+    }
+  }
+  return intact;
+}
+
+// Files of each writer's section directory named by neither the installed round nor the
+// one before; a group whose writer holds its lock is not looked at.
+void CheckSectionLeftovers(DistCheck& c, const SectionPlaces& places,
+                           const std::optional<RoundManifest>& previous,
+                           const std::vector<bool>& running) {
+  for (int i = 0; i < c.round.k; ++i) {
+    if (running[i]) continue;
+    std::vector<const webdb::Manifest*> live{&c.round.sections[i]};
+    if (previous) live.push_back(&previous->sections[i]);
+    webdb::CheckLeftovers(*places[i][0].env, nutchfs::DirOf(places[i][0].path), live, c.log);
+  }
+}
+
+// The writers holding their lock (their unfinished files are not left over).
+std::vector<bool> RunningWriters(DistCheck& c) {
+  std::vector<bool> running(c.config.k, false);
+  for (int i = 0; i < c.config.k; ++i) {
+    auto locks = c.fs.ListLocks(c.config.db(), WriterGroup(i));
+    if (!locks) c.log.AddStatus(c.config.Describe(i), locks.error());
+    running[i] = !locks || !locks->empty();
+  }
+  return running;
+}
+
+// The invariants between tables, over the concatenation of the sections.
+Status CheckWholeDb(DistCheck& c, const SectionPlaces& places,
+                    const std::array<bool, webdb::kNumTables>& intact,
+                    const webdb::VerifyOptions& options) {
+  SectionTables tables(c.round.k);
+  for (int i = 0; i < c.round.k; ++i) {
+    for (int t = 0; t < webdb::kNumTables; ++t) {
+      auto table = webdb::Table::Open(*places[i][t].env, places[i][t].path);
+      if (table) tables[i][t] = std::move(*table);
+    }
+  }
+  const Partition partition = c.round.partition();
+  webdb::CrossCheckOptions cross;
+  cross.memory_budget = options.memory_budget;
+  cross.tmp_env = options.tmp_env;
+  cross.tmp_dir = options.tmp_dir;
+  cross.intact = intact;
+  for (int t = 0; t < webdb::kNumTables; ++t) {
+    cross.labels[t] = fmt::format("{} of {} (all {} sections)", webdb::TableName(TableId(t)),
+                                  RoundFileName(c.round.version), c.round.k);
+  }
+  cross.file_of = [&](TableId t, std::string_view key) {
+    return places[partition.SectionOf(t, key)][static_cast<int>(t)].path;
+  };
+  webdb::Reader reader(NewDistTableSource(c.round, std::move(tables)));
+  return webdb::CheckCrossTables(reader, cross, c.log);
+}
+
+Result<SectionPlaces> LocateSections(nutchfs::NutchFs& fs, const DistConfig& config,
+                                     const RoundManifest& round) {
+  SectionPlaces places(round.k);
+  for (int i = 0; i < round.k; ++i) {
+    for (int t = 0; t < webdb::kNumTables; ++t) {
+      const std::string name = "section/" + round.sections[i].tables[t].name;
+      NUTCHFS_ASSIGN_OR_RETURN(places[i][t], fs.Locate(config.WriterFile(i, name)));
+    }
+  }
+  return places;
+}
+
+// Everything after the round is read.
+Status CheckRound(DistCheck& c, const webdb::VerifyOptions& options,
+                  webdb::VerifySummary* summary) {
+  NUTCHFS_ASSIGN_OR_RETURN(SectionPlaces places, LocateSections(c.fs, c.config, c.round));
+  const std::vector<bool> running = RunningWriters(c);
+  for (bool r : running) summary->writer_running = summary->writer_running || r;
+  for (const std::string& machine : c.config.cluster.FindGroup(kMetaGroup)->machines) {
+    CheckMachineRound(c, machine, !summary->writer_running);
+  }
+  const auto intact = CheckSections(c, places, summary);
+  std::optional<RoundManifest> previous;
+  if (c.round.version > 1) {
+    auto read = c.store.ReadDecided(c.round.version - 1);
+    if (read) previous = std::move(*read);
+  }
+  CheckSectionLeftovers(c, places, previous, running);
+  return CheckWholeDb(c, places, intact, options);
+}
+
+// CURRENT missing at the view: no db, unless another machine of the meta group has one
+// (then the view's is missing, a finding).
+Status CheckNoDb(nutchfs::NutchFs& fs, const DistConfig& config, RoundStore& store,
+                 const Status& not_found, FindingLog& log) {
+  for (const std::string& machine : config.cluster.FindGroup(kMetaGroup)->machines) {
+    auto installed = store.InstalledVersionAt(machine);
+    if (!installed) continue;
+    NUTCHFS_ASSIGN_OR_RETURN(auto at, fs.Locate(config.MetaFile("CURRENT")));
+    log.Add({at.path, "",
+             fmt::format("missing: the meta group's view has installed no round, but {} is on {}",
+                         WritersOn(config, machine), RoundFileName(*installed))});
+    return Status::OK();
+  }
+  return not_found;
+}
+
+}  // namespace
+
+Result<webdb::VerifySummary> VerifyDistDb(const DistConfig& config,
+                                          const webdb::VerifyOptions& options,
+                                          nutchfs::Env* env) {
+  if (options.version) {
+    return Err(Status::InvalidArgument("verify " + config.db() +
+                                       ": a distributed db keeps no older round to verify"));
+  }
+  if (options.tmp_env == nullptr) {
+    return Err(Status::InvalidArgument("verify " + config.db() +
+                                       ": no Env for the sorts' scratch files"));
+  }
+  nutchfs::NutchFsOptions fs_options;
+  fs_options.env = env;
+  NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, "", fs_options));
+  RoundStore store(*fs, config, options.tmp_dir);
+  webdb::VerifySummary summary;
+  FindingLog log(options.on_finding);
+  auto round = store.ReadInstalled();
+  if (!round && round.error().IsNotFound()) {
+    NUTCHFS_RETURN_IF_ERROR(CheckNoDb(*fs, config, store, round.error(), log));
+    summary.findings = log.count();
+    return summary;
+  }
+  if (!round) {
+    NUTCHFS_ASSIGN_OR_RETURN(auto at, fs->Locate(config.MetaFile("CURRENT")));
+    log.AddStatus(nutchfs::DirOf(at.path), round.error());
+    summary.findings = log.count();
+    return summary;
+  }
+  summary.version = round->version;
+  summary.pages = round->num_pages();
+  summary.links = round->num_links();
+  DistCheck check{*fs, config, store, *round, log};
+  NUTCHFS_RETURN_IF_ERROR(CheckRound(check, options, &summary));
+  summary.findings = log.count();
+  return summary;
+}
+
+}  // namespace distwriter
