@@ -147,7 +147,7 @@ TEST_CASE("a sound distributed db has no finding", "[verify]") {
   CHECK_FALSE(summary.writer_running);
 }
 
-TEST_CASE("no distributed db is NotFound; a version to verify is refused", "[verify]") {
+TEST_CASE("no distributed db is NotFound and a version to verify is refused", "[verify]") {
   DistCluster cluster(kDistwriter, 2);
   auto config = DistConfig::Load(cluster.config());
   REQUIRE(config.has_value());
