@@ -1,102 +1,196 @@
 #!/usr/bin/env bash
-# apply_bench.sh: `webdb apply` of the issue-2 workload against its yardsticks, as ratios
-# taken pair by pair in the same run (A B A B ...), medians over RUNS pairs:
-#   load  : `webdb apply` of the load     vs  `LC_ALL=C sort -S 512M` of the same call file
-#   round : `webdb apply` of a 20% round  vs  the same sort of the round's call file
-#   floor : the 20% round + sync          vs  `cat` of the db's table files + sync
-#   small : a 0.1% round + sync           vs  the same floor
-# Whole processes, timed with /usr/bin/time; per phase also the peak RSS and the bytes
-# written (wchar of the apply process) divided by the db size (write amplification).
+# apply_bench.sh: `webdb apply` of the issue-2 workload against its yardsticks, whole
+# processes, every timed command followed by `sync` (its own writes reach the disk
+# before the clock stops, on both sides of every ratio).
 #
-#   bench/apply_bench.sh [PAGES] [RUNS]        (defaults: 100000 3)
-#   env: BUILD (default build), WORK (default /tmp/apply_bench), MEMORY (256M)
+#   bench/apply_bench.sh [PAGES] [RUNS]     ratios at PAGES pages (default 100000, 3 runs),
+#                                           taken pair by pair in the same run (A B A B),
+#                                           medians over RUNS pairs:
+#     load  : `webdb apply` of the load  vs  `LC_ALL=C sort -S 512M` of the same call file
+#     round : `webdb apply` of a 20% round  vs  the same sort of the round's call file
+#     floor : the 20% round  vs  `cat` of the db's table files into one new file
+#     small : a 0.1% round (fraction 0.001)  vs  the same floor
+#   bench/apply_bench.sh --scale PAGES      the load and one 20% round at PAGES pages (1M,
+#                                           10M), the calls piped from the generator (never
+#                                           stored): time per page, peak RSS, bytes written
+#   bench/apply_bench.sh --dist K PAGES     the same load and round through `distwriter
+#                                           launch` with K local writers, right after the
+#                                           single writer, and the ratio of their times
 #
-# Call files are generated once into WORK (a 1M-page load is ~2.2 GB).
+# Per phase: wall and CPU seconds (user + system), peak RSS of the process that ran it,
+# bytes written (wchar of it and its children) and write amplification = bytes written /
+# db size after the phase. Calls are piped with `webdb_bench --emit-phase P | ... -`; the
+# generator's own time is printed once (it must stay well below the apply's).
+#
+# env: BUILD (default build-bench: configured with -DWEBDB_BUILD_BENCH=ON and built
+# here if its webdb_bench is missing), WORK (default /tmp/apply_bench), MEMORY (256M).
 set -euo pipefail
 
-PAGES=${1:-100000}
-RUNS=${2:-3}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+BUILD=${BUILD:-$ROOT/build-bench}
 WORK=${WORK:-/tmp/apply_bench}
 MEMORY=${MEMORY:-256M}
 WEBDB=$BUILD/tools/webdb
+DISTWRITER=$BUILD/tools/distwriter
 GEN=$BUILD/bench/webdb_bench
 
-mkdir -p "$WORK"
-CALLS=$WORK/calls-$PAGES
-if [ ! -f "$CALLS/small.jsonl" ]; then
-  mkdir -p "$CALLS"
-  "$GEN" --pages "$PAGES" --rounds 1 --emit-phase 0 > "$CALLS/load.jsonl"
-  "$GEN" --pages "$PAGES" --rounds 1 --emit-phase 1 > "$CALLS/round.jsonl"
-  "$GEN" --pages "$PAGES" --rounds 1 --fraction 0.001 --emit-phase 1 > "$CALLS/small.jsonl"
+if [ ! -x "$GEN" ] || [ ! -x "$WEBDB" ] || [ ! -x "$DISTWRITER" ]; then
+  cmake -S "$ROOT" -B "$BUILD" -DWEBDB_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
+  cmake --build "$BUILD" -j2 --target webdb_tool distwriter_tool webdb_bench >&2
 fi
+mkdir -p "$WORK"
+RESULTS=$WORK/results.txt
+: > "$RESULTS"
 
-# timed LABEL CMD...: runs CMD under a shell that reports, after it, its own I/O
-# counters (which include those of the reaped CMD); prints "LABEL wall cpu rss_kb wchar".
+# timed LABEL CMD...: runs CMD then sync under a shell that reports its own I/O counters
+# afterwards (they include the reaped CMD's); standard input passes through to CMD.
+# Appends "LABEL wall cpu rss_kb wchar" to RESULTS.
 timed() {
   local label=$1
   shift
   /usr/bin/time -f "%e %U %S %M" -o "$WORK/time.out" \
-    sh -c '"$@" > /dev/null; grep ^wchar /proc/$$/io' sh "$@" > "$WORK/io.out"
+    sh -c '"$@" > /dev/null && sync; grep ^wchar /proc/$$/io' sh "$@" > "$WORK/io.out"
   awk -v l="$label" -v w="$(awk '{print $2}' "$WORK/io.out")" \
-    '{printf "%s %.3f %.3f %d %d\n", l, $1, $2 + $3, $4, w}' "$WORK/time.out"
+    '{printf "%s %.3f %.3f %d %.0f\n", l, $1, $2 + $3, $4, w}' "$WORK/time.out" >> "$RESULTS"
 }
 
-db_bytes() { du -sb --apparent-size "$1" | cut -f1; }
+db_bytes() { du -sb --apparent-size "$@" | awk '{s += $1} END {print s}'; }
 
-BASE=$WORK/base-$PAGES
-rm -rf "$BASE" "$WORK/db" "$WORK/floor.out"
-"$WEBDB" create "$BASE"
-"$WEBDB" apply "$BASE" "$CALLS/load.jsonl" --memory "$MEMORY" --quiet
-sync
+# gen PAGES FRACTION PHASE: the phase's calls on standard output.
+gen() { "$GEN" --pages "$1" --rounds 1 --fraction "$2" --emit-phase "$3"; }
 
-RESULTS=$WORK/results-$PAGES.txt
-: > "$RESULTS"
-for run in $(seq 1 "$RUNS"); do
-  rm -rf "$WORK/db" && "$WEBDB" create "$WORK/db"
-  timed load "$WEBDB" apply "$WORK/db" "$CALLS/load.jsonl" --memory "$MEMORY" --quiet >> "$RESULTS"
-  echo "db_load $(db_bytes "$WORK/db")" >> "$RESULTS"
-  timed sort_load env LC_ALL=C sort -S 512M "$CALLS/load.jsonl" -o "$WORK/sorted.out" >> "$RESULTS"
-  rm -f "$WORK/sorted.out"
-  for phase in round small; do
-    rm -rf "$WORK/db" && cp -al "$BASE" "$WORK/db" && sync
-    timed "$phase" sh -c "'$WEBDB' apply '$WORK/db' '$CALLS/$phase.jsonl' --memory $MEMORY --quiet && sync" >> "$RESULTS"
-    echo "db_$phase $(db_bytes "$WORK/db")" >> "$RESULTS"
-  done
-  timed sort_round env LC_ALL=C sort -S 512M "$CALLS/round.jsonl" -o "$WORK/sorted.out" >> "$RESULTS"
-  rm -f "$WORK/sorted.out"
-  timed floor sh -c "cat '$BASE'/*.tbl > '$WORK/floor.out' && sync" >> "$RESULTS"
-  rm -f "$WORK/floor.out"
-done
-rm -rf "$WORK/db"
+generator_time() {
+  /usr/bin/time -f "%e %U %S" -o "$WORK/gen.out" "$GEN" --pages "$1" --rounds 1 --emit-phase 0 \
+    > /dev/null
+  awk -v p="$1" '{printf "generator alone, load of %d pages: wall %.1f s, cpu %.1f s\n", p, $1,
+    $2 + $3}' "$WORK/gen.out"
+}
 
-echo "pages $PAGES, $RUNS runs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-awk '
-  $1 ~ /^db_/ { db[substr($1, 4)] = $2; next }
-  { n[$1]++; wall[$1, n[$1]] = $2; cpu[$1, n[$1]] = $3; rss[$1] = $4 > rss[$1] ? $4 : rss[$1];
-    w[$1] = $5 }
-  function median(a, k, m,   i, j, t, v) {
-    for (i = 1; i <= m; i++) v[i] = a[k, i]
-    for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-    return v[int((m + 1) / 2)]
-  }
-  function ratio(a, b, what,   i, r, m) {
-    m = n[a]
-    for (i = 1; i <= m; i++) r[1, i] = (what == "wall" ? wall[a, i] / wall[b, i] : cpu[a, i] / cpu[b, i])
-    return median(r, 1, m)
-  }
-  END {
-    printf "%-6s %9s %9s %9s %9s %8s\n", "phase", "wall s", "cpu s", "peak MB", "written", "WA"
-    split("load round small sort_load sort_round floor", ph, " ")
-    for (p = 1; p <= 6; p++) {
-      k = ph[p]
-      wa = (k in db) ? sprintf("%.2f", w[k] / db[k]) : "-"
-      printf "%-10s %9.3f %9.3f %9.1f %9.1f %8s\n", k, median(wall, k, n[k]), median(cpu, k, n[k]),
-             rss[k] / 1024, w[k] / 1e6, wa
+# report [PAGES]: the table of RESULTS (medians over repeated labels); with PAGES, also
+# microseconds of wall time per page.
+report() {
+  echo "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  awk -v pages="${1:-0}" '
+    $1 ~ /^db_/ { db[substr($1, 4)] = $2; next }
+    { if (!($1 in n)) order[++labels] = $1
+      n[$1]++; wall[$1, n[$1]] = $2; cpu[$1, n[$1]] = $3
+      rss[$1] = $4 > rss[$1] ? $4 : rss[$1]; w[$1] = $5 }
+    function median(a, k, m,   i, j, t, v) {
+      for (i = 1; i <= m; i++) v[i] = a[k, i]
+      for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+      return v[int((m + 1) / 2)]
     }
-    printf "load / sort        wall %.2f  cpu %.2f\n", ratio("load", "sort_load", "wall"), ratio("load", "sort_load", "cpu")
-    printf "round / sort       wall %.2f  cpu %.2f\n", ratio("round", "sort_round", "wall"), ratio("round", "sort_round", "cpu")
-    printf "round / cat floor  wall %.2f  cpu %.2f\n", ratio("round", "floor", "wall"), ratio("round", "floor", "cpu")
-    printf "0.1%% / cat floor   wall %.2f  cpu %.2f\n", ratio("small", "floor", "wall"), ratio("small", "floor", "cpu")
-  }' "$RESULTS"
+    END {
+      printf "%-12s %9s %9s %9s %10s %6s %s\n", "phase", "wall s", "cpu s", "peak MB", "written MB", "WA",
+             (pages > 0 ? "us/page" : "")
+      for (i = 1; i <= labels; i++) {
+        k = order[i]
+        wa = (k in db) ? sprintf("%.2f", w[k] / db[k]) : "-"
+        per = (pages > 0 ? sprintf("%.1f", median(wall, k, n[k]) / pages * 1e6) : "")
+        printf "%-12s %9.3f %9.3f %9.1f %10.1f %6s %s\n", k, median(wall, k, n[k]),
+               median(cpu, k, n[k]), rss[k] / 1024, w[k] / 1e6, wa, per
+      }
+    }' "$RESULTS"
+}
+
+# ratio A B: median over runs of A's time / B's time, wall and CPU.
+ratio() {
+  awk -v a="$1" -v b="$2" '
+    $1 == a { na++; wa[na] = $2; ca[na] = $3 }
+    $1 == b { nb++; wb[nb] = $2; cb[nb] = $3 }
+    function median(v, m,   i, j, t) {
+      for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+      return v[int((m + 1) / 2)]
+    }
+    END {
+      m = na < nb ? na : nb
+      for (i = 1; i <= m; i++) { rw[i] = wa[i] / wb[i]; rc[i] = ca[i] / cb[i] }
+      printf "%-10s / %-10s wall %.2f  cpu %.2f\n", a, b, median(rw, m), median(rc, m)
+    }' "$RESULTS"
+}
+
+# single PAGES DB: the load and one 20% round, piped, on a fresh single-machine db.
+single() {
+  rm -rf "$2" && "$WEBDB" create "$2"
+  gen "$1" 0.2 0 | timed load "$WEBDB" apply "$2" - --memory "$MEMORY" --quiet
+  echo "db_load $(db_bytes "$2")" >> "$RESULTS"
+  gen "$1" 0.2 1 | timed round "$WEBDB" apply "$2" - --memory "$MEMORY" --quiet
+  echo "db_round $(db_bytes "$2")" >> "$RESULTS"
+}
+
+# dist K PAGES: the same through distwriter launch on K local writers.
+dist() {
+  local conf=$WORK/k$1.conf
+  rm -rf "$WORK/k$1" "$conf"
+  "$DISTWRITER" init-local --writers "$1" --root "$WORK/k$1" --out "$conf" > /dev/null
+  "$DISTWRITER" create --config "$conf"
+  gen "$2" 0.2 0 | timed "k$1_load" "$DISTWRITER" launch --config "$conf" --memory "$MEMORY" \
+    --quiet -
+  echo "db_k$1_load $(db_bytes "$WORK/k$1"/m*/*/w*/section)" >> "$RESULTS"
+  gen "$2" 0.2 1 | timed "k$1_round" "$DISTWRITER" launch --config "$conf" --memory "$MEMORY" \
+    --quiet -
+  echo "db_k$1_round $(db_bytes "$WORK/k$1"/m*/*/w*/section)" >> "$RESULTS"
+}
+
+case "${1:-}" in
+  --scale)
+    PAGES=$2
+    generator_time "$PAGES"
+    single "$PAGES" "$WORK/db"
+    rm -rf "$WORK/db"
+    echo "pages $PAGES, --memory $MEMORY, calls piped"
+    report "$PAGES"
+    ;;
+  --dist)
+    K=$2
+    PAGES=$3
+    generator_time "$PAGES"
+    single "$PAGES" "$WORK/db"
+    rm -rf "$WORK/db"
+    dist "$K" "$PAGES"
+    rm -rf "$WORK/k$K" "$WORK/k$K.conf"
+    echo "pages $PAGES, --memory $MEMORY, calls piped; k = $K (sections keep the previous version)"
+    report "$PAGES"
+    ratio "k${K}_load" load
+    ratio "k${K}_round" round
+    ;;
+  *)
+    PAGES=${1:-100000}
+    RUNS=${2:-3}
+    CALLS=$WORK/calls-$PAGES
+    if [ ! -f "$CALLS/small.jsonl" ]; then
+      mkdir -p "$CALLS"
+      gen "$PAGES" 0.2 0 > "$CALLS/load.jsonl"
+      gen "$PAGES" 0.2 1 > "$CALLS/round.jsonl"
+      gen "$PAGES" 0.001 1 > "$CALLS/small.jsonl"
+    fi
+    BASE=$WORK/base-$PAGES
+    rm -rf "$BASE" "$WORK/db" "$WORK/out"
+    "$WEBDB" create "$BASE"
+    "$WEBDB" apply "$BASE" "$CALLS/load.jsonl" --memory "$MEMORY" --quiet
+    sync
+    for run in $(seq 1 "$RUNS"); do
+      rm -rf "$WORK/db" && "$WEBDB" create "$WORK/db" && sync
+      timed load "$WEBDB" apply "$WORK/db" "$CALLS/load.jsonl" --memory "$MEMORY" --quiet
+      echo "db_load $(db_bytes "$WORK/db")" >> "$RESULTS"
+      timed sort_load env LC_ALL=C sort -S 512M "$CALLS/load.jsonl" -o "$WORK/out"
+      rm -f "$WORK/out"
+      for phase in round small; do
+        rm -rf "$WORK/db" && cp -al "$BASE" "$WORK/db" && sync
+        timed "$phase" "$WEBDB" apply "$WORK/db" "$CALLS/$phase.jsonl" --memory "$MEMORY" --quiet
+        echo "db_$phase $(db_bytes "$WORK/db")" >> "$RESULTS"
+      done
+      timed sort_round env LC_ALL=C sort -S 512M "$CALLS/round.jsonl" -o "$WORK/out"
+      rm -f "$WORK/out"
+      timed floor sh -c "cat '$BASE'/*.tbl > '$WORK/out'"
+      rm -f "$WORK/out"
+    done
+    rm -rf "$WORK/db"
+    echo "pages $PAGES, $RUNS runs, --memory $MEMORY"
+    report
+    ratio load sort_load
+    ratio round sort_round
+    ratio round floor
+    ratio small floor
+    ;;
+esac

@@ -3,9 +3,10 @@
 // taking at most max_per_group pages of one host (or registrable domain), and hands
 // them out best first. docs/CRAWL.md, "Generate".
 //
-// One sequential read of pagesByURL and one or two external sorts (webdb::Sorter, runs
-// in tmp_dir): memory stays within memory_budget whatever top_n and the db size. The
-// reader is only read; leasing the pages (nextFetch = now + lease) is the caller's
+// One sequential read of pagesByURL that keeps the best candidates in memory (at most
+// top_n, at most max_per_group of a group); when they outgrow memory_budget, a second
+// read into one or two external sorts (webdb::Sorter, runs in tmp_dir) instead. Memory
+// stays within memory_budget whatever top_n and the db size. The reader is only read; leasing the pages (nextFetch = now + lease) is the caller's
 // addPage on each emitted page. Not thread-safe.
 #ifndef CRAWL_GENERATOR_H_
 #define CRAWL_GENERATOR_H_
@@ -34,8 +35,11 @@ struct GenerateOptions {
 struct GenerateStats {
   uint64_t pages = 0;     // pages read
   uint64_t due = 0;       // with nextFetch <= now
-  uint64_t capped = 0;    // due pages left out by the per-group cap
+  // Due pages left out by the per-group cap; in memory, only those that were not already
+  // left out for top_n better candidates.
+  uint64_t capped = 0;
   uint64_t selected = 0;  // pages emitted
+  bool sorted = false;    // the candidates did not fit in memory: external sorts
 };
 
 // Calls emit on each selected page, best first; an error from emit stops and is

@@ -1,8 +1,7 @@
-// The `inject` step of the crawl cycle: seed URL files to writer calls. One URL per
-// line; blank lines and lines whose first non-blank character is `#` are skipped;
-// surrounding white space is ignored. Each URL is normalized (crawl/url.h), offered to
-// the filter, and becomes addPageIfNotPresent of a page with every field at its default
-// (md5 = MD5 of the url, nextFetch 0 = due now). docs/CRAWL.md, "Inject".
+// The `inject` step of the crawl cycle: seed URL files (crawl/url_list.h) to writer
+// calls. Each normalized URL is offered to the filter and becomes addPageIfNotPresent
+// of a page with every field at its default (md5 = MD5 of the url, nextFetch 0 = due
+// now). docs/CRAWL.md, "Inject".
 //
 // Not thread-safe; never closes the sink.
 #ifndef CRAWL_INJECTOR_H_
@@ -10,7 +9,6 @@
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 
 #include "crawl/url_filter.h"
 #include "webdb/writer.h"
@@ -35,8 +33,8 @@ class Injector {
   // Injects every line of the file at path ("-" = standard input). A line that is not
   // a crawl URL is InvalidArgument "FILE:LINE: reason" unless skip_bad.
   Status AddFile(nutchfs::Env& env, const std::string& path);
-  // One line of text; name and line_no only for the error message.
-  Status AddLine(std::string_view line, const std::string& name, uint64_t line_no);
+  // One URL. REQUIRES: url is normalized (crawl::NormalizeUrl).
+  Status AddUrl(std::string url);
 
   const InjectStats& stats() const { return stats_; }
 

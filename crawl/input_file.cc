@@ -79,7 +79,8 @@ Result<std::string_view> InputFile::Read(size_t max) {
 }
 
 Result<std::string_view> InputFile::Inflate(size_t max) {
-  out_.resize(max);
+  // Grown, never shrunk: resizing it down and up again per call zero-filled it each time.
+  if (out_.size() < max) out_.resize(max);
   z_stream& z = zlib_->z;
   size_t produced = 0;
   while (produced == 0) {
@@ -109,9 +110,8 @@ Result<std::string_view> InputFile::Inflate(size_t max) {
       return nutchfs::Err(Corrupt(z.msg ? z.msg : "inflate failed"));
     }
   }
-  out_.resize(produced);
   position_ += produced;
-  return std::string_view(out_);
+  return std::string_view(out_.data(), produced);
 }
 
 }  // namespace crawl

@@ -1,83 +1,22 @@
 #include "crawl/link_extractor.h"
 
-#include <gumbo.h>
 #include <strings.h>
 
-#include <algorithm>
-#include <memory>
+#include <optional>
+#include <unordered_map>
 #include <unordered_set>
 
+#include "crawl/html_tokenizer.h"
 #include "crawl/url.h"
 
 namespace crawl {
 
 namespace {
 
-// A bump allocator for one gumbo parse. Gumbo's many small allocations were a third of
-// the time of link extraction with malloc; here they cost a pointer bump, and the whole
-// parse tree is dropped at once by Reset() instead of node by node. One per thread; it
-// keeps one block of the size the last parse needed (at most kMaxKeptBytes) for the next.
-class ParseArena {
- public:
-  static void* Allocate(void* arena, size_t n) { return static_cast<ParseArena*>(arena)->Get(n); }
-  static void Deallocate(void*, void*) {}
-
-  void Reset() {
-    size_t want = std::clamp(total_, kMinBlock, kMaxKeptBytes);
-    if (blocks_.size() != 1 || block_size_ != want) {
-      blocks_.clear();
-      blocks_.push_back(std::make_unique_for_overwrite<char[]>(want));
-      block_size_ = want;
-    }
-    used_ = 0;
-    total_ = 0;
-  }
-
- private:
-  static constexpr size_t kMinBlock = size_t{256} << 10;
-  static constexpr size_t kMaxKeptBytes = size_t{16} << 20;
-
-  void* Get(size_t n) {
-    n = (n + 15) & ~size_t{15};
-    total_ += n;
-    if (blocks_.empty() || used_ + n > block_size_) {
-      block_size_ = std::max(n, std::max(block_size_ * 2, kMinBlock));
-      blocks_.push_back(std::make_unique_for_overwrite<char[]>(block_size_));
-      used_ = 0;
-    }
-    void* p = blocks_.back().get() + used_;
-    used_ += n;
-    return p;
-  }
-
-  std::vector<std::unique_ptr<char[]>> blocks_;
-  size_t block_size_ = 0;
-  size_t used_ = 0;
-  size_t total_ = 0;
-};
-
-// Parses html into the thread's arena; the tree lives until the next call on this thread.
-const GumboOutput* Parse(std::string_view html) {
-  thread_local ParseArena arena;
-  arena.Reset();
-  GumboOptions options = kGumboDefaultOptions;
-  options.allocator = &ParseArena::Allocate;
-  options.deallocator = &ParseArena::Deallocate;
-  options.userdata = &arena;
-  return gumbo_parse_with_options(&options, html.data(), html.size());
-}
-
-const char* Attr(const GumboNode* node, const char* name) {
-  const GumboAttribute* attr = gumbo_get_attribute(&node->v.element.attributes, name);
-  return attr ? attr->value : nullptr;
-}
-
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
 
 // True if the space-separated list has token (ASCII case-insensitive).
-bool HasToken(const char* list, std::string_view token) {
-  if (list == nullptr) return false;
-  std::string_view s(list);
+bool HasToken(std::string_view s, std::string_view token) {
   while (!s.empty()) {
     while (!s.empty() && (IsSpace(s.front()) || s.front() == ',')) s.remove_prefix(1);
     size_t end = 0;
@@ -88,65 +27,81 @@ bool HasToken(const char* list, std::string_view token) {
   return false;
 }
 
-// Calls fn on every element node in document order.
-template <typename Fn>
-void ForEachElement(const GumboNode* root, Fn&& fn) {
-  std::vector<const GumboNode*> stack = {root};
-  while (!stack.empty()) {
-    const GumboNode* node = stack.back();
-    stack.pop_back();
-    if (node->type != GUMBO_NODE_ELEMENT && node->type != GUMBO_NODE_TEMPLATE) continue;
-    fn(node);
-    const GumboVector& children = node->v.element.children;
-    for (unsigned i = children.length; i > 0; --i) {
-      stack.push_back(static_cast<const GumboNode*>(children.data[i - 1]));
-    }
+const std::string* Attr(const std::vector<HtmlAttribute>& attrs, std::string_view name) {
+  for (const HtmlAttribute& a : attrs) {
+    if (a.name == name) return &a.value;
   }
+  return nullptr;
 }
 
-void AppendText(const GumboNode* root, std::string* out) {
-  std::vector<const GumboNode*> stack = {root};
-  while (!stack.empty()) {
-    const GumboNode* node = stack.back();
-    stack.pop_back();
-    if (node->type == GUMBO_NODE_TEXT || node->type == GUMBO_NODE_WHITESPACE ||
-        node->type == GUMBO_NODE_CDATA) {
-      out->append(node->v.text.text);
-    } else if (node->type == GUMBO_NODE_ELEMENT || node->type == GUMBO_NODE_TEMPLATE) {
-      const GumboVector& children = node->v.element.children;
-      for (unsigned i = children.length; i > 0; --i) {
-        stack.push_back(static_cast<const GumboNode*>(children.data[i - 1]));
-      }
-    }
-  }
-}
-
-struct PageDirectives {
-  std::string base;  // what relative links resolve against
-  bool nofollow = false;
+// A link target as found in the page, before resolution.
+struct Candidate {
+  std::string ref;
+  std::string text;  // the anchor text, not collapsed yet
 };
 
-PageDirectives ReadDirectives(const GumboNode* root, std::string_view page_url) {
-  PageDirectives d{std::string(page_url), false};
-  bool have_base = false;
-  ForEachElement(root, [&](const GumboNode* node) {
-    GumboTag tag = node->v.element.tag;
-    if (tag == GUMBO_TAG_BASE && !have_base) {
-      const char* href = Attr(node, "href");
-      if (href == nullptr) return;
-      have_base = true;
-      auto base = ResolveReference(page_url, href);
-      if (base) d.base = *base;
-    } else if (tag == GUMBO_TAG_META) {
-      const char* name = Attr(node, "name");
-      if (name != nullptr && strcasecmp(name, "robots") == 0) {
-        const char* content = Attr(node, "content");
-        if (HasToken(content, "nofollow") || HasToken(content, "none")) d.nofollow = true;
+// Collects candidates, the first <base href> and meta robots from the tokens. The text
+// of an <a> element is the character data from its start tag to its end tag or the next
+// <a> start tag (which closes it, as the tree builder's adoption agency does).
+class LinkSink final : public HtmlTokenSink {
+ public:
+  explicit LinkSink(bool honour_nofollow) : honour_nofollow_(honour_nofollow) {}
+
+  bool WantsAttributes(std::string_view name) override {
+    return name == "a" || name == "area" || name == "frame" || name == "iframe" ||
+           name == "base" || name == "meta";
+  }
+
+  void StartTag(std::string_view name, const std::vector<HtmlAttribute>& attrs) override {
+    if (name == "a") {
+      open_ = kNone;
+      const std::string* href = Attr(attrs, "href");
+      if (href == nullptr || Nofollow(attrs)) return;
+      open_ = candidates.size();
+      candidates.push_back({*href, std::string()});
+    } else if (name == "area") {
+      const std::string* href = Attr(attrs, "href");
+      if (href == nullptr || Nofollow(attrs)) return;
+      const std::string* alt = Attr(attrs, "alt");
+      candidates.push_back({*href, alt ? *alt : std::string()});
+    } else if (name == "frame" || name == "iframe") {
+      const std::string* src = Attr(attrs, "src");
+      if (src != nullptr) candidates.push_back({*src, std::string()});
+    } else if (name == "base") {
+      const std::string* href = Attr(attrs, "href");
+      if (href != nullptr && !base_href) base_href = *href;
+    } else if (name == "meta") {
+      const std::string* meta_name = Attr(attrs, "name");
+      const std::string* content = Attr(attrs, "content");
+      if (meta_name != nullptr && strcasecmp(meta_name->c_str(), "robots") == 0 &&
+          content != nullptr && (HasToken(*content, "nofollow") || HasToken(*content, "none"))) {
+        page_nofollow = true;
       }
     }
-  });
-  return d;
-}
+  }
+
+  void EndTag(std::string_view name) override {
+    if (name == "a") open_ = kNone;
+  }
+
+  bool WantsText() override { return open_ != kNone; }
+  void Text(std::string_view text) override { candidates[open_].text.append(text); }
+
+  std::vector<Candidate> candidates;  // in document order
+  std::optional<std::string> base_href;
+  bool page_nofollow = false;
+
+ private:
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+
+  bool Nofollow(const std::vector<HtmlAttribute>& attrs) const {
+    const std::string* rel = Attr(attrs, "rel");
+    return honour_nofollow_ && rel != nullptr && HasToken(*rel, "nofollow");
+  }
+
+  bool honour_nofollow_;
+  size_t open_ = kNone;  // the candidate of the open <a>, if any
+};
 
 }  // namespace
 
@@ -175,33 +130,28 @@ std::string CollapseAnchor(std::string_view text, size_t max_bytes) {
 
 std::vector<Outlink> ExtractLinks(std::string_view html, std::string_view page_url,
                                   const LinkExtractorOptions& options, const UrlFilter* filter) {
-  const GumboOutput* output = Parse(html);
+  LinkSink sink(options.honour_nofollow);
+  TokenizeHtml(html, sink);
   std::vector<Outlink> links;
-  PageDirectives directives = ReadDirectives(output->root, page_url);
-  if (directives.nofollow && options.honour_nofollow) return links;
-  std::unordered_set<std::string> seen;
-  ForEachElement(output->root, [&](const GumboNode* node) {
-    if (links.size() >= options.max_outlinks) return;
-    GumboTag tag = node->v.element.tag;
-    const char* ref = nullptr;
-    if (tag == GUMBO_TAG_A || tag == GUMBO_TAG_AREA) {
-      ref = Attr(node, "href");
-      if (options.honour_nofollow && HasToken(Attr(node, "rel"), "nofollow")) return;
-    } else if (tag == GUMBO_TAG_FRAME || tag == GUMBO_TAG_IFRAME) {
-      ref = Attr(node, "src");
+  if (sink.page_nofollow && options.honour_nofollow) return links;
+  std::string base(page_url);
+  if (sink.base_href) {
+    auto resolved = ResolveReference(page_url, *sink.base_href);
+    if (resolved) base = std::move(*resolved);
+  }
+  // Pages repeat their hrefs (navigation, indexes): each is resolved once.
+  std::unordered_map<std::string_view, std::optional<std::string>> resolved;
+  std::unordered_set<std::string_view> seen;
+  for (const Candidate& c : sink.candidates) {
+    if (links.size() >= options.max_outlinks) break;
+    auto [it, fresh] = resolved.try_emplace(c.ref);
+    if (fresh) {
+      auto url = ResolveUrl(base, c.ref);
+      if (url && (filter == nullptr || filter->Accepts(*url))) it->second = std::move(*url);
     }
-    if (ref == nullptr) return;
-    auto url = ResolveUrl(directives.base, ref);
-    if (!url || (filter != nullptr && !filter->Accepts(*url))) return;
-    if (!seen.insert(*url).second) return;
-    std::string text;
-    if (tag == GUMBO_TAG_A) {
-      AppendText(node, &text);
-    } else if (tag == GUMBO_TAG_AREA && Attr(node, "alt") != nullptr) {
-      text = Attr(node, "alt");
-    }
-    links.push_back(Outlink{std::move(*url), CollapseAnchor(text, options.max_anchor_bytes)});
-  });
+    if (!it->second || !seen.insert(*it->second).second) continue;
+    links.push_back(Outlink{*it->second, CollapseAnchor(c.text, options.max_anchor_bytes)});
+  }
   return links;
 }
 

@@ -1,8 +1,9 @@
-// The outlinks of an HTML page, found with gumbo (a conforming HTML5 parser): href of
-// <a> and <area>, src of <frame> and <iframe>, resolved against <base href> (the first
-// one, itself resolved against the page URL) or the page URL, normalized by
-// crawl::ResolveUrl; only http and https targets are kept. Rules: docs/CRAWL.md,
-// "Links".
+// The outlinks of an HTML page, found by crawl::TokenizeHtml (the WHATWG tokenizer, no
+// tree): href of <a> and <area>, src of <frame> and <iframe>, resolved against <base
+// href> (the first one, itself resolved against the page URL) or the page URL,
+// normalized by crawl::ResolveUrl; only http and https targets are kept. Rules:
+// docs/CRAWL.md, "Links". test/crawl/link_extractor_test.cc checks the result against
+// gumbo, a full HTML5 parser.
 //
 // Plain function on values; thread-safe.
 #ifndef CRAWL_LINK_EXTRACTOR_H_

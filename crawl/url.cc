@@ -1,10 +1,13 @@
 #include "crawl/url.h"
 
+#include <arpa/inet.h>
 #include <idn2.h>
 #include <uriparser/Uri.h>
 
 #include <cstdlib>
 #include <memory>
+
+#include "webdb/record.h"
 
 namespace crawl {
 namespace {
@@ -106,6 +109,8 @@ Result<std::string> NormalizeRegName(std::string_view text) {
       i += 2;
     }
     if (static_cast<unsigned char>(c) >= 0x80) ascii = false;
+    // libidn2 takes a C string: a NUL would cut the host short (to nothing, even).
+    if (c == '\0') return Err(Status::InvalidArgument("host name holds a NUL byte"));
     host.push_back(c);
   }
   if (!ascii) {
@@ -124,13 +129,23 @@ Result<std::string> NormalizeRegName(std::string_view text) {
       return Err(Status::InvalidArgument("invalid character in host name '" + host + "'"));
     }
   }
+  if (host.empty()) return Err(Status::InvalidArgument("URL has no host"));
   return host;
 }
 
 Result<std::string> NormalizeHost(const UriUriA& uri) {
   std::string_view text = Text(uri.hostText);
   if (uri.hostData.ip4 != nullptr) return std::string(text);
-  if (uri.hostData.ip6 != nullptr || uri.hostData.ipFuture.first != nullptr) {
+  if (uri.hostData.ip6 != nullptr) {
+    // The RFC 5952 text of the address: one spelling however it was written (uriparser
+    // spells out all eight groups when it recomposes a resolved reference).
+    char buf[INET6_ADDRSTRLEN];
+    if (inet_ntop(AF_INET6, uri.hostData.ip6->data, buf, sizeof(buf)) == nullptr) {
+      return Err(Status::InvalidArgument("invalid IPv6 host '" + std::string(text) + "'"));
+    }
+    return "[" + std::string(buf) + "]";
+  }
+  if (uri.hostData.ipFuture.first != nullptr) {
     std::string host = "[";
     for (char c : text) host.push_back(ToLower(c));
     return host + "]";
@@ -198,7 +213,23 @@ Result<std::string> NormalizeUrl(std::string_view url) {
   if (!out) {
     return Err(Status::InvalidArgument(out.error().message() + " in '" + std::string(url) + "'"));
   }
+  // Escaping can make a url three times longer; the db takes none over 65535 bytes.
+  if (out->size() > webdb::kMaxUrlLength) {
+    return Err(Status::InvalidArgument("URL is " + std::to_string(out->size()) +
+                                       " bytes once normalized, more than " +
+                                       std::to_string(webdb::kMaxUrlLength) + ": '" +
+                                       std::string(url.substr(0, 60)) + "...'"));
+  }
   return out;
+}
+
+Result<std::string> NormalizeSyntax(std::string_view uri) {
+  ParsedUri parsed;
+  NUTCHFS_RETURN_IF_ERROR(parsed.Parse(uri));
+  if (uriNormalizeSyntaxA(parsed.get()) != URI_SUCCESS) {
+    return Err(Status::InvalidArgument("URI cannot be normalized: '" + std::string(uri) + "'"));
+  }
+  return ToString(parsed.get());
 }
 
 Result<std::string> ResolveReference(std::string_view base, std::string_view ref) {

@@ -8,7 +8,8 @@
 // converted to punycode (IDNA2008 / UTS #46 via libidn2), the fragment dropped. Bytes
 // that may not appear in a URI (non-ASCII, space, quotes, ...) are percent-encoded
 // first, so text copied from HTML is accepted. Only absolute http and https URLs with
-// a host are crawl URLs; anything else is InvalidArgument.
+// a host, at most 65535 bytes once normalized (what the db accepts, webdb::ValidateUrl),
+// are crawl URLs; anything else is InvalidArgument.
 //
 // Free functions on values; thread-safe.
 #ifndef CRAWL_URL_H_
@@ -27,6 +28,12 @@ using nutchfs::Status;
 
 // The normalized form of an absolute http(s) URL.
 Result<std::string> NormalizeUrl(std::string_view url);
+
+// The scheme-independent part of NormalizeUrl, for a URI of any scheme: bytes a URI may
+// not hold percent-encoded, then RFC 3986 section 6.2.2 (case, percent-encoding, dot
+// segments); nothing of section 6.2.3 and the crawl rules (ports, empty path, IDN,
+// fragment). For tests and for callers that want the bare syntax normalization.
+Result<std::string> NormalizeSyntax(std::string_view uri);
 
 // RFC 3986 section 5.2 (strict): the target URI of reference ref against the absolute
 // base, recomposed per section 5.3, fragment kept, nothing normalized. For tests and

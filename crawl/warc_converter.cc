@@ -1,12 +1,16 @@
 #include "crawl/warc_converter.h"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstring>
 #include <limits>
+#include <unordered_set>
 
 #include "crawl/domain.h"
 #include "crawl/http_response.h"
 #include "crawl/url.h"
+#include "crawl/url_list.h"
 
 namespace crawl {
 
@@ -71,8 +75,17 @@ Status WarcConverter::AddFile(nutchfs::Env& env, const std::string& path) {
   }
 }
 
+uint64_t WarcConverter::UrlKey(std::string_view url) {
+  webdb::Md5 md5 = webdb::Md5Of(url);
+  uint64_t key;
+  std::memcpy(&key, md5.data(), sizeof(key));
+  return key;
+}
+
 Status WarcConverter::AddRecord(const WarcRecord& record) {
   ++stats_.records;
+  auto date = ParseWarcDate(record.Header("WARC-Date"));
+  if (date) latest_date_ = std::max(latest_date_.value_or(*date), *date);
   std::string_view type = record.type();
   if (type != "response" && type != "revisit") {
     ++stats_.skipped[type.empty() ? std::string("(no WARC-Type)") : std::string(type)];
@@ -87,12 +100,26 @@ Status WarcConverter::AddRecord(const WarcRecord& record) {
   }
   auto url = NormalizeUrl(target);
   if (!url) return Status::Corruption("WARC-Target-URI: " + url.error().message());
-  auto date = ParseWarcDate(record.Header("WARC-Date"));
+  answered_.push_back(UrlKey(*url));
   if (!date) {
     return Status::Corruption("bad WARC-Date '" + std::string(record.Header("WARC-Date")) + "'");
   }
   if (type == "revisit") return AddRevisit(*url, *date);
   return AddResponse(*url, *date, record);
+}
+
+Status WarcConverter::AddFetchList(nutchfs::Env& env, const std::string& path, int64_t now_ms) {
+  std::sort(answered_.begin(), answered_.end());
+  std::unordered_set<uint64_t> failed;
+  int64_t date = latest_date_.value_or(now_ms);
+  UrlListOptions list{options_.skip_bad, &stats_.bad_records};
+  return ReadUrlList(env, path, list, [&](std::string url) -> Status {
+    uint64_t key = UrlKey(url);
+    if (std::binary_search(answered_.begin(), answered_.end(), key)) return Status::OK();
+    if (!failed.insert(key).second) return Status::OK();
+    ++stats_.network_failures;
+    return AddFailure(url, date);
+  });
 }
 
 Status WarcConverter::AddResponse(const std::string& url, int64_t date, const WarcRecord& record) {
@@ -138,6 +165,7 @@ Status WarcConverter::AddResponse(const std::string& url, int64_t date, const Wa
     ScopedTimer timer(&stats_.calls_ns);
     return sink_.AddPage(page);
   }
+  ++stats_.failures;
   return AddFailure(url, date);
 }
 
@@ -177,7 +205,6 @@ Status WarcConverter::AddRevisit(const std::string& url, int64_t date) {
 }
 
 Status WarcConverter::AddFailure(const std::string& url, int64_t date) {
-  ++stats_.failures;
   NUTCHFS_ASSIGN_OR_RETURN(webdb::Page page, Lookup(url));
   ScopedTimer timer(&stats_.calls_ns);
   if (page.retries >= options_.max_retries) {

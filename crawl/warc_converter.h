@@ -3,7 +3,9 @@
 // short: 2xx pages get the md5 of their body and their outlinks (addLink plus
 // addPageIfNotPresent with that link per target), 3xx pages one outlink to the resolved
 // Location, 404/410 pages are never due again, other failures are retried and deleted
-// past max_retries, revisits (and 304s) only move nextFetch.
+// past max_retries, revisits (and 304s) only move nextFetch. A fetch list, given after
+// the WARCs, names the URLs the crawler was asked for: those without a response or
+// revisit record are network failures, retried like other failures.
 //
 // The converter reads the db only through a PageLookup (the page as it was before this
 // session, for retries, fetch intervals and revisits), so it serves a single-machine
@@ -17,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "crawl/link_extractor.h"
 #include "crawl/url_filter.h"
@@ -44,11 +47,12 @@ struct UpdateStats {
   uint64_t redirects = 0;      // 3xx except 304
   uint64_t gone = 0;           // 404 and 410
   uint64_t failures = 0;       // other status codes: retried
-  uint64_t deleted = 0;        // failures past max_retries
+  uint64_t network_failures = 0;  // fetch list URLs without a record: retried
+  uint64_t deleted = 0;        // failures of both kinds past max_retries
   uint64_t revisits = 0;       // revisit records and 304 responses
   uint64_t links = 0;          // addLink calls
   uint64_t html_bytes = 0;     // decoded bodies of HTML pages
-  uint64_t bad_records = 0;    // skipped with skip_bad
+  uint64_t bad_records = 0;    // skipped with skip_bad (fetch list lines too)
   std::map<std::string, uint64_t> skipped;  // by reason: record type, "revisit of unknown page"
   // Nanoseconds spent reading records (decompression and framing), parsing HTTP
   // (de-chunking and content decoding included), extracting and normalizing links, and
@@ -68,6 +72,11 @@ class WarcConverter {
   Status AddFile(nutchfs::Env& env, const std::string& path);
   // Converts one record; errors are reasons without file context.
   Status AddRecord(const WarcRecord& record);
+  // After every WARC: each URL of the fetch list at path (crawl/url_list.h) that no
+  // response or revisit record so far was about is a network failure, dated by the
+  // latest WARC-Date of any record seen (now_ms if there was none). A URL listed twice
+  // fails once. A bad line is InvalidArgument "FILE:LINE: reason" unless skip_bad.
+  Status AddFetchList(nutchfs::Env& env, const std::string& path, int64_t now_ms);
 
   const UpdateStats& stats() const { return stats_; }
 
@@ -78,11 +87,17 @@ class WarcConverter {
   Status AddRevisit(const std::string& url, int64_t date);
   Status AddFailure(const std::string& url, int64_t date);
   Result<webdb::Page> Lookup(const std::string& url);
+  static uint64_t UrlKey(std::string_view url);
 
   UpdateOptions options_;
   PageLookup lookup_;
   webdb::CallSink& sink_;
   UpdateStats stats_;
+  // UrlKey of every URL a response or revisit record was about, unsorted; 8 bytes a
+  // record. A 64-bit key collision could hide one network failure, whose page then
+  // comes due when its lease ends, as without a fetch list.
+  std::vector<uint64_t> answered_;
+  std::optional<int64_t> latest_date_;  // of any record
 };
 
 }  // namespace crawl

@@ -23,8 +23,9 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+// Decimal digits only: from_chars alone would take a sign.
 bool ParseDigits(std::string_view s, int* out) {
-  if (s.empty()) return false;
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string_view::npos) return false;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   return ec == std::errc() && p == s.data() + s.size();
 }
@@ -109,6 +110,14 @@ Status WarcReader::Fill(size_t need, uint64_t record_offset, const char* what) {
       pos_ = 0;
     }
     auto got = in_->Read(std::max(kReadChunk, need - (buf_.size() - pos_)));
+    if (!got && got.error().IsCorruption()) {
+      // A damaged gzip stream: named like every other framing error, by the record it
+      // breaks; InputFile's reason ("<path>: gzip member at ...") names the member.
+      const std::string& why = got.error().message();
+      return Error(record_offset, why.starts_with(in_->path() + ": ")
+                                      ? why.substr(in_->path().size() + 2)
+                                      : why);
+    }
     if (!got) return got.error();
     if (got->empty()) eof_ = true;
     buf_.append(*got);

@@ -2,11 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <unistd.h>
-
 #include <sstream>
 
-#include "distwriter/round_manifest.h"
+#include "distwriter/round_store.h"
 #include "nutchfs/nutchfs.h"
 
 namespace distwriter {
@@ -24,27 +22,9 @@ Result<std::vector<std::string>> ReadSample(nutchfs::Env& env, const std::string
     urls.push_back(std::move(line));
   }
   if (urls.empty()) return Err(Status::InvalidArgument(path + ": the url sample is empty"));
-  return Partition::ChooseBreakpoints(std::move(urls), k);
-}
-
-// Refuses when the db exists: CURRENT at every machine of the meta group, or any CURRENT
-// naming a round after the first. CURRENT at some machines only, all naming ROUND-1, is
-// a create cut short (killed, or a power loss, between its puts): it is done again.
-Status CheckNotCreated(nutchfs::NutchFs& fs, const DistConfig& config) {
-  const nutchfs::GroupConfig* meta = config.cluster.FindGroup(kMetaGroup);
-  const std::string first = RoundFileName(1) + "\n";
-  size_t present = 0;
-  for (const std::string& machine : meta->machines) {
-    NUTCHFS_ASSIGN_OR_RETURN(auto at, fs.LocateAt(config.MetaFile("CURRENT"), machine));
-    auto text = nutchfs::ReadFileToString(*at.env, at.path);
-    if (!text && text.error().IsNotFound()) continue;
-    if (!text) return text.error();
-    if (++present == meta->machines.size() || *text != first) {
-      return Status::InvalidArgument("a distributed webdb '" + config.db() + "' already exists (" +
-                                     at.path + ")");
-    }
-  }
-  return Status::OK();
+  return Partition::ChooseBreakpoints(std::move(urls), k).map_error([&](Status s) {
+    return s.WithContext(path);
+  });
 }
 
 }  // namespace
@@ -61,7 +41,8 @@ Status CreateDistDb(const DistConfig& config, const std::string& sample_path, nu
   if (!sample_path.empty() && config.k > 1) {
     NUTCHFS_ASSIGN_OR_RETURN(round.breakpoints, ReadSample(fs->local_env(), sample_path, config.k));
   }
-  NUTCHFS_RETURN_IF_ERROR(CheckNotCreated(*fs, config));
+  RoundStore store(*fs, config, "/tmp");
+  NUTCHFS_RETURN_IF_ERROR(store.CheckNoDb());
   for (int i = 0; i < config.k; ++i) {
     NUTCHFS_ASSIGN_OR_RETURN(auto at, fs->Locate(config.WriterFile(i, "section/CURRENT")));
     const std::string dir = at.path.substr(0, at.path.rfind('/'));
@@ -70,15 +51,7 @@ Status CreateDistDb(const DistConfig& config, const std::string& sample_path, nu
                                return s.WithContext(config.Describe(i));
                              }));
   }
-  const std::string tmp = "/tmp/webdb-create-" + std::to_string(::getpid());
-  const std::string name = RoundFileName(round.version);
-  NUTCHFS_RETURN_IF_ERROR(nutchfs::WriteFileAtomically(fs->local_env(), tmp, round.Encode()));
-  auto put = fs->Put(tmp, config.MetaFile(name));
-  NUTCHFS_RETURN_IF_ERROR(nutchfs::WriteFileAtomically(fs->local_env(), tmp, name + "\n"));
-  if (put) put = fs->Put(tmp, config.MetaFile("CURRENT"));
-  Status removed = fs->local_env().RemoveFile(tmp);
-  if (!put) return put.error();
-  return removed;
+  return store.CreateEverywhere(round);
 }
 
 }  // namespace distwriter

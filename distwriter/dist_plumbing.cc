@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "webdb/edit_file.h"
 #include "webdb/merging_iterator.h"
 
 namespace distwriter {
@@ -12,36 +11,6 @@ constexpr size_t kLiveSorters = 3;  // sorters holding edits at once, for the re
 constexpr webdb::TableId kStageTable[webdb::kNumStages] = {
     webdb::TableId::kPagesByUrl, webdb::TableId::kPagesByMd5, webdb::TableId::kLinksByMd5,
     webdb::TableId::kLinksByUrl, webdb::TableId::kLinksByMd5};
-
-// A received edit file that turns out corrupt is removed as soon as that is found
-// (DiscardIfCorrupt), however far the merge has read into it.
-class DiscardingIterator final : public webdb::EditIterator {
- public:
-  DiscardingIterator(std::unique_ptr<webdb::EditIterator> in, nutchfs::Env& env, std::string path)
-      : in_(std::move(in)), env_(env), path_(std::move(path)) {
-    Check();
-  }
-  bool Valid() const override { return in_->Valid(); }
-  void Next() override {
-    in_->Next();
-    Check();
-  }
-  const webdb::EditView& edit() const override { return in_->edit(); }
-  Status status() const override { return in_->status(); }
-
- private:
-  void Check() {
-    if (in_->Valid() || discarded_) return;
-    discarded_ = true;
-    Status ignored = DiscardIfCorrupt(env_, path_, in_->status());
-    (void)ignored;  // status() reports it
-  }
-
-  std::unique_ptr<webdb::EditIterator> in_;
-  nutchfs::Env& env_;
-  const std::string path_;
-  bool discarded_ = false;
-};
 
 }  // namespace
 
@@ -54,31 +23,39 @@ DistPlumbing::DistPlumbing(nutchfs::Env& local, std::string work_dir, size_t mem
       k_(k),
       read_buffer_(std::clamp<size_t>(memory_budget / kLiveSorters / static_cast<size_t>(k),
                                       64 << 10, webdb::kEditReadBufferSize)),
-      memory_(memory_budget) {
-  for (int s = 1; s <= webdb::kNumStages; ++s) {
-    sorters_[s - 1] = webdb::Sorter::Create(local, work_dir_, memory_, "stage" + std::to_string(s));
-  }
-}
+      sorters_(local, work_dir_, memory_budget, /*sort_thread=*/true) {}
 
 Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::Incoming(int stage) {
-  for (int s = 1; s < stage; ++s) sorters_[s - 1].reset();
-  for (int s = stage + 1; s <= webdb::kNumStages; ++s) {
-    NUTCHFS_RETURN_IF_ERROR(sorters_[s - 1]->ReleaseMemory());
+  // Earlier stages are done, except stage 3, whose edits stage 5 reads again.
+  for (int s = 1; s < stage; ++s) {
+    if (s == 3 || own_sections_[s - 1].empty()) continue;
+    Status removed = local_.RemoveFile(own_sections_[s - 1]);
+    if (!removed.ok() && !removed.IsNotFound()) return Err(removed);  // gone if corrupt
+    own_sections_[s - 1].clear();
   }
-  {
-    NUTCHFS_ASSIGN_OR_RETURN(auto sorted, sorters_[stage - 1]->Finish());
-    NUTCHFS_RETURN_IF_ERROR(SendSections(stage, *sorted));
-  }
+  NUTCHFS_ASSIGN_OR_RETURN(auto sorted, sorters_.Finish(stage));
+  // A lone writer owns every section: its sorted edits go to the stage unwritten.
+  if (k_ == 1) return sorted;
+  NUTCHFS_RETURN_IF_ERROR(SendSections(stage, *sorted));
+  sorted.reset();
   return ReceiveAll(stage);
 }
 
-// Writes the sorted stream as k consecutive section files and sends each one.
+// The files of stage 3 are still there: this writer's own section in the work
+// directory, the others' in its group until the round is cleaned up.
+Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::IncomingStage3Again() {
+  if (k_ == 1) return sorters_.Stage3Again();
+  return ReceiveAll(3);
+}
+
+// Writes the sorted stream as k consecutive section files and sends each one but this
+// writer's own, which ReceiveAll reads where it was written.
 Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted) {
   const webdb::TableId table = kStageTable[stage - 1];
   for (int to = 0; to < k_; ++to) {
     const std::string path =
         work_dir_ + "/out-s" + std::to_string(stage) + "-to" + std::to_string(to) + ".edits";
-    NUTCHFS_ASSIGN_OR_RETURN(auto out, webdb::EditFileWriter::Create(local_, path, true));
+    NUTCHFS_ASSIGN_OR_RETURN(auto out, exchange_.Create(path, stage, to, true));
     for (; sorted.Valid(); sorted.Next()) {
       const int section = partition_->SectionOf(table, sorted.edit().key);
       if (section < to) return Status::Corruption("edit stream out of section order");
@@ -86,7 +63,12 @@ Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted) {
       NUTCHFS_RETURN_IF_ERROR(out->Add(sorted.edit()));
     }
     NUTCHFS_RETURN_IF_ERROR(sorted.status());
-    NUTCHFS_RETURN_IF_ERROR(out->Finish());
+    // Not synced: a section is a working file, and Send publishes a synced copy.
+    NUTCHFS_RETURN_IF_ERROR(out->Finish(/*sync=*/false));
+    if (to == self_) {
+      own_sections_[stage - 1] = path;
+      continue;
+    }
     NUTCHFS_RETURN_IF_ERROR(exchange_.Send(stage, to, path));
     NUTCHFS_RETURN_IF_ERROR(local_.RemoveFile(path));
   }
@@ -96,13 +78,11 @@ Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted) {
 Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::ReceiveAll(int stage) {
   std::vector<std::unique_ptr<webdb::EditIterator>> inputs;
   for (int from = 0; from < k_; ++from) {
-    NUTCHFS_ASSIGN_OR_RETURN(std::string path, exchange_.Receive(stage, from));
-    auto file = webdb::OpenEditFile(local_, path, read_buffer_);
-    if (!file) {
-      return Err(DiscardIfCorrupt(local_, path, file.error())
-                     .WithContext("writer " + std::to_string(self_)));
-    }
-    inputs.push_back(std::make_unique<DiscardingIterator>(std::move(*file), local_, path));
+    auto file = from == self_ ? exchange_.OpenFile(own_sections_[stage - 1], stage, self_, self_,
+                                                   read_buffer_)
+                              : exchange_.Open(stage, from, read_buffer_);
+    if (!file) return Err(file.error());
+    inputs.push_back(std::move(*file));
   }
   return webdb::NewMergingEditIterator(std::move(inputs));
 }

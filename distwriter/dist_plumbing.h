@@ -2,8 +2,10 @@
 // a stage are sorted locally; when the stage begins, the sorted stream is cut by
 // section into exactly k edit files (empty ones too), each sent to the writer owning
 // that section; then the k files addressed to this writer are awaited and merged
-// (ties by order, then by sender). The stages' sorters share one pool of the memory
-// budget. Not thread-safe.
+// (ties by order, then by sender). The file of this writer's own section is not sent:
+// it is read where it was written. With k = 1 the sorted stream goes to the stage
+// directly, written nowhere. The local sorting is webdb::StageSorters', as in the
+// single-machine writer. Not thread-safe.
 #ifndef DISTWRITER_DIST_PLUMBING_H_
 #define DISTWRITER_DIST_PLUMBING_H_
 
@@ -14,8 +16,7 @@
 
 #include "distwriter/exchange.h"
 #include "distwriter/partition.h"
-#include "webdb/sort_memory.h"
-#include "webdb/sorter.h"
+#include "webdb/stage_sorters.h"
 #include "webdb/update.h"
 
 namespace distwriter {
@@ -28,8 +29,9 @@ class DistPlumbing final : public webdb::StagePlumbing {
   // REQUIRES: set before the first Incoming() (the url split may be chosen late).
   void set_partition(Partition p) { partition_.emplace(std::move(p)); }
 
-  webdb::EditSink& Sink(int stage) override { return *sorters_[stage - 1]; }
+  webdb::EditSink& Sink(int stage) override { return sorters_.Sink(stage); }
   Result<std::unique_ptr<webdb::EditIterator>> Incoming(int stage) override;
+  Result<std::unique_ptr<webdb::EditIterator>> IncomingStage3Again() override;
 
  private:
   Status SendSections(int stage, webdb::EditIterator& sorted);
@@ -42,8 +44,9 @@ class DistPlumbing final : public webdb::StagePlumbing {
   const int k_;
   const size_t read_buffer_;
   std::optional<Partition> partition_;
-  webdb::SortMemory memory_;  // shared by the sorters
-  std::array<std::unique_ptr<webdb::Sorter>, webdb::kNumStages> sorters_;
+  // This writer's own section file of each stage, while it is still to be read.
+  std::array<std::string, webdb::kNumStages> own_sections_;
+  webdb::StageSorters sorters_;
 };
 
 }  // namespace distwriter

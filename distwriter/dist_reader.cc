@@ -3,9 +3,9 @@
 #include <array>
 #include <vector>
 
-#include "distwriter/round_manifest.h"
+#include "distwriter/round_store.h"
 #include "nutchfs/nutchfs.h"
-#include "webdb/table.h"
+#include "webdb/manifest_table.h"
 
 namespace distwriter {
 namespace {
@@ -67,10 +67,9 @@ class DistTableSource final : public webdb::TableSource {
       for (int t = 0; t < webdb::kNumTables; ++t) {
         const webdb::TableFile& f = round_.sections[i].tables[t];
         NUTCHFS_ASSIGN_OR_RETURN(auto at, fs_->Locate(config.WriterFile(i, "section/" + f.name)));
-        NUTCHFS_ASSIGN_OR_RETURN(tables_[i][t], webdb::Table::Open(*at.env, at.path));
-        if (tables_[i][t]->num_records() != f.records || tables_[i][t]->file_size() != f.size) {
-          return Status::Corruption(at.path + ": size or record count differs from the round manifest");
-        }
+        const webdb::TableRef ref{at.path, f,
+                                  RoundFileName(round_.version) + " section " + std::to_string(i)};
+        NUTCHFS_ASSIGN_OR_RETURN(tables_[i][t], webdb::OpenTableOf(*at.env, ref));
       }
     }
     return Status::OK();
@@ -99,22 +98,6 @@ class DistTableSource final : public webdb::TableSource {
   std::vector<std::array<std::unique_ptr<webdb::Table>, webdb::kNumTables>> tables_;
 };
 
-Result<RoundManifest> ReadRound(nutchfs::NutchFs& fs, const DistConfig& config) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto current, fs.Locate(config.MetaFile("CURRENT")));
-  auto name = nutchfs::ReadFileToString(*current.env, current.path);
-  if (!name) {
-    if (name.error().IsNotFound()) {
-      return Err(Status::NotFound("no distributed webdb '" + config.db() + "' (" + current.path +
-                                  " is missing)"));
-    }
-    return Err(name.error());
-  }
-  if (!name->empty() && name->back() == '\n') name->pop_back();
-  const std::string path = current.path.substr(0, current.path.rfind('/') + 1) + *name;
-  NUTCHFS_ASSIGN_OR_RETURN(std::string text, nutchfs::ReadFileToString(*current.env, path));
-  return RoundManifest::Decode(text, path);
-}
-
 }  // namespace
 
 Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const std::string& config_path) {
@@ -123,20 +106,23 @@ Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const std::string& config_
 }
 
 Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const DistConfig& config, nutchfs::Env* env) {
-  nutchfs::NutchFsOptions fs_options;
-  fs_options.env = env;
-  // Retry as the single-machine reader does: a round committed between reading the
-  // manifest and opening its files may have removed files of the round before.
-  Status last;
-  for (int attempt = 0; attempt < 5; ++attempt) {
+  // A round committed between reading the manifest and opening its files may have
+  // removed files of the round before: the reader retries.
+  return webdb::Reader::OpenRetrying([&]() -> Result<std::unique_ptr<webdb::TableSource>> {
+    nutchfs::NutchFsOptions fs_options;
+    fs_options.env = env;
     NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, "", fs_options));
-    NUTCHFS_ASSIGN_OR_RETURN(RoundManifest round, ReadRound(*fs, config));
+    NUTCHFS_ASSIGN_OR_RETURN(RoundManifest round, RoundStore(*fs, config, "/tmp").ReadInstalled());
     auto source = std::make_unique<DistTableSource>(std::move(fs), std::move(round));
-    last = source->Open(config);
-    if (last.ok()) return std::make_unique<webdb::Reader>(std::move(source));
-    if (!last.IsNotFound()) break;
-  }
-  return Err(last);
+    NUTCHFS_RETURN_IF_ERROR(source->Open(config));
+    return std::unique_ptr<webdb::TableSource>(std::move(source));
+  });
+}
+
+Result<RoundManifest> ReadCommittedRound(const std::string& config_path) {
+  NUTCHFS_ASSIGN_OR_RETURN(DistConfig config, DistConfig::Load(config_path));
+  NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
+  return RoundStore(*fs, config, "/tmp").ReadInstalled();
 }
 
 }  // namespace distwriter

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "distwriter/dist_config.h"
+#include "distwriter/round_manifest.h"
 #include "nutchfs/env.h"
 #include "webdb/reader.h"
 
@@ -20,6 +21,9 @@ Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const std::string& config_
 // The same for a loaded config; env: tests only, as RunOptions::env (distwriter/round.h).
 Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const DistConfig& config,
                                                       nutchfs::Env* env = nullptr);
+
+// The committed round manifest of that db, without opening a table (quick stats).
+Result<RoundManifest> ReadCommittedRound(const std::string& config_path);
 
 }  // namespace distwriter
 

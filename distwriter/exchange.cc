@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "distwriter/round_manifest.h"
+#include "distwriter/round_store.h"
 
 namespace distwriter {
 
@@ -21,6 +21,28 @@ std::string Exchange::StageDir(int stage) const {
 
 nutchfs::NutchFile Exchange::FileFor(int stage, int from, int to) const {
   return config_.WriterFile(to, fmt::format("{}/from-{}.edits", StageDir(stage), from));
+}
+
+ExchangeId Exchange::Id(int stage, int from, int to) const {
+  return ExchangeId{config_.db(), round_, stage == 0 ? "" : token_, stage, from, to};
+}
+
+Result<std::unique_ptr<webdb::EditFileWriter>> Exchange::Create(const std::string& local_path,
+                                                                int stage, int to, bool sorted) {
+  return CreateExchangeFile(fs_.local_env(), local_path, Id(stage, self_, to), sorted);
+}
+
+Result<std::unique_ptr<webdb::EditIterator>> Exchange::Open(int stage, int from,
+                                                            size_t buffer_size) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::string path, Receive(stage, from));
+  return OpenFile(path, stage, from, self_, buffer_size);
+}
+
+Result<std::unique_ptr<webdb::EditIterator>> Exchange::OpenFile(const std::string& local_path,
+                                                                int stage, int from, int to,
+                                                                size_t buffer_size) {
+  return OpenExchangeFile(fs_.local_env(), local_path, Id(stage, from, to),
+                          config_.Describe(from), buffer_size);
 }
 
 Status Exchange::Send(int stage, int to, const std::string& local_path) {
@@ -51,9 +73,11 @@ Result<std::string> Exchange::Receive(int stage, int from) {
   if (!arrived->has_value()) return fs_.LocalPath(file);
   const nutchfs::NutchFile& found = **arrived;
   if (found.group == kMetaGroup) {
+    saw_decision_ = true;
     return Err(Status::IOError(where + ": round " + std::to_string(round_) +
                                " was decided by a peer meanwhile"));
   }
+  saw_peer_failure_ = true;
   // "rounds/<N>/failed/from-<j>"
   int peer = -1;
   const std::string base(found.BaseName());
@@ -66,6 +90,12 @@ Result<std::string> Exchange::Receive(int stage, int from) {
   }
   const std::string who = peer >= 0 && peer < config_.k ? config_.Describe(peer) : base;
   return Err(Status::IOError(where + ": " + who + " failed: " + why));
+}
+
+Result<std::optional<std::string>> Exchange::Arrived(int stage, int from) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::string path, fs_.LocalPath(FileFor(stage, from, self_)));
+  if (!fs_.local_env().FileExists(path)) return std::optional<std::string>();
+  return std::optional<std::string>(path);
 }
 
 Status Exchange::Fetch(int stage, int from, int at, const std::string& local_path) {
@@ -91,6 +121,22 @@ void Exchange::PublishFailure(const Status& why, const std::string& work_dir) {
 
 Status Exchange::ClearFailures() { return fs_.DeleteDir(FailureDir(self_)); }
 
+Result<std::vector<int>> Exchange::FailedPeers() {
+  const nutchfs::NutchFile dir = FailureDir(self_);
+  auto names = fs_.List(dir.db, dir.group, dir.name);
+  if (!names && names.error().IsNotFound()) return std::vector<int>();
+  if (!names) return Err(names.error());
+  std::vector<int> peers;
+  for (const std::string& name : *names) {
+    int peer = -1;
+    if (std::sscanf(name.c_str() + name.rfind('/') + 1, "from-%d", &peer) == 1 && peer >= 0 &&
+        peer < config_.k) {
+      peers.push_back(peer);
+    }
+  }
+  return peers;
+}
+
 Status Exchange::RemoveIncoming() {
   auto names = fs_.List(config_.db(), WriterGroup(self_), "rounds");
   if (!names) return names.error().IsNotFound() ? Status::OK() : names.error();
@@ -111,14 +157,6 @@ Status Exchange::RetractStageZero() {
     if (!s.ok() && !s.IsNotFound()) return s;
   }
   return Status::OK();
-}
-
-Status DiscardIfCorrupt(nutchfs::Env& local, const std::string& path, Status status) {
-  if (status.IsCorruption()) {
-    Status ignored = local.RemoveFile(path);
-    (void)ignored;  // the corruption is the error to report
-  }
-  return status;
 }
 
 }  // namespace distwriter

@@ -1,17 +1,22 @@
 // Exchange: the file traffic of one writer in one round. Every file is named by round,
-// token, stage and sender (docs/DISTRIBUTED.md, "Files") and travels through NutchFS:
-// Send publishes a finished local file into the receiver's share group (temp name,
-// sync, rename), Receive waits for a peer's file to appear in this writer's group and
-// returns its local path. Stage 0 files carry no token (the token is made from them).
-// Keeps per-stage byte and wait-time totals for the launch report. Not thread-safe.
+// token, stage and sender (docs/DISTRIBUTED.md, "Files"), carries the same identity and
+// its receiver inside (exchange_file.h), and travels through NutchFS: Send publishes a
+// finished local file into the receiver's share group (temp name, sync, rename),
+// Receive waits for a peer's file to appear in this writer's group, Open also opens it,
+// refusing a file that is not what its name says. Stage 0 files carry no token (the
+// token is made from them). Keeps per-stage byte and wait-time totals for the launch
+// report. Not thread-safe.
 #ifndef DISTWRITER_EXCHANGE_H_
 #define DISTWRITER_EXCHANGE_H_
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "distwriter/dist_config.h"
+#include "distwriter/exchange_file.h"
 #include "nutchfs/nutchfs.h"
 
 namespace distwriter {
@@ -32,15 +37,34 @@ class Exchange {
   void set_token(std::string token) { token_ = std::move(token); }
   const std::string& token() const { return token_; }
 
+  // The identity of the stage file from writer `from` to writer `to`.
+  ExchangeId Id(int stage, int from, int to) const;
+  // Creates local_path, the stage file from this writer to writer `to`.
+  Result<std::unique_ptr<webdb::EditFileWriter>> Create(const std::string& local_path, int stage,
+                                                        int to, bool sorted);
   // Publishes local_path as the stage file from this writer to writer `to`.
   Status Send(int stage, int to, const std::string& local_path);
+  // Receive, then OpenFile.
+  Result<std::unique_ptr<webdb::EditIterator>> Open(int stage, int from,
+                                                    size_t buffer_size = webdb::kEditReadBufferSize);
+  // Opens the stage file from writer `from` to writer `to` found at local_path
+  // (OpenExchangeFile: any other file there is refused and removed).
+  Result<std::unique_ptr<webdb::EditIterator>> OpenFile(
+      const std::string& local_path, int stage, int from, int to,
+      size_t buffer_size = webdb::kEditReadBufferSize);
   // Waits for the stage file from writer `from`; returns its path on this machine.
   // Gives up (IOError) as soon as a peer's failure marker for this round is in this
-  // writer's group, or this round is decided (meta/ROUND-<N> on this machine).
+  // writer's group (then saw_peer_failure()), or this round is decided (meta/ROUND-<N>
+  // on this machine; then saw_decision()).
   Result<std::string> Receive(int stage, int from);
+  // The stage file from writer `from` if it is in this writer's group now (no wait).
+  Result<std::optional<std::string>> Arrived(int stage, int from);
   // The stage file from writer `from` as found in writer `at`'s group, copied to
   // local_path; NotFound if it is not there.
   Status Fetch(int stage, int from, int at, const std::string& local_path);
+  bool saw_decision() const { return saw_decision_; }
+  bool saw_peer_failure() const { return saw_peer_failure_; }
+  uint64_t round() const { return round_; }
 
   // Publishes this writer's failure marker for this round, saying why, into every
   // other writer's group; best effort (it is already failing). work_dir holds the
@@ -49,6 +73,8 @@ class Exchange {
   // Removes the failure markers of this round in this writer's group (left by an
   // earlier attempt).
   Status ClearFailures();
+  // The writers whose failure marker for this round is in this writer's group.
+  Result<std::vector<int>> FailedPeers();
   // Removes this writer's incoming files of this round (and of older rounds).
   Status RemoveIncoming();
   // Removes the stage 0 files this writer sent (after a failed round, so that a retry
@@ -68,13 +94,10 @@ class Exchange {
   const uint64_t round_;
   const std::chrono::milliseconds timeout_;
   std::string token_;
+  bool saw_decision_ = false;
+  bool saw_peer_failure_ = false;
   StageTraffic traffic_[kCommitStage + 1];
 };
-
-// Returns status; when it is Corruption, first removes the received file at path, so
-// that a rerun of the round waits for the sender's fresh copy instead of reading the
-// damaged one again.
-Status DiscardIfCorrupt(nutchfs::Env& local, const std::string& path, Status status);
 
 }  // namespace distwriter
 

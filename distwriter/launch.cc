@@ -13,7 +13,9 @@
 
 #include <cstring>
 
+#include "distwriter/call_slicer.h"
 #include "distwriter/exchange.h"
+#include "distwriter/round_store.h"
 #include "nutchfs/lock_owner.h"
 #include "nutchfs/nutchfs.h"
 
@@ -47,29 +49,6 @@ std::string HowItEnded(const Child& c) {
                        signal_name(c.exit_code - 128));
   }
   return fmt::format("exit {}", c.exit_code);
-}
-
-// Cuts the concatenated call files into k slices of about equal non-empty line counts.
-Result<std::vector<std::string>> Slice(nutchfs::Env& env, const std::vector<std::string>& files,
-                                       int k) {
-  std::vector<std::string> lines;
-  for (const std::string& f : files) {
-    // "-" is standard input, read whole like a file (a pipe from `webdb calls`).
-    NUTCHFS_ASSIGN_OR_RETURN(std::string text,
-                             nutchfs::ReadStreamToString(env, f == "-" ? "/dev/stdin" : f));
-    size_t start = 0;
-    while (start < text.size()) {
-      size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      if (end > start) lines.push_back(text.substr(start, end - start));
-      start = end + 1;
-    }
-  }
-  std::vector<std::string> slices(k);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    slices[i * static_cast<size_t>(k) / lines.size()] += lines[i] + "\n";
-  }
-  return slices;
 }
 
 // The command an ssh writer runs under the remote login shell (a POSIX shell). sshd
@@ -181,9 +160,19 @@ void Stop(Child& c) {
   c.stdin_fd = -1;
 }
 
+// The peers whose failure marker for round reached writer (none if unreadable).
+std::vector<int> FailedPeersOf(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t round,
+                               int writer) {
+  auto peers = Exchange(fs, config, writer, round, std::chrono::milliseconds(0)).FailedPeers();
+  return peers ? *peers : std::vector<int>();
+}
+
 // Collects every child's stdout until all have exited. When one writer fails the round
-// cannot complete, so the others are stopped instead of waiting out their timeout.
-void WaitAll(std::vector<Child>& children) {
+// cannot complete, so the others are stopped instead of waiting out their timeout —
+// unless a peer's failure marker is what made it fail: that peer is failing already and
+// has told the others, so it is left to exit with its own reason.
+void WaitAll(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t round,
+             std::vector<Child>& children) {
   std::vector<pollfd> fds;
   for (Child& c : children) fds.push_back({c.out_fd, POLLIN, 0});
   size_t open = fds.size();
@@ -202,6 +191,7 @@ void WaitAll(std::vector<Child>& children) {
       --open;
       Reap(children[i]);
       if (children[i].exit_code == 0) continue;
+      if (!FailedPeersOf(fs, config, round, children[i].writer).empty()) continue;
       for (Child& other : children) Stop(other);
     }
   }
@@ -246,21 +236,14 @@ bool IsSsh(const DistConfig& config, int writer) {
          nutchfs::Location::Scheme::kSsh;
 }
 
-// The version committed at the meta group's view (writer 0's machine); the launched
-// round is the next one.
-Result<uint64_t> CommittedVersion(nutchfs::NutchFs& fs, const DistConfig& config,
-                                  const std::string& tmp) {
-  auto got = fs.Get(config.MetaFile("CURRENT"), tmp);
-  if (!got) {
-    return Err(got.error().WithContext("distributed webdb '" + config.db() +
-                                       "' (run distwriter create first?)"));
-  }
-  NUTCHFS_ASSIGN_OR_RETURN(std::string name, nutchfs::ReadFileToString(fs.local_env(), tmp));
-  uint64_t version = 0;
-  if (std::sscanf(name.c_str(), "ROUND-%lu", &version) != 1) {
-    return Err(Status::Corruption("meta/CURRENT of '" + config.db() + "' names no round: " + name));
-  }
-  return version;
+// The latest version of the db: the one installed at the meta group's home (writer 0's
+// machine), or the next one if it is decided on some machine (its writers roll it
+// forward before offering stage 0). The launched round is the next one.
+Result<uint64_t> LatestVersion(nutchfs::NutchFs& fs, const DistConfig& config) {
+  RoundStore store(fs, config, "/tmp");
+  NUTCHFS_ASSIGN_OR_RETURN(const uint64_t installed, store.InstalledVersion());
+  NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> decided, store.FindDecided(installed + 1));
+  return decided ? decided->version : installed;
 }
 
 // Removes the input slices that launches on this host left when they were killed
@@ -284,15 +267,25 @@ void RemoveStaleSlices(nutchfs::NutchFs& fs, const DistConfig& config, const std
   }
 }
 
-// The failed writers, for the error message. A writer retracts the stage 0 files it sent
-// when it fails, not when it is killed; so that a rerun with other inputs cannot read
-// them, they are retracted here for every writer that did not succeed (all have exited).
+// The failed writers, for the error message. A writer that exited because a peer's
+// failure marker reached it, without publishing one of its own, was stopped by that
+// peer, as if launch had stopped it. A writer retracts the stage 0 files it sent when it
+// fails, not when it is killed; so that a rerun with other inputs cannot read them, they
+// are retracted here for every writer that did not succeed (all have exited).
 std::string Failures(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t round,
                      const std::vector<Child>& children) {
+  std::vector<std::vector<int>> told(config.k);  // told[i]: peers whose marker i holds
+  std::vector<bool> published(config.k, false);
+  for (const Child& c : children) {
+    if (c.exit_code == 0) continue;
+    told[c.writer] = FailedPeersOf(fs, config, round, c.writer);
+    for (int p : told[c.writer]) published[p] = true;
+  }
   std::string failed;
   for (const Child& c : children) {
     if (c.exit_code == 0) continue;
-    if (c.stopped || c.exit_code == 128 + SIGTERM) {
+    const bool by_peer = !told[c.writer].empty() && !published[c.writer] && c.signal == 0;
+    if (c.stopped || c.exit_code == 128 + SIGTERM || by_peer) {
       failed += fmt::format(" {} (stopped)", config.Describe(c.writer));
     } else {
       failed += fmt::format(" {} ({})", config.Describe(c.writer), HowItEnded(c));
@@ -308,23 +301,23 @@ std::string Failures(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t ro
 
 Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE* out) {
   NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
-  NUTCHFS_ASSIGN_OR_RETURN(auto slices, Slice(fs->local_env(), options.call_files, config.k));
   const std::string host = nutchfs::CurrentProcess("").host;
   RemoveStaleSlices(*fs, config, host);
   const std::string name = fmt::format("inputs/launch-{}-{}.jsonl", host, ::getpid());
-  const std::string tmp = "/tmp/webdb-launch-" + std::to_string(::getpid()) + ".jsonl";
   const std::string scratch = "/tmp/webdb-launch-" + std::to_string(::getpid()) + ".known_hosts";
-  NUTCHFS_ASSIGN_OR_RETURN(const uint64_t committed, CommittedVersion(*fs, config, tmp));
+  NUTCHFS_ASSIGN_OR_RETURN(const uint64_t committed, LatestVersion(*fs, config));
   // Every slice is in place before any writer starts, so no writer waits in stage 0
   // for a peer whose input is still being copied.
   std::vector<std::string> inputs;
-  for (int i = 0; i < config.k; ++i) {
-    NUTCHFS_RETURN_IF_ERROR(nutchfs::WriteFileAtomically(fs->local_env(), tmp, slices[i]));
-    auto put = fs->Put(tmp, config.WriterFile(i, name));
+  auto publish = [&](int i, const std::string& slice) -> Status {
+    auto put = fs->Put(slice, config.WriterFile(i, name));
     if (!put) return put.error();
     const nutchfs::Location& loc = config.cluster.FindMachine(config.writer_machines[i])->location;
     inputs.push_back(loc.root + "/" + config.WriterFile(i, name).RelativePath());
-  }
+    return Status::OK();
+  };
+  NUTCHFS_RETURN_IF_ERROR(SliceCalls(fs->local_env(), options.call_files, config.k,
+                                     "/tmp/webdb-launch-" + std::to_string(::getpid()), publish));
   std::vector<Child> children;
   for (int i = 0; i < config.k; ++i) {
     NUTCHFS_ASSIGN_OR_RETURN(Child c,
@@ -332,8 +325,7 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
     c.ssh = IsSsh(config, i);
     children.push_back(std::move(c));
   }
-  Status removed = fs->local_env().RemoveFile(tmp);
-  WaitAll(children);
+  WaitAll(*fs, config, committed + 1, children);
   Status forgotten = fs->local_env().RemoveFile(scratch);
   (void)forgotten;  // exists only if a host key was accepted
   for (const Child& c : children) {
@@ -343,7 +335,7 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   const std::string failed = Failures(*fs, config, committed + 1, children);
   if (!failed.empty()) return Status::IOError("writers failed:" + failed);
   PrintReport(config, children, out);
-  return removed;
+  return Status::OK();
 }
 
 }  // namespace distwriter

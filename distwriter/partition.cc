@@ -1,6 +1,7 @@
 #include "distwriter/partition.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "webdb/coding.h"
 
@@ -17,6 +18,16 @@ std::string Md5Split(int i, int k) {
   std::string s;
   webdb::PutBigEndian64(&s, static_cast<uint64_t>(v / static_cast<unsigned>(k)));
   return s;
+}
+
+// A valid url greater than url (itself valid): url + "~" when there is room, else the
+// url with its last byte that can grow incremented (0x7f, a control byte, is skipped).
+std::optional<std::string> UrlAfter(std::string url) {
+  if (url.size() < webdb::kMaxUrlLength) return url + "~";
+  while (!url.empty() && static_cast<uint8_t>(url.back()) == 0xff) url.pop_back();
+  if (url.empty()) return std::nullopt;
+  url.back() = static_cast<char>(url.back() == 0x7e ? 0x80 : url.back() + 1);
+  return url;
 }
 
 }  // namespace
@@ -50,20 +61,28 @@ const std::string& Partition::SectionStart(webdb::TableId t, int section) const 
   return IsMd5Table(t) ? md5_starts_[section] : url_starts_[section];
 }
 
-std::vector<std::string> Partition::ChooseBreakpoints(std::vector<std::string> urls, int k) {
+Result<std::vector<std::string>> Partition::ChooseBreakpoints(std::vector<std::string> urls,
+                                                              int k) {
   std::sort(urls.begin(), urls.end());
   urls.erase(std::unique(urls.begin(), urls.end()), urls.end());
   std::vector<std::string> breakpoints;
   for (int i = 1; i < k; ++i) {
-    if (urls.empty()) {
-      // No data at all: any increasing urls do; later rounds still balance poorly,
-      // which is why create --sample exists.
-      breakpoints.push_back(std::string(1, static_cast<char>(' ' + i)));
-      continue;
+    // No data at all: any increasing urls do; later rounds still balance poorly, which
+    // is why create --sample exists.
+    std::string b = "!";
+    if (!urls.empty()) {
+      size_t at = urls.size() * static_cast<size_t>(i) / static_cast<size_t>(k);
+      b = urls[std::min(at, urls.size() - 1)];
     }
-    size_t at = urls.size() * static_cast<size_t>(i) / static_cast<size_t>(k);
-    std::string b = urls[std::min(at, urls.size() - 1)];
-    if (!breakpoints.empty() && b <= breakpoints.back()) b = breakpoints.back() + "\x7e";
+    if (!breakpoints.empty() && b <= breakpoints.back()) {
+      std::optional<std::string> after = UrlAfter(breakpoints.back());
+      if (!after) {
+        return Err(Status::InvalidArgument(
+            "no url sorts after the sample's largest one: cannot make " + std::to_string(k - 1) +
+            " url breakpoints"));
+      }
+      b = std::move(*after);
+    }
     breakpoints.push_back(std::move(b));
   }
   return breakpoints;

@@ -36,9 +36,13 @@ class Partition {
   const std::string& SectionStart(webdb::TableId t, int section) const;
   const std::vector<std::string>& Splits(webdb::TableId t) const;
 
-  // The k-1 quantiles of a set of urls (sorted and deduplicated here); fewer distinct
-  // urls than k yields a Partition whose empty sections hold nothing.
-  static std::vector<std::string> ChooseBreakpoints(std::vector<std::string> urls, int k);
+  // k-1 breakpoints (valid, strictly increasing urls; ValidateBreakpoints holds) at the
+  // quantiles of a set of valid urls (sorted and deduplicated here). Where the urls are
+  // fewer than k, a breakpoint that would repeat the one before is the smallest url
+  // after it the same length allows, or one byte longer; so k sections always exist,
+  // some then empty. InvalidArgument only when no url can follow (a 65535-byte url of
+  // 0xff bytes).
+  static Result<std::vector<std::string>> ChooseBreakpoints(std::vector<std::string> urls, int k);
 
  private:
   const int k_;

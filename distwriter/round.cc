@@ -2,22 +2,24 @@
 
 #include <fmt/format.h>
 #include <openssl/evp.h>
+#include <spdlog/spdlog.h>
 
 #include <map>
+#include <optional>
 
+#include "distwriter/commit.h"
 #include "distwriter/dist_plumbing.h"
-#include "distwriter/round_manifest.h"
+#include "distwriter/round_store.h"
+#include "distwriter/stage_zero.h"
 #include "nutchfs/scoped_lock.h"
 #include "webdb/call_file.h"
 #include "webdb/call_log.h"
-#include "webdb/edit_file.h"
 #include "webdb/manifest.h"
 
 namespace distwriter {
 namespace {
 
 constexpr size_t kUrlSampleSize = 4096;  // per writer, for choosing breakpoints
-constexpr uint8_t kDigestRecord = 0, kSampleRecord = 1;
 
 class Md5Stream {
  public:
@@ -78,16 +80,23 @@ class Round {
   void Step(std::string_view name) {
     if (options_.before_step) options_.before_step(name);
   }
-  Status ReadCommitted();
-  Result<bool> RestartedAfterCommit(const std::string& digest);
+  std::chrono::milliseconds timeout() const {
+    return std::chrono::milliseconds(config_.cluster.timeout_ms);
+  }
+  Status RunLocked();
+  void TellPeers(const Status& why);
+  Status RollForwardDecided();
+  Status Installed(Exchange& exchange, const RoundManifest& installed);
+  Result<bool> Attempt();
+  Result<bool> DecidedMeanwhile(const std::string& digest);
+  void Report(const RoundManifest& round, bool already_applied);
   Result<std::string> LogCalls(webdb::StagePlumbing& plumbing);
-  Status Exchanged(DistPlumbing& plumbing, const std::string& work_dir,
-                   const std::string& digest);
-  Status AgreeOnRound(const std::string& digest, const std::string& work_dir);
-  Status SendStageZero(const std::string& digest, const std::string& work_dir);
-  Status ReadStageZero(const std::string& in, int from, std::vector<std::string>* urls);
-  Status Commit(const webdb::Manifest& section, const std::string& work_dir);
-  Status CleanUp();
+  Result<bool> RestartedAfterCommit(const std::string& digest);
+  Status Exchanged(DistPlumbing& plumbing, const std::string& digest);
+  Result<webdb::Manifest> RunStages(DistPlumbing& plumbing, const webdb::StageHooks& hooks);
+  Status AgreeOnRound(const std::string& digest);
+  Status SendStageZero(const std::string& digest);
+  Status ReadStageZero(const std::string& path, int from, std::vector<std::string>* urls);
 
   const DistConfig& config_;
   const RunOptions& options_;
@@ -95,34 +104,16 @@ class Round {
   const int self_;
   nutchfs::Env& local_ = fs_.local_env();
   std::string section_dir_;
-  RoundManifest committed_;
+  std::string work_dir_;
+  std::optional<RoundStore> store_;
+  std::optional<Committer> committer_;
+  RoundManifest committed_;        // installed on this machine
+  bool rolled_forward_ = false;    // committed_ was decided by peers, rolled forward here
   RoundManifest next_;
   std::map<webdb::Md5, std::string> sample_;
   std::unique_ptr<Exchange> exchange_;
   RoundReport report_;
 };
-
-Status Round::ReadCommitted() {
-  NUTCHFS_ASSIGN_OR_RETURN(std::string meta, Local(config_.MetaFile("CURRENT")));
-  auto current = nutchfs::ReadFileToString(local_, meta);
-  if (!current) {
-    if (current.error().IsNotFound()) {
-      return Status::NotFound("no distributed webdb '" + config_.db() + "' at " +
-                              config_.Describe(self_) + ": run distwriter create first");
-    }
-    return current.error();
-  }
-  std::string name = *current;
-  if (!name.empty() && name.back() == '\n') name.pop_back();
-  const std::string path = meta.substr(0, meta.rfind('/') + 1) + name;
-  NUTCHFS_ASSIGN_OR_RETURN(std::string text, nutchfs::ReadFileToString(local_, path));
-  NUTCHFS_ASSIGN_OR_RETURN(committed_, RoundManifest::Decode(text, path));
-  if (committed_.k != config_.k) {
-    return Status::InvalidArgument(fmt::format("{}: the db has {} writers, the config {}", path,
-                                               committed_.k, config_.k));
-  }
-  return Status::OK();
-}
 
 // Reads every call file through the CallLog into the stage 1 and 3 sorters; returns the
 // input digest.
@@ -151,35 +142,135 @@ Result<std::string> Round::LogCalls(webdb::StagePlumbing& plumbing) {
 Result<RoundReport> Round::Run() {
   NUTCHFS_ASSIGN_OR_RETURN(section_dir_, Local(config_.WriterFile(self_, "section")));
   NUTCHFS_ASSIGN_OR_RETURN(std::string lock_path, Local(config_.WriterFile(self_, "LOCK")));
-  NUTCHFS_ASSIGN_OR_RETURN(std::string work_dir, Local(config_.WriterFile(self_, "work")));
+  NUTCHFS_ASSIGN_OR_RETURN(work_dir_, Local(config_.WriterFile(self_, "work")));
   NUTCHFS_ASSIGN_OR_RETURN(auto lock,
                            nutchfs::ScopedLock::Acquire(local_, lock_path, config_.Describe(self_)));
-  NUTCHFS_RETURN_IF_ERROR(ReadCommitted());
-  NUTCHFS_RETURN_IF_ERROR(local_.RemoveDirRecursively(work_dir));
-  NUTCHFS_RETURN_IF_ERROR(local_.CreateDirs(work_dir));
-
-  const uint64_t round = committed_.version + 1;
-  exchange_ = std::make_unique<Exchange>(fs_, config_, self_, round,
-                                         std::chrono::milliseconds(config_.cluster.timeout_ms));
-  DistPlumbing plumbing(local_, work_dir, options_.memory_budget, *exchange_, self_, config_.k);
-  NUTCHFS_ASSIGN_OR_RETURN(std::string digest, LogCalls(plumbing));
-  NUTCHFS_ASSIGN_OR_RETURN(bool restarted, RestartedAfterCommit(digest));
-  Status s = restarted ? exchange_->RemoveIncoming() : Exchanged(plumbing, work_dir, digest);
+  NUTCHFS_RETURN_IF_ERROR(local_.RemoveDirRecursively(work_dir_));
+  NUTCHFS_RETURN_IF_ERROR(local_.CreateDirs(work_dir_));
+  store_.emplace(fs_, config_, work_dir_);
+  committer_.emplace(fs_, config_, self_, *store_, section_dir_, work_dir_,
+                     [this](std::string_view step) { Step(step); });
+  NUTCHFS_ASSIGN_OR_RETURN(committed_, store_->ReadInstalled());
+  Status s = RunLocked();
   if (!s.ok()) {
-    // So that a retry with other inputs cannot meet this attempt's stage 0 file.
-    Status ignored = exchange_->RetractStageZero();
-    (void)ignored;  // the round failed already; that error is the one to report
+    TellPeers(s);
     return Err(s);
   }
-  for (int st = 0; st <= kCommitStage; ++st) report_.traffic[st] = exchange_->traffic(st);
-  const RoundManifest& result = report_.already_applied ? committed_ : next_;
-  if (!report_.already_applied) NUTCHFS_RETURN_IF_ERROR(CleanUp());
-  NUTCHFS_RETURN_IF_ERROR(local_.RemoveDirRecursively(work_dir));
+  NUTCHFS_RETURN_IF_ERROR(local_.RemoveDirRecursively(work_dir_));
   NUTCHFS_RETURN_IF_ERROR(lock->Release());
-  report_.version = result.version;
-  report_.pages = result.num_pages();
-  report_.links = result.num_links();
   return report_;
+}
+
+Status Round::RunLocked() {
+  NUTCHFS_RETURN_IF_ERROR(RollForwardDecided());
+  while (true) {
+    NUTCHFS_ASSIGN_OR_RETURN(bool again, Attempt());
+    if (!again) return Status::OK();
+  }
+}
+
+// A writer that fails its round publishes a failure marker, so that its peers stop at
+// once instead of waiting out timeout_ms (docs/DISTRIBUTED.md, "Failure markers") —
+// unless a peer's marker is what stopped it: that peer told everyone already.
+void Round::TellPeers(const Status& why) {
+  if (exchange_ == nullptr) {
+    exchange_ = std::make_unique<Exchange>(fs_, config_, self_, committed_.version + 1, timeout());
+  }
+  if (exchange_->saw_peer_failure()) return;
+  exchange_->PublishFailure(why, work_dir_);
+}
+
+// Before it offers stage 0, a writer finishes every round its peers decided after the
+// one it has installed (docs/DISTRIBUTED.md, "Roll forward"): so every writer starts a
+// round from the same version.
+Status Round::RollForwardDecided() {
+  while (true) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> decided,
+                             store_->FindDecided(committed_.version + 1));
+    if (!decided) return Status::OK();
+    spdlog::warn("writer {}: round {} was decided by its peers; rolling it forward", self_,
+                 decided->version);
+    NUTCHFS_RETURN_IF_ERROR(committer_->RollForward(*decided));
+    Exchange exchange(fs_, config_, self_, decided->version, timeout());
+    NUTCHFS_RETURN_IF_ERROR(Installed(exchange, *decided));
+    rolled_forward_ = true;
+  }
+}
+
+// Cleans up after installing `installed` over committed_, which it becomes.
+Status Round::Installed(Exchange& exchange, const RoundManifest& installed) {
+  NUTCHFS_RETURN_IF_ERROR(committer_->CleanUp(exchange, installed, committed_));
+  committed_ = installed;
+  return Status::OK();
+}
+
+void Round::Report(const RoundManifest& round, bool already_applied) {
+  report_.already_applied = already_applied;
+  report_.version = round.version;
+  report_.pages = round.num_pages();
+  report_.links = round.num_links();
+}
+
+// One attempt at round committed_ + 1 with this writer's calls. True when that round was
+// decided by the peers meanwhile without these calls: it is installed now, and the calls
+// go to the next round.
+Result<bool> Round::Attempt() {
+  report_ = RoundReport{};
+  sample_.clear();
+  exchange_ = std::make_unique<Exchange>(fs_, config_, self_, committed_.version + 1, timeout());
+  // Markers of an earlier attempt at this round must not stop this one.
+  NUTCHFS_RETURN_IF_ERROR(exchange_->ClearFailures());
+  DistPlumbing plumbing(local_, work_dir_, options_.memory_budget, *exchange_, self_, config_.k);
+  NUTCHFS_ASSIGN_OR_RETURN(std::string digest, LogCalls(plumbing));
+  if (rolled_forward_ && committed_.digests[self_] == digest) {
+    Report(committed_, true);  // the round it was killed in, finished by its peers
+    return false;
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(bool restarted, RestartedAfterCommit(digest));
+  if (restarted) {
+    NUTCHFS_RETURN_IF_ERROR(exchange_->RemoveIncoming());
+    Report(committed_, true);
+    return false;
+  }
+  Status s = Exchanged(plumbing, digest);
+  for (int st = 0; st <= kCommitStage; ++st) report_.traffic[st] = exchange_->traffic(st);
+  if (s.ok()) return false;
+  // So that a retry with other inputs cannot meet this attempt's stage 0 file.
+  Status ignored = exchange_->RetractStageZero();
+  (void)ignored;  // the round failed already; that error is the one to report
+  if (!exchange_->saw_decision()) return Err(s);
+  return DecidedMeanwhile(digest);
+}
+
+// The round this writer was attempting was decided by its peers (with calls of an earlier
+// run of this writer) while it waited in stages 0..5: it rolls it forward; its calls are
+// applied if they are the ones the round lists, else they go to the next round.
+Result<bool> Round::DecidedMeanwhile(const std::string& digest) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> decided,
+                           store_->ReadDecided(exchange_->round()));
+  if (!decided) {
+    return Err(Status::Corruption(fmt::format("writer {}: round {} was decided and then vanished",
+                                              self_, exchange_->round())));
+  }
+  NUTCHFS_RETURN_IF_ERROR(committer_->RollForward(*decided));
+  NUTCHFS_RETURN_IF_ERROR(Installed(*exchange_, *decided));
+  rolled_forward_ = true;
+  if (decided->digests[self_] == digest) {
+    Report(*decided, true);
+    return false;
+  }
+  for (const std::string& f : options_.call_files) {
+    if (f == "-") {
+      return Err(Status::IOError(fmt::format(
+          "writer {}: round {} was decided by the other writers meanwhile without these calls "
+          "(it is installed now); standard input cannot be read again: run them again",
+          self_, decided->version)));
+    }
+  }
+  spdlog::warn("writer {}: round {} was decided by the other writers meanwhile without these "
+               "calls; they go to round {}",
+               self_, decided->version, decided->version + 1);
+  return true;
 }
 
 // True when this writer committed the round these very inputs made and was stopped
@@ -190,36 +281,49 @@ Result<bool> Round::RestartedAfterCommit(const std::string& digest) {
       std::string dir,
       Local(config_.WriterFile(self_,
                                fmt::format("rounds/{}-{}", committed_.version, committed_.token))));
-  report_.already_applied = local_.FileExists(dir);
-  return report_.already_applied;
+  return local_.FileExists(dir);
 }
 
 // Stages 0 to 6, each timed from its start to the start of the next.
-Status Round::Exchanged(DistPlumbing& plumbing, const std::string& work_dir,
-                        const std::string& digest) {
+Status Round::Exchanged(DistPlumbing& plumbing, const std::string& digest) {
   auto clock = std::chrono::steady_clock::now();
   int current = 0;
-  auto enter = [&](int stage, std::string_view name) {
+  auto enter = [&](int stage) {
     const auto now = std::chrono::steady_clock::now();
     report_.stage_seconds[current] += std::chrono::duration<double>(now - clock).count();
     clock = now;
     current = stage;
-    Step(name);
   };
-  enter(0, "stage 0");
-  NUTCHFS_RETURN_IF_ERROR(AgreeOnRound(digest, work_dir));
+  Step("stage 0");
+  NUTCHFS_RETURN_IF_ERROR(AgreeOnRound(digest));
   if (report_.already_applied) return Status::OK();
   plumbing.set_partition(next_.partition());
-  webdb::WriterOptions engine_options{options_.memory_budget, options_.progress,
-                                      [&](std::string_view step) { enter(step[6] - '0', step); }};
+  NUTCHFS_ASSIGN_OR_RETURN(webdb::Manifest section,
+                           RunStages(plumbing, {enter, options_.before_step}));
+  enter(kCommitStage);
+  Step("commit");
+  // The new section files are synced; their names must be too before a manifest naming
+  // them leaves this machine.
+  NUTCHFS_RETURN_IF_ERROR(local_.SyncDir(section_dir_));
+  NUTCHFS_ASSIGN_OR_RETURN(RoundManifest installed,
+                           committer_->Commit(*exchange_, next_, section));
+  enter(kCommitStage);
+  Step("done");
+  NUTCHFS_RETURN_IF_ERROR(Installed(*exchange_, installed));
+  Report(installed, false);
+  return Status::OK();
+}
+
+// Stages 1..5 over this writer's section, unless an earlier run with the same round
+// token finished them and sent its section manifest: peers may decide with that one.
+Result<webdb::Manifest> Round::RunStages(DistPlumbing& plumbing, const webdb::StageHooks& hooks) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::optional<webdb::Manifest> sent,
+                           committer_->SentSection(*exchange_));
+  if (sent) return *sent;
+  webdb::WriterOptions engine_options{options_.memory_budget, options_.progress, hooks};
   webdb::UpdateParams params{section_dir_, next_.version, static_cast<uint64_t>(self_),
                              &engine_options};
-  NUTCHFS_ASSIGN_OR_RETURN(webdb::Manifest section,
-                           webdb::RunUpdate(local_, committed_.sections[self_], params, plumbing));
-  enter(kCommitStage, "commit");
-  Status s = Commit(section, work_dir);
-  enter(kCommitStage, "done");
-  return s;
+  return webdb::RunUpdate(local_, committed_.sections[self_], params, plumbing);
 }
 
 // Stage 0: every writer sends its input digest (and url sample); the token is the MD5
@@ -230,22 +334,22 @@ Status Round::Exchanged(DistPlumbing& plumbing, const std::string& work_dir,
 // calls (an empty slice twice, say). So it still takes part in stage 0. The round was
 // applied already when all k digests are the committed ones, or when no peer turns up
 // and its own digest is the committed one (a lone restart after commit).
-Status Round::AgreeOnRound(const std::string& digest, const std::string& work_dir) {
-  NUTCHFS_RETURN_IF_ERROR(SendStageZero(digest, work_dir));
+Status Round::AgreeOnRound(const std::string& digest) {
+  NUTCHFS_RETURN_IF_ERROR(SendStageZero(digest));
   next_ = committed_;
   next_.version = committed_.version + 1;
   std::vector<std::string> urls;
   for (int from = 0; from < config_.k; ++from) {
     auto in = exchange_->Receive(0, from);
     if (!in && in.error().IsTimeout() && committed_.digests[self_] == digest) {
-      report_.already_applied = true;
+      Report(committed_, true);
       return exchange_->RetractStageZero();
     }
     if (!in) return in.error();
     NUTCHFS_RETURN_IF_ERROR(ReadStageZero(*in, from, &urls));
   }
   if (next_.digests == committed_.digests) {
-    report_.already_applied = true;
+    Report(committed_, true);
     return exchange_->RemoveIncoming();  // read by no one else
   }
   Md5Stream token;
@@ -253,86 +357,40 @@ Status Round::AgreeOnRound(const std::string& digest, const std::string& work_di
   next_.token = token.HexDigest().substr(0, 16);
   exchange_->set_token(next_.token);
   if (next_.breakpoints.empty() && config_.k > 1) {
-    next_.breakpoints = Partition::ChooseBreakpoints(std::move(urls), config_.k);
+    NUTCHFS_ASSIGN_OR_RETURN(next_.breakpoints,
+                             Partition::ChooseBreakpoints(std::move(urls), config_.k));
   }
   return Status::OK();
 }
 
-Status Round::SendStageZero(const std::string& digest, const std::string& work_dir) {
-  const std::string path = work_dir + "/stage0.edits";
-  {
-    NUTCHFS_ASSIGN_OR_RETURN(auto out, webdb::EditFileWriter::Create(local_, path, false));
-    NUTCHFS_RETURN_IF_ERROR(out->Add({"", 0, kDigestRecord, digest}));
-    for (const auto& [hash, url] : sample_) {
-      NUTCHFS_RETURN_IF_ERROR(out->Add({url, 0, kSampleRecord, {}}));
-    }
-    NUTCHFS_RETURN_IF_ERROR(out->Finish());
+// One file per receiver: each names its receiver inside.
+Status Round::SendStageZero(const std::string& digest) {
+  StageZero zero{digest, {}};
+  for (const auto& [hash, url] : sample_) zero.urls.push_back(url);
+  for (int to = 0; to < config_.k; ++to) {
+    const std::string path = fmt::format("{}/stage0-to{}.edits", work_dir_, to);
+    NUTCHFS_ASSIGN_OR_RETURN(auto out, exchange_->Create(path, 0, to, false));
+    NUTCHFS_RETURN_IF_ERROR(WriteStageZero(*out, zero));
+    out.reset();
+    NUTCHFS_RETURN_IF_ERROR(exchange_->Send(0, to, path));
+    NUTCHFS_RETURN_IF_ERROR(local_.RemoveFile(path));
   }
-  for (int to = 0; to < config_.k; ++to) NUTCHFS_RETURN_IF_ERROR(exchange_->Send(0, to, path));
   return Status::OK();
 }
 
 // Takes writer `from`'s digest into next_ and its url sample into urls.
-Status Round::ReadStageZero(const std::string& in, int from, std::vector<std::string>* urls) {
-  auto opened = webdb::OpenEditFile(local_, in);
-  if (!opened) return DiscardIfCorrupt(local_, in, opened.error());
-  std::unique_ptr<webdb::EditIterator> it = std::move(*opened);
-  next_.digests[from].clear();
-  for (; it->Valid(); it->Next()) {
-    if (it->edit().kind == kDigestRecord) next_.digests[from].assign(it->edit().value);
-    if (it->edit().kind == kSampleRecord) urls->emplace_back(it->edit().key);
+Status Round::ReadStageZero(const std::string& path, int from, std::vector<std::string>* urls) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto it, exchange_->OpenFile(path, 0, from, self_));
+  auto got = distwriter::ReadStageZero(*it, path);
+  if (!got) {
+    return DiscardIfUnusable(
+        local_, path,
+        got.error().WithContext(fmt::format("writer {}: round {} stage 0: file from {}", self_,
+                                            exchange_->round(), config_.Describe(from))));
   }
-  NUTCHFS_RETURN_IF_ERROR(DiscardIfCorrupt(local_, in, it->status()));
-  if (next_.digests[from].size() != 32) {
-    return DiscardIfCorrupt(local_, in,
-                            Status::Corruption(in + ": stage 0 file of " + config_.Describe(from) +
-                                               " has no input digest"));
-  }
-  return Status::OK();
-}
-
-// Stage 6: exchange section manifests, then install the round manifest on this machine.
-Status Round::Commit(const webdb::Manifest& section, const std::string& work_dir) {
-  // The new section files are synced; their names must be too before a manifest naming
-  // them leaves this machine.
-  NUTCHFS_RETURN_IF_ERROR(local_.SyncDir(section_dir_));
-  const std::string path = work_dir + "/section.manifest";
-  NUTCHFS_RETURN_IF_ERROR(nutchfs::WriteFileAtomically(local_, path, section.Encode()));
-  for (int to = 0; to < config_.k; ++to) {
-    NUTCHFS_RETURN_IF_ERROR(exchange_->Send(kCommitStage, to, path));
-  }
-  for (int from = 0; from < config_.k; ++from) {
-    NUTCHFS_ASSIGN_OR_RETURN(std::string in, exchange_->Receive(kCommitStage, from));
-    NUTCHFS_ASSIGN_OR_RETURN(std::string text, nutchfs::ReadFileToString(local_, in));
-    auto section = webdb::Manifest::Decode(text, in);
-    if (!section) return DiscardIfCorrupt(local_, in, section.error());
-    next_.sections[from] = std::move(*section);
-  }
-  NUTCHFS_ASSIGN_OR_RETURN(std::string meta, Local(config_.MetaFile("CURRENT")));
-  const std::string meta_dir = meta.substr(0, meta.rfind('/'));
-  const std::string name = RoundFileName(next_.version);
-  NUTCHFS_RETURN_IF_ERROR(
-      nutchfs::WriteFileAtomically(local_, meta_dir + "/" + name, next_.Encode()));
-  return nutchfs::WriteFileAtomically(local_, meta, name + "\n");
-}
-
-// Keeps the section files of this round and of the previous one (a reader may still be
-// reading it), and removes this writer's incoming exchange files.
-Status Round::CleanUp() {
-  NUTCHFS_RETURN_IF_ERROR(exchange_->RemoveIncoming());
-  NUTCHFS_RETURN_IF_ERROR(webdb::RemoveObsoleteFiles(
-      local_, section_dir_, {&next_.sections[self_], &committed_.sections[self_]}));
-  NUTCHFS_ASSIGN_OR_RETURN(std::string meta, Local(config_.MetaFile("CURRENT")));
-  const std::string meta_dir = meta.substr(0, meta.rfind('/'));
-  NUTCHFS_ASSIGN_OR_RETURN(auto names, local_.GetChildren(meta_dir));
-  for (const std::string& n : names) {
-    if (!n.starts_with("ROUND-") || n == RoundFileName(next_.version) ||
-        n == RoundFileName(committed_.version) || n.find(".tmp") != std::string::npos) {
-      continue;
-    }
-    Status s = local_.RemoveFile(meta_dir + "/" + n);
-    if (!s.ok() && !s.IsNotFound()) return s;
-  }
+  next_.digests[from] = std::move(got->digest);
+  urls->insert(urls->end(), std::make_move_iterator(got->urls.begin()),
+               std::make_move_iterator(got->urls.end()));
   return Status::OK();
 }
 

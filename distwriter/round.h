@@ -1,6 +1,7 @@
-// One distributed writer's part of a round: log its calls, agree on the round with its
-// peers (stage 0), run the five stages over its section exchanging edit files, commit
-// the round manifest on its machine, clean up. See docs/DISTRIBUTED.md.
+// One distributed writer's part of a round: roll forward any round its peers decided,
+// log its calls, agree on the round with its peers (stage 0), run the five stages over
+// its section exchanging edit files, commit (commit.h), clean up. A writer that fails
+// tells its peers (a failure marker). See docs/DISTRIBUTED.md.
 #ifndef DISTWRITER_ROUND_H_
 #define DISTWRITER_ROUND_H_
 
@@ -21,8 +22,10 @@ struct RunOptions {
   std::vector<std::string> call_files;  // "-" is standard input
   size_t memory_budget = size_t{256} << 20;
   webdb::ProgressFn progress;
-  // Test hook, called with "stage 0".."stage 5 ...", "commit" before each step, and
-  // "done" once the round is committed on this machine, before the clean-up.
+  // Test kill points, as webdb::StageHooks::before_step: called with the name of each
+  // step before it begins — "stage 0", the engine's "stage 1 ..".."stage 5 ..", "commit",
+  // the commit's steps (commit.h) — and "done" once the round is installed on this
+  // machine, before the clean-up (docs/DISTRIBUTED.md, "Restart").
   std::function<void(std::string_view)> before_step;
   // Tests: if set, every machine's root and the call files are reached through this Env
   // (nutchfs::NutchFsOptions::env), so that k writers can run as threads of one process

@@ -65,6 +65,10 @@ Status ParseLine(const std::string& line, RoundManifest* m) {
   if (!(f >> version >> table >> t.name >> t.records >> t.size >> std::hex >> t.crc)) {
     return Status::Corruption("section");
   }
+  // The file id is absent from rounds written before file ids.
+  if (!(f >> std::ws).eof() && (!(f >> t.id) || !(f >> std::ws).eof())) {
+    return Status::Corruption("section");
+  }
   auto id = webdb::ParseTableName(table);
   if (!id) return id.error();
   m->sections[i].version = version;
@@ -86,8 +90,6 @@ uint64_t RoundManifest::num_links() const {
   return n;
 }
 
-std::string RoundFileName(uint64_t version) { return fmt::format("ROUND-{:06d}", version); }
-
 std::string RoundManifest::Encode() const {
   std::string out(kMagicLine);
   out += fmt::format("version {}\nwriters {}\n", version, k);
@@ -101,9 +103,9 @@ std::string RoundManifest::Encode() const {
   for (int i = 0; i < k; ++i) {
     for (int t = 0; t < webdb::kNumTables; ++t) {
       const webdb::TableFile& f = sections[i].tables[t];
-      out += fmt::format("section {} {} {} {} {} {} {:08x}\n", i, sections[i].version,
+      out += fmt::format("section {} {} {} {} {} {} {:08x} {:016x}\n", i, sections[i].version,
                          webdb::TableName(static_cast<webdb::TableId>(t)), f.name, f.records,
-                         f.size, f.crc);
+                         f.size, f.crc, f.id);
     }
   }
   out += fmt::format("crc {:08x}\n", webdb::crc32c::Value(out));
@@ -126,6 +128,15 @@ Result<RoundManifest> RoundManifest::Decode(std::string_view text, const std::st
     if (!s.ok()) return Err(Bad(path, line_no, s.message() + " in '" + line + "'"));
   }
   if (m.version == 0 || m.k == 0) return Err(Bad(path, 1, "no version or writer count"));
+  // Every section names its four table files (a file name is never empty).
+  for (int i = 0; i < m.k; ++i) {
+    for (int t = 0; t < webdb::kNumTables; ++t) {
+      if (m.sections[i].tables[t].name.empty()) {
+        return Err(Bad(path, 1, fmt::format("section {} has no {} file", i,
+                                            webdb::TableName(static_cast<webdb::TableId>(t)))));
+      }
+    }
+  }
   if (!m.breakpoints.empty()) {
     Status s = ValidateBreakpoints(m.breakpoints, m.k);
     if (!s.ok()) return Err(Bad(path, 1, s.message()));

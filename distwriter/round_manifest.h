@@ -1,8 +1,8 @@
 // RoundManifest: one committed version of a distributed db — its k sections (each a
 // webdb::Manifest of table files on its writer's machine), the url breakpoints, the
 // round token and each writer's input digest. Its text form (docs/FORMAT.md) ends in a
-// CRC32C line; every writer builds a byte-identical copy and installs it on its own
-// machine by one atomic rename of meta/CURRENT. A plain value.
+// CRC32C line; every writer builds a byte-identical copy (round_store.h keeps them).
+// A plain value.
 #ifndef DISTWRITER_ROUND_MANIFEST_H_
 #define DISTWRITER_ROUND_MANIFEST_H_
 
@@ -32,8 +32,6 @@ struct RoundManifest {
   static Result<RoundManifest> Decode(std::string_view text, const std::string& path);
   bool operator==(const RoundManifest&) const = default;
 };
-
-std::string RoundFileName(uint64_t version);  // "ROUND-000007"
 
 }  // namespace distwriter
 

@@ -101,8 +101,14 @@ class Env {
   virtual Status CopyWithin(const std::string& from, const std::string& to);
 };
 
-// The local POSIX file system (also NFS and sshfs mounts).
-std::unique_ptr<Env> NewLocalEnv();
+// The local POSIX file system (also NFS and sshfs mounts). Below each of confined_roots
+// (the NutchFS roots of machines reached through it) no path component may be a
+// symbolic link: every entry point refuses such a path (Status::Refused naming the link),
+// so that a link planted in a share directory cannot lead outside it. FileExists is true
+// for such a path, so that a wait for it ends in the refusal rather than a timeout;
+// RemoveFile and RemoveDirRecursively may remove a link itself. Paths outside the roots
+// (working files, standard input) are not checked.
+std::unique_ptr<Env> NewLocalEnv(std::vector<std::string> confined_roots = {});
 
 // Convenience: whole-file read and write-then-rename publication through an Env.
 // ReadFileToString reads a regular file (up to its size when opened) and refuses

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "nutchfs/env.h"
 
@@ -154,6 +155,13 @@ class PosixWritableFile final : public WritableFile {
 
 class PosixEnv final : public Env {
  public:
+  explicit PosixEnv(std::vector<std::string> roots) {
+    for (std::string& root : roots) {
+      while (root.size() > 1 && root.back() == '/') root.pop_back();
+      if (root != "/") roots_.push_back(std::move(root));
+    }
+  }
+
   Capabilities capabilities() const override {
     Capabilities caps;
     caps.local_paths = true;
@@ -162,6 +170,7 @@ class PosixEnv final : public Env {
   }
 
   Result<std::unique_ptr<SequentialFile>> NewSequentialFile(const std::string& path) override {
+    NUTCHFS_RETURN_IF_ERROR(CheckNoLinks(path));
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Err(OpenError(path, errno));
     ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -172,6 +181,7 @@ class PosixEnv final : public Env {
   // instead of blocking the reader until something writes to it.
   Result<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
       const std::string& path) override {
+    NUTCHFS_RETURN_IF_ERROR(CheckNoLinks(path));
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return Err(OpenError(path, errno));
     struct stat st;
@@ -188,6 +198,7 @@ class PosixEnv final : public Env {
   }
 
   Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
+    NUTCHFS_RETURN_IF_ERROR(CheckNoLinks(path));
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return Err(OpenError(path, errno));
     return std::make_unique<PosixWritableFile>(path, fd);
@@ -197,6 +208,7 @@ class PosixEnv final : public Env {
   // path, which fails if path exists: the file appears complete or not at all, so a
   // crash can never leave an empty lock behind (and link is atomic on NFS too).
   Status CreateExclusive(const std::string& path, std::string_view contents) override {
+    NUTCHFS_RETURN_IF_ERROR(CheckNoLinks(path));
     static std::atomic<uint64_t> counter{0};
     const std::string tmp = path + ".excl." + std::to_string(::getpid()) + "." +
                             std::to_string(counter.fetch_add(1));
@@ -216,15 +228,19 @@ class PosixEnv final : public Env {
     return s;
   }
 
-  bool FileExists(const std::string& path) override { return ::access(path.c_str(), F_OK) == 0; }
+  bool FileExists(const std::string& path) override {
+    return !CheckNoLinks(path).ok() || ::access(path.c_str(), F_OK) == 0;
+  }
 
   Result<uint64_t> GetFileSize(const std::string& path) override {
+    NUTCHFS_RETURN_IF_ERROR(CheckNoLinks(path));
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) return Err(OpenError(path, errno));
     return static_cast<uint64_t>(st.st_size);
   }
 
   Result<std::vector<std::string>> GetChildren(const std::string& dir) override {
+    NUTCHFS_RETURN_IF_ERROR(CheckNoLinks(dir));
     DIR* d = ::opendir(dir.c_str());
     if (d == nullptr) return Err(OpenError(dir, errno));
     std::vector<std::string> names;
@@ -237,6 +253,8 @@ class PosixEnv final : public Env {
   }
 
   Status RenameFile(const std::string& from, const std::string& to) override {
+    NUTCHFS_RETURN_IF_ERROR(CheckNoLinks(from));
+    NUTCHFS_RETURN_IF_ERROR(CheckNoLinks(DirOf(to)));
     if (::rename(from.c_str(), to.c_str()) != 0) {
       if (errno == ENOENT) return OpenError("rename " + from + " to " + to, errno);
       return Status::FromErrno("rename " + from + " to " + to, errno);
@@ -245,11 +263,13 @@ class PosixEnv final : public Env {
   }
 
   Status RemoveFile(const std::string& path) override {
+    NUTCHFS_RETURN_IF_ERROR(CheckNoLinks(DirOf(path)));
     if (::unlink(path.c_str()) != 0) return OpenError(path, errno);
     return Status::OK();
   }
 
   Status CreateDirs(const std::string& dir) override {
+    NUTCHFS_RETURN_IF_ERROR(CheckNoLinks(dir));
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) return Status::IOError("create directory " + dir + ": " + ec.message());
@@ -257,6 +277,7 @@ class PosixEnv final : public Env {
   }
 
   Status RemoveDirRecursively(const std::string& dir) override {
+    NUTCHFS_RETURN_IF_ERROR(CheckNoLinks(DirOf(dir)));
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
     if (ec) return Status::IOError("remove " + dir + ": " + ec.message());
@@ -264,6 +285,7 @@ class PosixEnv final : public Env {
   }
 
   Status SyncDir(const std::string& dir) override {
+    NUTCHFS_RETURN_IF_ERROR(CheckNoLinks(dir));
     int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return OpenError(dir, errno);
     int rc = ::fsync(fd);
@@ -276,6 +298,8 @@ class PosixEnv final : public Env {
   // The kernel copies (copy_file_range): the bytes never pass through this process.
   // Where it cannot (another file system type, an old kernel), Env's streaming copy.
   Status CopyWithin(const std::string& from, const std::string& to) override {
+    NUTCHFS_RETURN_IF_ERROR(CheckNoLinks(from));
+    NUTCHFS_RETURN_IF_ERROR(CheckNoLinks(to));
     int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
     if (in < 0) return OpenError(from, errno);
     int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -301,15 +325,43 @@ class PosixEnv final : public Env {
   }
 
  private:
+  // Refused if a component of path below one of roots_ is a symbolic link (lstat, one
+  // component at a time; components that do not exist end the walk).
+  Status CheckNoLinks(const std::string& path) const {
+    for (const std::string& root : roots_) {
+      if (path.size() <= root.size() || path.compare(0, root.size(), root) != 0 ||
+          path[root.size()] != '/') {
+        continue;
+      }
+      for (size_t end = root.size() + 1; end <= path.size(); ++end) {
+        if (end < path.size() && path[end] != '/') continue;
+        const std::string prefix = path.substr(0, end);
+        struct stat st;
+        if (::lstat(prefix.c_str(), &st) != 0) return Status::OK();
+        if (S_ISLNK(st.st_mode)) {
+          return Status::Refused(path + ": " + prefix +
+                                 " is a symbolic link below the NutchFS root " + root +
+                                 "; refused");
+        }
+      }
+      return Status::OK();
+    }
+    return Status::OK();
+  }
+
   static Status OpenError(const std::string& path, int err) {
     if (err == ENOENT) return Status::NotFound(path + ": no such file or directory");
     return Status::FromErrno(path, err);
   }
+
+  std::vector<std::string> roots_;
 };
 
 }  // namespace
 
-std::unique_ptr<Env> NewLocalEnv() { return std::make_unique<PosixEnv>(); }
+std::unique_ptr<Env> NewLocalEnv(std::vector<std::string> confined_roots) {
+  return std::make_unique<PosixEnv>(std::move(confined_roots));
+}
 
 Result<std::string> ReadFileToString(Env& env, const std::string& path) {
   NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewRandomAccessFile(path));

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <chrono>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <set>
 #include <sstream>
@@ -140,7 +141,13 @@ LockVerdict JudgeLock(const Result<LockOwner>& owner, const LockOwner& me, int64
     return {true, Describe(o) + " is gone: it was taken before this host rebooted (boot id " +
                       o.boot_id + ", now " + me.boot_id + ")"};
   }
-  const int64_t age_ms = now_ms - o.acquired_ms;
+  // acquired_ms comes from a file: the difference may not fit (a saturated age then
+  // still compares right with the lease).
+  int64_t age_ms;
+  if (__builtin_sub_overflow(now_ms, o.acquired_ms, &age_ms)) {
+    age_ms = o.acquired_ms < 0 ? std::numeric_limits<int64_t>::max()
+                               : std::numeric_limits<int64_t>::min();
+  }
   std::string held = "held by " + Describe(o) + " for " + std::to_string(age_ms) + " ms";
   if (age_ms < lease_ms) {
     return {false, held + ", less than the lease of " + std::to_string(lease_ms) + " ms"};

@@ -27,7 +27,14 @@ SftpOptions OptionsFor(const ClusterConfig& config, const Location& loc) {
 MachineEnvs::MachineEnvs(const ClusterConfig& config, std::string own_machine, Env* override_env)
     : config_(config), own_machine_(std::move(own_machine)), local_(override_env) {
   if (local_ == nullptr) {
-    owned_local_ = NewLocalEnv();
+    // Roots this Env reaches: local locations, and this machine's own root.
+    std::vector<std::string> roots;
+    for (const MachineConfig& m : config_.machines) {
+      if (m.location.scheme == Location::Scheme::kLocal || m.name == own_machine_) {
+        roots.push_back(m.location.root);
+      }
+    }
+    owned_local_ = NewLocalEnv(std::move(roots));
     local_ = owned_local_.get();
   }
 }

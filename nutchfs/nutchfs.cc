@@ -122,18 +122,30 @@ Result<FileInfo> NutchFs::Put(const std::string& local_path, const NutchFile& fi
   NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(file));
   std::optional<FileInfo> first;
   for (const std::string& name : group->machines) {
-    const std::string what = "put " + file.ToString() + " to machine " + name;
-    NUTCHFS_ASSIGN_OR_RETURN(Place to, PlaceAt(*config_.FindMachine(name), file));
-    auto info = WithRetries(config_, what, [&] {
-      return PublishFile(envs_.local(), local_path, *to.env, to.path, options_.verify_checksum);
-    });
-    if (!info) return Err(info.error().WithContext(what));
-    if (first && *first != *info) {
-      return Err(Status::IOError(what + ": " + local_path + " changed during the put"));
+    NUTCHFS_ASSIGN_OR_RETURN(FileInfo info, PutAt(local_path, file, name));
+    if (first && *first != info) {
+      return Err(Status::IOError("put " + file.ToString() + " to machine " + name + ": " +
+                                 local_path + " changed during the put"));
     }
-    first = *info;
+    first = info;
   }
   return *first;
+}
+
+Result<FileInfo> NutchFs::PutAt(const std::string& local_path, const NutchFile& file,
+                                std::string_view machine) {
+  NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(file));
+  if (!Contains(group->machines, machine)) {
+    return Err(Status::InvalidArgument("share group '" + group->name + "' of " + file.ToString() +
+                                       " is not held by machine " + std::string(machine)));
+  }
+  const std::string what = "put " + file.ToString() + " to machine " + std::string(machine);
+  NUTCHFS_ASSIGN_OR_RETURN(Place to, PlaceAt(*config_.FindMachine(machine), file));
+  auto info = WithRetries(config_, what, [&] {
+    return PublishFile(envs_.local(), local_path, *to.env, to.path, options_.verify_checksum);
+  });
+  if (!info) return Err(info.error().WithContext(what));
+  return info;
 }
 
 Status NutchFs::WaitFor(const NutchFile& file, std::string_view sender,

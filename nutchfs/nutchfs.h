@@ -69,6 +69,10 @@ class NutchFs {
   // location is retried up to config().retries times on IOError. Returns the size and
   // SHA-256 of what was published, for receivers to verify.
   Result<FileInfo> Put(const std::string& local_path, const NutchFile& file);
+  // Publishes like Put, at one machine of the file's group only. InvalidArgument if the
+  // group does not hold `file` on that machine.
+  Result<FileInfo> PutAt(const std::string& local_path, const NutchFile& file,
+                         std::string_view machine);
   // Blocks until `file` is present at the view of its group, polling with a backoff of
   // 1 ms doubling to 50 ms. Timeout names the file, the machine waited at and `sender`.
   Status WaitFor(const NutchFile& file, std::string_view sender, std::chrono::milliseconds timeout);

@@ -1,6 +1,4 @@
-// The SFTP v3 wire format (draft-ietf-secsh-filexfer-02): every packet is
-// uint32 length, byte type, then for requests and replies a uint32 id and fields;
-// integers big-endian, strings as uint32 length + bytes.
+// The packets themselves are encoded and decoded by nutchfs/sftp_wire.h.
 #include "nutchfs/sftp_channel.h"
 
 #include <algorithm>
@@ -11,105 +9,14 @@
 namespace nutchfs {
 namespace {
 
-constexpr uint8_t kFxpInit = 1;
-constexpr uint8_t kFxpVersion = 2;
-constexpr uint8_t kFxpOpen = 3;
-constexpr uint8_t kFxpClose = 4;
-constexpr uint8_t kFxpRead = 5;
-constexpr uint8_t kFxpWrite = 6;
-constexpr uint8_t kFxpFstat = 8;
-constexpr uint8_t kFxpExtended = 200;
-constexpr uint8_t kFxpStatus = 101;
-constexpr uint8_t kFxpHandle = 102;
-constexpr uint8_t kFxpData = 103;
-constexpr uint8_t kFxpAttrs = 105;
-
-constexpr uint32_t kFxOk = 0;
-constexpr uint32_t kFxEof = 1;
-constexpr uint32_t kFxNoSuchFile = 2;
-constexpr uint32_t kAttrSize = 0x1;
-constexpr uint32_t kAttrUidGid = 0x2;
-constexpr uint32_t kAttrPermissions = 0x4;
-constexpr uint32_t kAttrTimes = 0x8;
-
 constexpr uint32_t kVersion = 3;
 // Largest reply accepted: a full DATA reply plus headers and a generous status text.
 constexpr size_t kMaxReply = SftpChannel::kReadChunk + 4096;
 
-uint32_t DecodeU32(const char* p) {
-  const auto* u = reinterpret_cast<const unsigned char*>(p);
-  return (uint32_t{u[0]} << 24) | (uint32_t{u[1]} << 16) | (uint32_t{u[2]} << 8) | u[3];
-}
-
-void PutU32(std::string* out, uint32_t v) {
-  const char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16),
-                     static_cast<char>(v >> 8), static_cast<char>(v)};
-  out->append(b, 4);
-}
-
-void PutU64(std::string* out, uint64_t v) {
-  PutU32(out, static_cast<uint32_t>(v >> 32));
-  PutU32(out, static_cast<uint32_t>(v));
-}
-
-void PutString(std::string* out, std::string_view s) {
-  PutU32(out, static_cast<uint32_t>(s.size()));
-  out->append(s);
-}
-
-// Starts a packet in out: room for the length, the type and the id (or version).
-void BeginPacket(std::string* out, uint8_t type, uint32_t id) {
-  out->clear();
-  out->append(4, '\0');
-  out->push_back(static_cast<char>(type));
-  PutU32(out, id);
-}
-
-// Fills in the length of a packet started by BeginPacket.
-std::string_view EndPacket(std::string* out) {
-  const uint32_t len = static_cast<uint32_t>(out->size() - 4);
-  std::string prefix;
-  PutU32(&prefix, len);
-  out->replace(0, 4, prefix);
-  return *out;
-}
-
-// Parses the fields of a reply; a read past the end sets ok() to false.
-class PayloadReader {
- public:
-  explicit PayloadReader(std::string_view in) : in_(in) {}
-  bool ok() const { return ok_; }
-  uint32_t U32() {
-    if (!Need(4)) return 0;
-    uint32_t v = DecodeU32(in_.data());
-    in_.remove_prefix(4);
-    return v;
-  }
-  uint64_t U64() {
-    uint64_t hi = U32();
-    return (hi << 32) | U32();
-  }
-  std::string_view Str() {
-    uint32_t n = U32();
-    if (!Need(n)) return {};
-    std::string_view s = in_.substr(0, n);
-    in_.remove_prefix(n);
-    return s;
-  }
-  bool empty() const { return in_.empty(); }
-
- private:
-  bool Need(size_t n) {
-    if (ok_ && in_.size() >= n) return true;
-    ok_ = false;
-    return false;
-  }
-  std::string_view in_;
-  bool ok_ = true;
-};
-
 bool IsEof(uint8_t type, const std::string& payload) {
-  return type == kFxpStatus && PayloadReader(payload).U32() == kFxEof;
+  if (type != kFxpStatus) return false;
+  auto status = DecodeSftpStatus(payload);
+  return status && status->code == kFxEof;
 }
 
 }  // namespace
@@ -142,22 +49,22 @@ Result<std::unique_ptr<SftpChannel>> SftpChannel::Open(ssh_session session, std:
 }
 
 Status SftpChannel::Init() {
-  BeginPacket(&send_buf_, kFxpInit, kVersion);
-  NUTCHFS_RETURN_IF_ERROR(Send(EndPacket(&send_buf_), "sftp init", ""));
+  BeginSftpPacket(&send_buf_, kFxpInit, kVersion);
+  NUTCHFS_RETURN_IF_ERROR(Send(EndSftpPacket(&send_buf_), "sftp init", ""));
   char head[5];
   NUTCHFS_RETURN_IF_ERROR(ReadExactly(head, sizeof(head), "sftp init", ""));
-  const uint32_t len = DecodeU32(head);
+  const uint32_t len = DecodeSftpU32(head);
   if (head[4] != static_cast<char>(kFxpVersion) || len < 5 || len > kMaxReply) {
     return Broken("sftp init", "", "the server did not answer with SSH_FXP_VERSION");
   }
   std::string payload(len - 1, '\0');
   NUTCHFS_RETURN_IF_ERROR(ReadExactly(payload.data(), payload.size(), "sftp init", ""));
-  PayloadReader in(payload);
-  if (in.U32() != kVersion) return Broken("sftp init", "", "server does not speak SFTP v3");
-  while (in.ok() && !in.empty()) {
-    extensions_.emplace_back(in.Str());
-    in.Str();  // the extension's version data
+  auto version = DecodeSftpVersion(payload);
+  if (!version) return Broken("sftp init", "", "malformed SSH_FXP_VERSION reply");
+  if (version->version != kVersion) {
+    return Broken("sftp init", "", "server does not speak SFTP v3");
   }
+  extensions_ = std::move(version->extensions);
   return Status::OK();
 }
 
@@ -218,10 +125,9 @@ Status SftpChannel::ReadExactly(char* dst, size_t n, std::string_view what,
 }
 
 Status SftpChannel::ReadOnePacket(std::string_view what, const std::string& path) {
-  char head[9];
+  char head[kSftpReplyHeaderSize];
   NUTCHFS_RETURN_IF_ERROR(ReadExactly(head, sizeof(head), what, path));
-  const uint32_t len = DecodeU32(head);
-  const uint32_t id = DecodeU32(head + 5);
+  const auto [len, type, id] = DecodeSftpReplyHeader(head);
   if (len < 5 || len > kMaxReply) {
     return Broken(what, path, "bad packet length " + std::to_string(len));
   }
@@ -229,14 +135,14 @@ Status SftpChannel::ReadOnePacket(std::string_view what, const std::string& path
     return Broken(what, path, "reply to unknown request " + std::to_string(id));
   }
   Reply reply;
-  reply.type = static_cast<uint8_t>(head[4]);
+  reply.type = type;
   const size_t rest = len - 5;
   auto target = read_targets_.find(id);
   if (reply.type == kFxpData && target != read_targets_.end()) {
     char n[4];
     if (rest < 4) return Broken(what, path, "short DATA packet");
     NUTCHFS_RETURN_IF_ERROR(ReadExactly(n, 4, what, path));
-    reply.data_len = DecodeU32(n);
+    reply.data_len = DecodeSftpU32(n);
     if (reply.data_len != rest - 4 || reply.data_len > target->second.capacity) {
       return Broken(what, path, "DATA reply does not match its request");
     }
@@ -267,14 +173,13 @@ Status SftpChannel::StatusOf(const Reply& reply, std::string_view what, const st
   if (reply.type != kFxpStatus) {
     return Broken(what, path, "unexpected reply type " + std::to_string(reply.type));
   }
-  PayloadReader in(reply.payload);
-  const uint32_t code = in.U32();
-  const std::string_view text = in.Str();
-  if (!in.ok()) return Broken(what, path, "malformed STATUS reply");
-  if (code == kFxOk) return Status::OK();
-  std::string msg = name_ + ": " + std::string(what) + " " + path + ": " + std::string(text) +
-                    " (SFTP status " + std::to_string(code) + ")";
-  return code == kFxNoSuchFile ? Status::NotFound(std::move(msg)) : Status::IOError(std::move(msg));
+  auto status = DecodeSftpStatus(reply.payload);
+  if (!status) return Broken(what, path, "malformed STATUS reply");
+  if (status->code == kFxOk) return Status::OK();
+  std::string msg = name_ + ": " + std::string(what) + " " + path + ": " + status->message +
+                    " (SFTP status " + std::to_string(status->code) + ")";
+  return status->code == kFxNoSuchFile ? Status::NotFound(std::move(msg))
+                                       : Status::IOError(std::move(msg));
 }
 
 Status SftpChannel::Call(std::string packet, uint32_t id, std::string_view what,
@@ -287,55 +192,43 @@ Status SftpChannel::Call(std::string packet, uint32_t id, std::string_view what,
 
 Result<SftpHandle> SftpChannel::OpenFile(const std::string& path, uint32_t flags) {
   const uint32_t id = NextId();
-  BeginPacket(&send_buf_, kFxpOpen, id);
-  PutString(&send_buf_, path);
-  PutU32(&send_buf_, flags);
-  PutU32(&send_buf_, 0);  // no attributes: the server's default mode, minus its umask
+  BeginSftpPacket(&send_buf_, kFxpOpen, id);
+  PutSftpString(&send_buf_, path);
+  PutSftpU32(&send_buf_, flags);
+  PutSftpU32(&send_buf_, 0);  // no attributes: the server's default mode, minus its umask
   outstanding_.insert(id);
-  NUTCHFS_RETURN_IF_ERROR(Send(EndPacket(&send_buf_), "open", path));
+  NUTCHFS_RETURN_IF_ERROR(Send(EndSftpPacket(&send_buf_), "open", path));
   NUTCHFS_ASSIGN_OR_RETURN(Reply reply, WaitReply(id, "open", path));
   if (reply.type != kFxpHandle) {
     Status s = StatusOf(reply, "open", path);
     return Err(s.ok() ? Broken("open", path, "STATUS OK instead of a handle") : s);
   }
-  PayloadReader in(reply.payload);
-  SftpHandle file{std::string(in.Str()), path};
-  if (!in.ok()) return Err(Broken("open", path, "malformed HANDLE reply"));
-  return file;
+  auto handle = DecodeSftpHandle(reply.payload);
+  if (!handle) return Err(Broken("open", path, "malformed HANDLE reply"));
+  return SftpHandle{std::move(*handle), path};
 }
 
 Status SftpChannel::CloseFile(const SftpHandle& file) {
   const uint32_t id = NextId();
-  BeginPacket(&send_buf_, kFxpClose, id);
-  PutString(&send_buf_, file.handle);
-  return Call(std::string(EndPacket(&send_buf_)), id, "close", file.path);
+  BeginSftpPacket(&send_buf_, kFxpClose, id);
+  PutSftpString(&send_buf_, file.handle);
+  return Call(std::string(EndSftpPacket(&send_buf_)), id, "close", file.path);
 }
 
 Result<SftpFileStat> SftpChannel::Stat(const SftpHandle& file) {
   const uint32_t id = NextId();
-  BeginPacket(&send_buf_, kFxpFstat, id);
-  PutString(&send_buf_, file.handle);
+  BeginSftpPacket(&send_buf_, kFxpFstat, id);
+  PutSftpString(&send_buf_, file.handle);
   outstanding_.insert(id);
-  NUTCHFS_RETURN_IF_ERROR(Send(EndPacket(&send_buf_), "fstat", file.path));
+  NUTCHFS_RETURN_IF_ERROR(Send(EndSftpPacket(&send_buf_), "fstat", file.path));
   NUTCHFS_ASSIGN_OR_RETURN(Reply reply, WaitReply(id, "fstat", file.path));
   if (reply.type != kFxpAttrs) {
     Status s = StatusOf(reply, "fstat", file.path);
     return Err(s.ok() ? Broken("fstat", file.path, "STATUS OK instead of attributes") : s);
   }
-  PayloadReader in(reply.payload);
-  const uint32_t flags = in.U32();
-  SftpFileStat stat;
-  if (flags & kAttrSize) stat.size = in.U64();
-  if (flags & kAttrUidGid) in.U64();
-  if (flags & kAttrPermissions) in.U32();
-  if (flags & kAttrTimes) {
-    in.U32();  // atime
-    stat.mtime = in.U32();
-  }
-  if (!in.ok() || (flags & kAttrSize) == 0) {
-    return Err(Broken("fstat", file.path, "the server sent no file size"));
-  }
-  return stat;
+  auto stat = DecodeSftpAttrs(reply.payload);
+  if (!stat) return Err(Broken("fstat", file.path, "the server sent no file size"));
+  return *stat;
 }
 
 Status SftpChannel::Fsync(const SftpHandle& file) {
@@ -344,10 +237,10 @@ Status SftpChannel::Fsync(const SftpHandle& file) {
                            ": the server lacks the fsync@openssh.com extension");
   }
   const uint32_t id = NextId();
-  BeginPacket(&send_buf_, kFxpExtended, id);
-  PutString(&send_buf_, "fsync@openssh.com");
-  PutString(&send_buf_, file.handle);
-  return Call(std::string(EndPacket(&send_buf_)), id, "fsync", file.path);
+  BeginSftpPacket(&send_buf_, kFxpExtended, id);
+  PutSftpString(&send_buf_, "fsync@openssh.com");
+  PutSftpString(&send_buf_, file.handle);
+  return Call(std::string(EndSftpPacket(&send_buf_)), id, "fsync", file.path);
 }
 
 Status SftpChannel::PosixRename(const std::string& from, const std::string& to) {
@@ -356,23 +249,23 @@ Status SftpChannel::PosixRename(const std::string& from, const std::string& to) 
                            ": the server lacks the posix-rename@openssh.com extension");
   }
   const uint32_t id = NextId();
-  BeginPacket(&send_buf_, kFxpExtended, id);
-  PutString(&send_buf_, "posix-rename@openssh.com");
-  PutString(&send_buf_, from);
-  PutString(&send_buf_, to);
-  return Call(std::string(EndPacket(&send_buf_)), id, "rename", from + " to " + to);
+  BeginSftpPacket(&send_buf_, kFxpExtended, id);
+  PutSftpString(&send_buf_, "posix-rename@openssh.com");
+  PutSftpString(&send_buf_, from);
+  PutSftpString(&send_buf_, to);
+  return Call(std::string(EndSftpPacket(&send_buf_)), id, "rename", from + " to " + to);
 }
 
 Result<uint32_t> SftpChannel::StartWrite(const SftpHandle& file, uint64_t offset,
                                          std::string_view data) {
   const uint32_t id = NextId();
-  BeginPacket(&send_buf_, kFxpWrite, id);
-  PutString(&send_buf_, file.handle);
-  PutU64(&send_buf_, offset);
-  PutString(&send_buf_, data);
+  BeginSftpPacket(&send_buf_, kFxpWrite, id);
+  PutSftpString(&send_buf_, file.handle);
+  PutSftpU64(&send_buf_, offset);
+  PutSftpString(&send_buf_, data);
   outstanding_.insert(id);
   NUTCHFS_RETURN_IF_ERROR(
-      Send(EndPacket(&send_buf_), "write at " + std::to_string(offset) + " of", file.path));
+      Send(EndSftpPacket(&send_buf_), "write at " + std::to_string(offset) + " of", file.path));
   return id;
 }
 
@@ -384,13 +277,13 @@ Status SftpChannel::FinishWrite(const SftpHandle& file, uint32_t id) {
 Result<uint32_t> SftpChannel::StartRead(const SftpHandle& file, uint64_t offset, size_t len,
                                         char* dst) {
   const uint32_t id = NextId();
-  BeginPacket(&send_buf_, kFxpRead, id);
-  PutString(&send_buf_, file.handle);
-  PutU64(&send_buf_, offset);
-  PutU32(&send_buf_, static_cast<uint32_t>(len));
+  BeginSftpPacket(&send_buf_, kFxpRead, id);
+  PutSftpString(&send_buf_, file.handle);
+  PutSftpU64(&send_buf_, offset);
+  PutSftpU32(&send_buf_, static_cast<uint32_t>(len));
   outstanding_.insert(id);
   read_targets_[id] = ReadTarget{dst, len};
-  NUTCHFS_RETURN_IF_ERROR(Send(EndPacket(&send_buf_), "read", file.path));
+  NUTCHFS_RETURN_IF_ERROR(Send(EndSftpPacket(&send_buf_), "read", file.path));
   return id;
 }
 

@@ -29,6 +29,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "nutchfs/sftp_wire.h"
 #include "nutchfs/status.h"
 
 namespace nutchfs {
@@ -44,14 +45,6 @@ inline constexpr uint32_t kSftpExclusive = 0x20;
 struct SftpHandle {
   std::string handle;
   std::string path;
-};
-
-// What identifies a version of a file well enough to notice it was replaced.
-struct SftpFileStat {
-  uint64_t size = 0;
-  uint32_t mtime = 0;  // seconds; 0 if the server did not say
-
-  bool operator==(const SftpFileStat&) const = default;
 };
 
 class SftpChannel {

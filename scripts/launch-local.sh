@@ -27,10 +27,11 @@ config=$root/cluster.conf
 if [ ! -f "$config" ]; then
   "$bin" init-local --writers "$k" --root "$root" --out "$config"
 fi
-have=$(config_value "$config" writers)
+have=$("$bin" config --config "$config" --get writers)
 [ "$have" = "$k" ] || { echo "launch-local: $config has $have writers, not $k" >&2; exit 2; }
-db=$(config_value "$config" db)
-if [ ! -e "$root/m0/$db/meta/CURRENT" ]; then
+db=$("$bin" config --config "$config" --get db)
+root0=$(writer_machines "$bin" "$config" | head -n 1 | cut -f 7)
+if [ ! -e "$root0/$db/meta/CURRENT" ]; then
   "$bin" create --config "$config" ${WEBDB_SAMPLE:+--sample "$WEBDB_SAMPLE"}
 fi
 exec "$bin" launch --config "$config" "$@"

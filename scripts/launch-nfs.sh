@@ -18,11 +18,15 @@ config=$(config_path "$1")
 shift
 bin=$(distwriter_binary "$here")
 
-writers=$(writer_machines "$config")
+writers=$(writer_machines "$bin" "$config")
 failed=0
-while read -r writer machine root; do
-  if [[ $root != /* ]]; then
-    echo "launch-nfs: writer $writer (machine $machine): '$root' is not a local path" >&2
+while IFS=$'\t' read -r writer machine scheme host port user root; do
+  if [ "$scheme" != local ]; then
+    location=$host
+    [ "$user" = - ] || location=$user@$location
+    [ "$port" = 22 ] || location=$location:$port
+    location=$location:$root
+    echo "launch-nfs: writer $writer (machine $machine): '$location' is not a local path" >&2
     failed=1
     continue
   fi

@@ -18,22 +18,21 @@ config=$(config_path "$1")
 shift
 bin=$(distwriter_binary "$here")
 
-identity=$(config_value "$config" ssh_identity)
-known_hosts=$(config_value "$config" ssh_known_hosts)
+identity=$("$bin" config --config "$config" --get ssh_identity)
+known_hosts=$("$bin" config --config "$config" --get ssh_known_hosts)
 ssh_opts=(-n -o BatchMode=yes -o ConnectTimeout=10)
-[ -z "$identity" ] || ssh_opts+=(-i "$(relative_to_config "$config" "$identity")")
-[ -z "$known_hosts" ] || ssh_opts+=(-o "UserKnownHostsFile=$(relative_to_config "$config" "$known_hosts")")
+[ -z "$identity" ] || ssh_opts+=(-i "$identity")
+[ -z "$known_hosts" ] || ssh_opts+=(-o "UserKnownHostsFile=$known_hosts")
 
 # Checks one writer's machine; prints why it is not usable and fails.
 check_writer() {
-  local writer=$1 machine=$2 location=$3 login port out
-  if [[ ! $location =~ ^(([^@]+)@)?([^:@/]+)(:([0-9]+))?:(/.*)$ ]]; then
-    echo "launch-ssh: writer $writer (machine $machine): '$location' is not a user@host[:port]:/root location" >&2
+  local writer=$1 machine=$2 scheme=$3 host=$4 port=$5 user=$6 root=$7 login out
+  if [ "$scheme" != ssh ]; then
+    echo "launch-ssh: writer $writer (machine $machine): '$root' is not a user@host[:port]:/root location" >&2
     return 1
   fi
-  login=${BASH_REMATCH[3]}
-  [ -z "${BASH_REMATCH[2]}" ] || login=${BASH_REMATCH[2]}@$login
-  port=${BASH_REMATCH[5]:-22}
+  login=$host
+  [ "$user" = - ] || login=$user@$host
   if ! out=$(ssh "${ssh_opts[@]}" -p "$port" "$login" "test -x '$bin' || echo 'no executable $bin'" 2>&1); then
     echo "launch-ssh: writer $writer (machine $machine): ssh -p $port $login failed: $out" >&2
     return 1
@@ -44,10 +43,10 @@ check_writer() {
   fi
 }
 
-writers=$(writer_machines "$config")
+writers=$(writer_machines "$bin" "$config")
 pids=()
-while read -r writer machine location; do
-  check_writer "$writer" "$machine" "$location" &
+while IFS=$'\t' read -r writer machine scheme host port user root; do
+  check_writer "$writer" "$machine" "$scheme" "$host" "$port" "$user" "$root" &
   pids+=($!)
 done <<<"$writers"
 failed=0

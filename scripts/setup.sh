@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project needs and builds it into build/.
-# Usage: scripts/setup.sh [--bench] [TARGET...]   (run as root on Debian 12)
-#   --bench   also install benchmark tools and build bench/
-#   TARGET    build only these CMake targets (default: everything, tests included)
+# Usage: scripts/setup.sh [--bench] [--clang] [--install-only] [TARGET...]
+#   (run as root on Debian 12)
+#   --bench         also install benchmark tools and build bench/
+#   --clang         also install clang 14 with its libFuzzer, ASan, UBSan and TSan runtimes
+#                   (scripts/fuzz.sh, scripts/sanitize.sh)
+#   --install-only  install the packages, build nothing
+#   TARGET          build only these CMake targets (default: everything, tests included)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,16 +15,22 @@ packages=(
   libboost-filesystem-dev libboost-program-options-dev
   libssh-dev libssl-dev libspdlog-dev libfmt-dev
   libsimdjson-dev libexpected-dev catch2
-  zlib1g-dev libgumbo-dev liburiparser-dev libidn2-dev libpsl-dev libre2-dev
+  zlib1g-dev liburiparser-dev libidn2-dev libpsl-dev libre2-dev
+  libgumbo-dev libboost1.74-doc  # tests: the reference HTML parser and pages to compare on
   python3 wget
   openssh-server openssh-client sshfs fuse3 iproute2 procps psmisc
 )
 bench=OFF
-if [ "${1:-}" = "--bench" ]; then
-  bench=ON
-  packages+=(libbenchmark-dev time)
+install_only=false
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bench) bench=ON; packages+=(libbenchmark-dev time) ;;
+    --clang) packages+=(clang-14 libclang-rt-14-dev) ;;
+    --install-only) install_only=true ;;
+    *) break ;;
+  esac
   shift
-fi
+done
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done
 
@@ -34,5 +44,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+$install_only && exit 0
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEBDB_BUILD_BENCH=$bench >/dev/null
 cmake --build build -j "$(nproc)" "${targets[@]}"

@@ -25,20 +25,22 @@ Status Usage(std::string msg) { return Status::InvalidArgument(std::move(msg)); 
 enum OptionBit : unsigned {
   kTableOpt = 1, kMd5Opt = 2, kUrlOpt = 4, kMemoryOpt = 8, kConfigOpt = 16,
   kFilterOpt = 32, kSkipBadOpt = 64, kUpdateOpt = 128, kGenerateOpt = 256,
-  kJsonOpt = 512, kQuickOpt = 1024, kTextOpt = 2048
+  kJsonOpt = 512, kQuickOpt = 1024, kTextOpt = 2048, kKeepOpt = 4096, kVersionOpt = 8192
 };
 constexpr std::pair<OptionBit, const char*> kOptionNames[] = {
     {kTableOpt, "table"},           {kMd5Opt, "md5"},
     {kUrlOpt, "url"},               {kMemoryOpt, "memory"},
     {kConfigOpt, "config"},         {kFilterOpt, "filter"},
     {kSkipBadOpt, "skip-bad"},      {kUpdateOpt, "max-retries"},
+    {kUpdateOpt, "retry-delay-days"}, {kUpdateOpt, "fetchlist"},
     {kUpdateOpt, "max-outlinks"},   {kUpdateOpt, "max-anchor"},
     {kUpdateOpt, "follow-nofollow"}, {kGenerateOpt, "top"},
     {kGenerateOpt, "max-per-host"}, {kGenerateOpt, "by"},
     {kGenerateOpt, "now"},          {kGenerateOpt, "lease-days"},
     {kGenerateOpt, "out"},          {kGenerateOpt, "dry-run"},
     {kJsonOpt, "json"},             {kQuickOpt, "quick"},
-    {kTextOpt, "text"}};
+    {kTextOpt, "text"},             {kKeepOpt, "keep"},
+    {kVersionOpt, "version"}};
 
 struct CommandSpec {
   const char* name;
@@ -51,30 +53,39 @@ struct CommandSpec {
 constexpr size_t kUnlimited = std::numeric_limits<size_t>::max();
 
 constexpr CommandSpec kCommands[] = {
-    {"create", 1, 1, 0, "webdb create DB"},
+    {"create", 1, 1, kKeepOpt, "webdb create DB [--keep N]"},
     {"unlock", 1, 1, 0, "webdb unlock DB"},
-    {"apply", 2, kUnlimited, kMemoryOpt, "webdb apply DB CALLFILE... [--memory SIZE]"},
-    {"dump", 1, 1, kTableOpt | kConfigOpt,
-     "webdb dump (DB | --config FILE) --table pagesByURL|pagesByMD5|linksByURL|linksByMD5"},
-    {"stats", 1, 1, kConfigOpt | kQuickOpt | kTextOpt,
-     "webdb stats (DB | --config FILE) [--quick] [--text]"},
-    {"page", 2, 2, kConfigOpt, "webdb page (DB | --config FILE) URL"},
-    {"pages", 1, 1, kMd5Opt | kConfigOpt, "webdb pages (DB | --config FILE) --md5 HEX"},
-    {"links", 1, 1, kUrlOpt | kMd5Opt | kConfigOpt,
-     "webdb links (DB | --config FILE) (--url URL | --md5 HEX)"},
+    {"apply", 2, kUnlimited, kMemoryOpt | kKeepOpt,
+     "webdb apply DB CALLFILE... [--memory SIZE] [--keep N]"},
+    {"dump", 1, 1, kTableOpt | kConfigOpt | kVersionOpt,
+     "webdb dump (DB | --config FILE) --table pagesByURL|pagesByMD5|linksByURL|linksByMD5\n"
+     "               [--version V]"},
+    {"stats", 1, 1, kConfigOpt | kQuickOpt | kTextOpt | kJsonOpt | kVersionOpt,
+     "webdb stats (DB | --config FILE) [--quick] [--text | --json] [--version V]"},
+    {"page", 2, 2, kConfigOpt | kVersionOpt, "webdb page (DB | --config FILE) URL [--version V]"},
+    {"pages", 1, 1, kMd5Opt | kConfigOpt | kVersionOpt,
+     "webdb pages (DB | --config FILE) --md5 HEX [--version V]"},
+    {"links", 1, 1, kUrlOpt | kMd5Opt | kConfigOpt | kVersionOpt,
+     "webdb links (DB | --config FILE) (--url URL | --md5 HEX) [--version V]"},
     {"inject", 2, kUnlimited, kConfigOpt | kMemoryOpt | kFilterOpt | kSkipBadOpt,
      "webdb inject (DB | --config FILE) URLFILE... [--filter FILE] [--skip-bad]"},
     {"update", 2, kUnlimited, kConfigOpt | kMemoryOpt | kFilterOpt | kSkipBadOpt | kUpdateOpt,
      "webdb update (DB | --config FILE) WARC... [--filter FILE] [--skip-bad]\n"
-     "               [--max-retries N] [--max-outlinks N] [--max-anchor N] [--follow-nofollow]"},
-    {"generate", 1, 1, kConfigOpt | kMemoryOpt | kGenerateOpt,
+     "               [--fetchlist FILE] [--max-retries N] [--retry-delay-days D]\n"
+     "               [--max-outlinks N] [--max-anchor N] [--follow-nofollow]"},
+    {"generate", 1, 1, kConfigOpt | kMemoryOpt | kGenerateOpt | kVersionOpt,
      "webdb generate (DB | --config FILE) --top N [--max-per-host M] [--by host|domain]\n"
-     "               [--now MS] [--lease-days D] [--out FILE] [--dry-run]"},
+     "               [--now MS] [--lease-days D] [--out FILE] [--dry-run [--version V]]"},
     {"calls", 2, kUnlimited, kConfigOpt | kFilterOpt | kSkipBadOpt | kUpdateOpt,
      "webdb calls inject URLFILE... [--filter FILE] [--skip-bad]\n"
      "  webdb calls warc (DB | --config FILE) WARC... [update's options]"},
-    {"verify", 1, 1, kMemoryOpt | kJsonOpt, "webdb verify DB [--json] [--memory SIZE]"},
-    {"explain", 2, 2, kConfigOpt | kJsonOpt, "webdb explain (DB | --config FILE) URL [--json]"},
+    {"verify", 1, 1, kMemoryOpt | kJsonOpt | kVersionOpt,
+     "webdb verify DB [--json] [--memory SIZE] [--version V]"},
+    {"explain", 2, 2, kConfigOpt | kJsonOpt | kVersionOpt,
+     "webdb explain (DB | --config FILE) URL [--json] [--version V]"},
+    {"versions", 1, 1, kJsonOpt, "webdb versions DB [--json]"},
+    {"rollback", 2, 2, 0, "webdb rollback DB VERSION"},
+    {"keep", 2, 2, 0, "webdb keep DB N"},
 };
 
 po::options_description AllOptions() {
@@ -89,6 +100,8 @@ po::options_description AllOptions() {
       ("filter", po::value<std::string>())
       ("skip-bad", po::bool_switch())
       ("max-retries", po::value<std::string>())
+      ("retry-delay-days", po::value<std::string>())
+      ("fetchlist", po::value<std::string>())
       ("max-outlinks", po::value<std::string>())
       ("max-anchor", po::value<std::string>())
       ("follow-nofollow", po::bool_switch())
@@ -102,6 +115,8 @@ po::options_description AllOptions() {
       ("json", po::bool_switch())
       ("quick", po::bool_switch())
       ("text", po::bool_switch())
+      ("keep", po::value<std::string>())
+      ("version", po::value<std::string>())
       ("quiet,q", po::bool_switch())
       ("log-level", po::value<std::string>())
       ("command", po::value<std::string>())
@@ -209,6 +224,13 @@ Status FillCrawlArgs(const po::variables_map& vm, const std::vector<std::string>
     NUTCHFS_ASSIGN_OR_RETURN(
         c.max_retries, ParseIntArg("max-retries", vm["max-retries"].as<std::string>(), 0, 255));
   }
+  if (vm.count("retry-delay-days")) {
+    NUTCHFS_ASSIGN_OR_RETURN(
+        int64_t d,
+        ParseIntArg("retry-delay-days", vm["retry-delay-days"].as<std::string>(), 0, 100000));
+    c.retry_delay_ms = d * 24 * 3600 * 1000;
+  }
+  if (vm.count("fetchlist")) c.fetchlist = vm["fetchlist"].as<std::string>();
   if (vm.count("max-outlinks")) {
     NUTCHFS_ASSIGN_OR_RETURN(
         c.max_outlinks,
@@ -224,6 +246,38 @@ Status FillCrawlArgs(const po::variables_map& vm, const std::vector<std::string>
   if (std::count(inv->inputs.begin(), inv->inputs.end(), "-") > 1) {
     return Usage("standard input (\"-\") can be read only once");
   }
+  return Status::OK();
+}
+
+Result<uint64_t> ParseVersionArg(const char* what, const std::string& text) {
+  NUTCHFS_ASSIGN_OR_RETURN(int64_t v, ParseIntArg(what, text, 1, std::numeric_limits<int64_t>::max()));
+  return static_cast<uint64_t>(v);
+}
+
+// --version, --keep, and the arguments of rollback and keep.
+Status FillVersionArgs(const po::variables_map& vm, const std::vector<std::string>& args,
+                       Invocation* inv) {
+  if (vm.count("version")) {
+    NUTCHFS_ASSIGN_OR_RETURN(inv->version, ParseVersionArg("version", vm["version"].as<std::string>()));
+    if (!inv->config.empty()) {
+      return Usage("--version reads a kept version of a single-machine db; not with --config");
+    }
+    if (inv->command == "generate" && !inv->crawl.dry_run) {
+      return Usage("generate --version V needs --dry-run: leases go to the current version");
+    }
+  }
+  if (vm.count("keep")) {
+    NUTCHFS_ASSIGN_OR_RETURN(int64_t keep, ParseIntArg("keep", vm["keep"].as<std::string>(), 1,
+                                                       webdb::kMaxKeep));
+    inv->keep = static_cast<uint32_t>(keep);
+  }
+  if (inv->command == "rollback") {
+    NUTCHFS_ASSIGN_OR_RETURN(inv->version, ParseVersionArg("VERSION", args[1]));
+  } else if (inv->command == "keep") {
+    NUTCHFS_ASSIGN_OR_RETURN(int64_t keep, ParseIntArg("N", args[1], 1, webdb::kMaxKeep));
+    inv->keep = static_cast<uint32_t>(keep);
+  }
+  if (inv->json && inv->text) return Usage("--json and --text exclude each other");
   return Status::OK();
 }
 
@@ -262,6 +316,7 @@ Status FillCommandArgs(const po::variables_map& vm, const std::vector<std::strin
   inv->quick = vm["quick"].as<bool>();
   inv->text = vm["text"].as<bool>();
   if (IsCrawlCommand(inv->command)) NUTCHFS_RETURN_IF_ERROR(FillCrawlArgs(vm, args, inv));
+  NUTCHFS_RETURN_IF_ERROR(FillVersionArgs(vm, args, inv));
   if (auto memory = opt("memory")) {
     NUTCHFS_ASSIGN_OR_RETURN(inv->memory_budget, ParseMemorySize(*memory));
     NUTCHFS_RETURN_IF_ERROR(CheckMemoryBudget(inv->memory_budget, "--memory " + *memory));
@@ -371,14 +426,20 @@ std::string UsageText() {
       "  --memory SIZE     memory budget of the external sorts of apply and verify\n"
       "                    (default 256M; units K, M, G, T are powers of 1024; at least 1M)\n"
       "  --json            verify: print a JSON summary on stdout, findings on stderr;\n"
-      "                    explain: one JSON object instead of a report for humans\n"
-      "  --quick           stats: counts and bytes only, without reading the tables\n"
+      "                    explain, versions: one JSON object instead of a report for\n"
+      "                    humans; stats: one JSON object (the default)\n"
+      "  --quick           stats: counts and bytes only, from the manifest alone\n"
       "  --text            stats: a report for humans instead of one JSON object\n"
+      "  --version V       read commands: read kept version V instead of the current one\n"
+      "  --keep N          create, apply: keep N versions readable (default 2)\n"
       "  --quiet, -q       no progress reports on stderr\n"
       "Crawl commands (docs/CRAWL.md):\n"
       "  --filter FILE     URL filter, +REGEX / -REGEX lines, first match wins\n"
       "  --skip-bad        count and skip bad URL lines or WARC records instead of exit 3\n"
+      "  --fetchlist FILE  update: the fetch list crawled; URLs with no WARC record are\n"
+      "                    network failures\n"
       "  --max-retries N   failures before a page is deleted (default 3)\n"
+      "  --retry-delay-days D  update: a failed page is due again after D days (default 1)\n"
       "  --max-outlinks N  links kept per page (default 100)\n"
       "  --max-anchor N    anchor text bytes kept (default 100)\n"
       "  --follow-nofollow ignore rel=nofollow and meta robots nofollow\n"

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "webdb/manifest.h"
 #include "webdb/record.h"
 
 namespace tools {
@@ -30,6 +31,8 @@ struct CrawlArgs {
   std::string filter;  // --filter FILE; empty: none
   bool skip_bad = false;
   int max_retries = 3;
+  int64_t retry_delay_ms = int64_t{24} * 3600 * 1000;  // --retry-delay-days
+  std::string fetchlist;  // update --fetchlist FILE; empty: none
   size_t max_outlinks = 100;
   size_t max_anchor = 100;
   bool follow_nofollow = false;
@@ -55,7 +58,9 @@ struct Invocation {
   std::optional<Md5> md5;               // pages/links --md5
   TableId table = TableId::kPagesByUrl;  // dump --table
   size_t memory_budget = kDefaultMemoryBudget;
-  bool json = false;   // verify --json
+  std::optional<uint64_t> version;  // read commands --version V; rollback's VERSION
+  std::optional<uint32_t> keep;     // create, apply --keep N; keep's N
+  bool json = false;   // verify, explain, versions, stats --json
   bool quick = false;  // stats --quick
   bool text = false;   // stats --text
   bool quiet = false;

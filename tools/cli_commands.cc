@@ -13,9 +13,11 @@
 #include "webdb/call_file.h"
 #include "webdb/json_out.h"
 #include "tools/crawl_commands.h"
+#include "tools/explain_command.h"
 #include "tools/kill_hook.h"
 #include "tools/ops_commands.h"
 #include "tools/progress_reporter.h"
+#include "tools/version_commands.h"
 #include "webdb/writer.h"
 
 namespace tools {
@@ -131,17 +133,15 @@ Result<int> RunApply(nutchfs::Env& env, const Invocation& inv, Output&) {
   ProgressReporter reporter(stderr);
   WriterOptions options;
   options.memory_budget = inv.memory_budget;
-  options.before_step = KillHookFromEnvironment();
+  options.hooks.before_step = KillHookFromEnvironment();
   if (!inv.quiet) options.progress = reporter.AsProgressFn();
   ReadProgress progress;
   if (!inv.quiet) progress.reporter = &reporter;
   NUTCHFS_ASSIGN_OR_RETURN(progress.total_bytes, TotalSize(env, inv.call_files));
   auto opened = Writer::Open(env, inv.db, options);
-  if (!opened && opened.error().IsBusy()) {
-    return Err(Status::Busy(opened.error().message() + " (if no writer runs on " + inv.db +
-                            " any more, `webdb unlock " + inv.db + "` removes the lock)"));
-  }
-  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Writer> writer, std::move(opened));
+  if (!opened) return Err(WithUnlockHint(opened.error(), inv.db));
+  std::unique_ptr<Writer> writer = std::move(*opened);
+  if (inv.keep) writer->set_keep(*inv.keep);
   for (const std::string& path : inv.call_files) {
     NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<CallFileReader> reader,
                              CallFileReader::Open(env, path));
@@ -176,7 +176,7 @@ Result<int> RunUnlock(nutchfs::Env& env, const Invocation& inv, Output&) {
 }
 
 Result<int> RunCreate(nutchfs::Env& env, const Invocation& inv, Output&) {
-  NUTCHFS_RETURN_IF_ERROR(Writer::Create(env, inv.db));
+  NUTCHFS_RETURN_IF_ERROR(Writer::Create(env, inv.db, inv.keep.value_or(webdb::kDefaultKeep)));
   return kExitOk;
 }
 
@@ -238,6 +238,8 @@ constexpr std::pair<const char*, CommandFn> kRunners[] = {
     {"create", RunCreate}, {"apply", RunApply}, {"dump", RunDump},   {"stats", RunDirect<RunStats>},
     {"page", RunPage},     {"pages", RunPages}, {"links", RunLinks},   {"unlock", RunUnlock},
     {"verify", RunDirect<RunVerify>}, {"explain", RunDirect<RunExplain>},
+    {"versions", RunDirect<RunVersions>}, {"rollback", RunDirect<RunRollback>},
+    {"keep", RunDirect<RunKeep>},
 };
 
 // The crawl commands write to the stream themselves.
@@ -250,7 +252,20 @@ constexpr std::pair<const char*, CrawlFn> kCrawlRunners[] = {
 
 Result<std::unique_ptr<webdb::Reader>> OpenReader(nutchfs::Env& env, const Invocation& inv) {
   if (!inv.config.empty()) return distwriter::OpenDistReader(inv.config);
-  return webdb::Reader::Open(env, inv.db);
+  return webdb::Reader::Open(env, inv.db, inv.version);
+}
+
+Status WriteToStream(std::FILE* out, std::string_view text) {
+  if (std::fwrite(text.data(), 1, text.size(), out) != text.size() || std::fflush(out) != 0) {
+    return Status::FromErrno("write to standard output", errno);
+  }
+  return Status::OK();
+}
+
+Status WithUnlockHint(const Status& s, const std::string& db) {
+  if (!s.IsBusy()) return s;
+  return Status::Busy(s.message() + " (if no writer runs on " + db + " any more, `webdb unlock " +
+                      db + "` removes the lock)");
 }
 
 Result<int> RunCommand(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {

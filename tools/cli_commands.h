@@ -32,8 +32,14 @@ Result<int> RunCommand(nutchfs::Env& env, const Invocation& inv, std::FILE* out)
 int ExitCodeFor(const Status& status);
 
 // The db a read command names: the distributed db of inv.config, else the
-// single-machine db at inv.db.
+// single-machine db at inv.db (its version inv.version when given).
 Result<std::unique_ptr<webdb::Reader>> OpenReader(nutchfs::Env& env, const Invocation& inv);
+
+// Writes text to out and flushes; an error names standard output.
+Status WriteToStream(std::FILE* out, std::string_view text);
+
+// s, and when it is Busy (a writer holds db's LOCK), how to break a lock left behind.
+Status WithUnlockHint(const Status& s, const std::string& db);
 
 }  // namespace tools
 

@@ -19,6 +19,7 @@
 #include "tools/cli_commands.h"
 #include "tools/json_call_sink.h"
 #include "tools/progress_reporter.h"
+#include "webdb/call_file.h"
 #include "webdb/json_out.h"
 #include "webdb/writer.h"
 
@@ -65,6 +66,20 @@ std::string DistwriterBinary() {
       .string();
 }
 
+// Applies the call file at path with the k writers of inv.config in one round, as
+// `distwriter launch` does; their reports go to stderr unless --quiet.
+Status LaunchCallFile(const Invocation& inv, const std::string& path) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto config, distwriter::DistConfig::Load(inv.config));
+  distwriter::LaunchOptions launch{std::filesystem::absolute(inv.config).string(),
+                                   {path},
+                                   DistwriterBinary(),
+                                   {"--memory", std::to_string(inv.memory_budget), "--quiet"}};
+  std::FILE* report = inv.quiet ? std::fopen("/dev/null", "w") : stderr;
+  Status s = distwriter::Launch(config, launch, report ? report : stderr);
+  if (inv.quiet && report != nullptr) std::fclose(report);
+  return s;
+}
+
 // One writer session: the single-machine Writer, or (with --config) calls spooled to a
 // call file and applied by the k writers as `distwriter launch` does. Destroyed without
 // Commit() it applies nothing.
@@ -86,6 +101,19 @@ class CrawlSession {
     s->json_ = std::make_unique<JsonCallSink>(s->call_file_);
     return s;
   }
+  // Applies the calls of the call file at path as one session (a distributed db's
+  // writers read the file itself).
+  static Status ApplyCallFile(nutchfs::Env& env, const Invocation& inv, const std::string& path) {
+    if (!inv.config.empty()) return LaunchCallFile(inv, path);
+    NUTCHFS_ASSIGN_OR_RETURN(auto session, Open(env, inv));
+    NUTCHFS_ASSIGN_OR_RETURN(auto reader, webdb::CallFileReader::Open(env, path, false));
+    while (true) {
+      NUTCHFS_ASSIGN_OR_RETURN(auto call, reader->Next());
+      if (!call) break;
+      NUTCHFS_RETURN_IF_ERROR(reader->Placed(webdb::ApplyCall(session->sink(), *call)));
+    }
+    return session->Commit();
+  }
   ~CrawlSession() {
     if (call_file_ != nullptr) std::fclose(call_file_);
   }
@@ -100,15 +128,7 @@ class CrawlSession {
     int rc = std::fclose(call_file_);
     call_file_ = nullptr;
     if (rc != 0) return Status::FromErrno("close " + call_path_, errno);
-    NUTCHFS_ASSIGN_OR_RETURN(auto config, distwriter::DistConfig::Load(inv_.config));
-    distwriter::LaunchOptions launch{std::filesystem::absolute(inv_.config).string(),
-                                     {call_path_},
-                                     DistwriterBinary(),
-                                     {"--memory", std::to_string(inv_.memory_budget), "--quiet"}};
-    std::FILE* report = inv_.quiet ? std::fopen("/dev/null", "w") : stderr;
-    Status s = distwriter::Launch(config, launch, report ? report : stderr);
-    if (inv_.quiet && report != nullptr) std::fclose(report);
-    return s;
+    return LaunchCallFile(inv_, call_path_);
   }
 
  private:
@@ -145,6 +165,7 @@ crawl::UpdateOptions UpdateOptionsOf(const Invocation& inv, const crawl::UrlFilt
   o.links.max_outlinks = inv.crawl.max_outlinks;
   o.filter = filter;
   o.max_retries = inv.crawl.max_retries;
+  o.retry_delay_ms = inv.crawl.retry_delay_ms;
   o.skip_bad = inv.crawl.skip_bad;
   return o;
 }
@@ -156,11 +177,18 @@ Status InjectAll(nutchfs::Env& env, const Invocation& inv, crawl::Injector& inje
   return Status::OK();
 }
 
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 Status ConvertAll(nutchfs::Env& env, const Invocation& inv, crawl::WarcConverter& converter) {
   for (const std::string& path : inv.inputs) {
     NUTCHFS_RETURN_IF_ERROR(AsBadInput(converter.AddFile(env, path)));
   }
-  return Status::OK();
+  if (inv.crawl.fetchlist.empty()) return Status::OK();
+  return converter.AddFetchList(env, inv.crawl.fetchlist, NowMs());
 }
 
 std::string InjectSummary(const crawl::InjectStats& s) {
@@ -176,12 +204,12 @@ std::string UpdateSummary(const crawl::UpdateStats& s, double apply_seconds) {
   }
   return fmt::format(
       "{{\"records\":{},\"pagesFetched\":{},\"html\":{},\"other\":{},\"redirects\":{},"
-      "\"gone\":{},\"failures\":{},\"deleted\":{},\"revisits\":{},\"links\":{},"
-      "\"htmlBytes\":{},\"bad\":{},\"skipped\":{{{}}},\"seconds\":{{\"read\":{:.3f},"
-      "\"http\":{:.3f},\"links\":{:.3f},\"calls\":{:.3f},\"apply\":{:.3f}}}}}\n",
+      "\"gone\":{},\"failures\":{},\"networkFailures\":{},\"deleted\":{},\"revisits\":{},"
+      "\"links\":{},\"htmlBytes\":{},\"bad\":{},\"skipped\":{{{}}},\"seconds\":{{"
+      "\"read\":{:.3f},\"http\":{:.3f},\"links\":{:.3f},\"calls\":{:.3f},\"apply\":{:.3f}}}}}\n",
       s.records, s.pages_fetched(), s.html_pages, s.other_pages, s.redirects, s.gone, s.failures,
-      s.deleted, s.revisits, s.links, s.html_bytes, s.bad_records, skipped, s.read_ns / 1e9,
-      s.http_ns / 1e9, s.links_ns / 1e9, s.calls_ns / 1e9, apply_seconds);
+      s.network_failures, s.deleted, s.revisits, s.links, s.html_bytes, s.bad_records, skipped,
+      s.read_ns / 1e9, s.http_ns / 1e9, s.links_ns / 1e9, s.calls_ns / 1e9, apply_seconds);
 }
 
 Status WriteText(std::FILE* out, const std::string& text) {
@@ -189,12 +217,6 @@ Status WriteText(std::FILE* out, const std::string& text) {
     return Status::FromErrno("write output", errno);
   }
   return Status::OK();
-}
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace
@@ -222,18 +244,49 @@ Result<int> RunUpdate(nutchfs::Env& env, const Invocation& inv, std::FILE* out) 
   return kExitOk;
 }
 
-Result<int> RunGenerate(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto reader, OpenReader(env, inv));
-  NUTCHFS_ASSIGN_OR_RETURN(auto scratch, ScratchDir::Create(env));
-  std::unique_ptr<CrawlSession> session;
-  if (!inv.crawl.dry_run) {
-    NUTCHFS_ASSIGN_OR_RETURN(session, CrawlSession::Open(env, inv));
+// A file created for writing, closed (and checked) by Close() or, unchecked, on
+// destruction.
+class OutFile {
+ public:
+  static Result<std::unique_ptr<OutFile>> Create(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    if (f == nullptr) return Err(Status::FromErrno("create " + path, errno));
+    return std::unique_ptr<OutFile>(new OutFile(f, path));
   }
-  std::FILE* list = out;
-  if (!inv.crawl.out.empty()) {
-    list = std::fopen(inv.crawl.out.c_str(), "w");
-    if (list == nullptr) return Err(Status::FromErrno("create " + inv.crawl.out, errno));
+  ~OutFile() {
+    if (file_ != nullptr) std::fclose(file_);
   }
+  OutFile(const OutFile&) = delete;
+  OutFile& operator=(const OutFile&) = delete;
+  std::FILE* get() { return file_; }
+  Status Close() {
+    int rc = std::fclose(file_);
+    file_ = nullptr;
+    return rc == 0 ? Status::OK() : Status::FromErrno("close " + path_, errno);
+  }
+
+ private:
+  OutFile(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) {}
+  std::FILE* file_;
+  std::string path_;
+};
+
+// Copies the file at path to out.
+Status CopyTo(const std::string& path, std::FILE* out) {
+  std::FILE* in = std::fopen(path.c_str(), "r");
+  if (in == nullptr) return Status::FromErrno("open " + path, errno);
+  std::string buf(size_t{1} << 20, '\0');
+  Status s;
+  size_t n;
+  while (s.ok() && (n = std::fread(buf.data(), 1, buf.size(), in)) > 0) {
+    s = WriteText(out, buf.substr(0, n));
+  }
+  if (s.ok() && std::ferror(in)) s = Status::IOError("read " + path);
+  std::fclose(in);
+  return s;
+}
+
+crawl::GenerateOptions GenerateOptionsOf(const Invocation& inv, const std::string& tmp_dir) {
   crawl::GenerateOptions o;
   o.top_n = inv.crawl.top;
   o.max_per_group = inv.crawl.max_per_host;
@@ -241,32 +294,67 @@ Result<int> RunGenerate(nutchfs::Env& env, const Invocation& inv, std::FILE* out
                                    : crawl::GenerateOptions::GroupBy::kHost;
   o.now_ms = inv.crawl.now.value_or(NowMs());
   o.memory_budget = inv.memory_budget;
-  o.tmp_dir = scratch->path() + "/sort";
+  o.tmp_dir = tmp_dir;
+  return o;
+}
+
+// Runs the generator into two scratch files: the fetch list, and unless --dry-run the
+// lease (addPage calls) as a call file. The generator's sort memory is freed on return.
+Result<crawl::GenerateStats> GenerateToFiles(nutchfs::Env& env, const Invocation& inv,
+                                             const std::string& dir) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto reader, OpenReader(env, inv));
+  crawl::GenerateOptions o = GenerateOptionsOf(inv, dir + "/sort");
+  NUTCHFS_ASSIGN_OR_RETURN(auto list, OutFile::Create(dir + "/fetchlist.txt"));
+  std::unique_ptr<OutFile> lease_file;
+  std::unique_ptr<JsonCallSink> lease;
+  if (!inv.crawl.dry_run) {
+    NUTCHFS_ASSIGN_OR_RETURN(lease_file, OutFile::Create(dir + "/lease.jsonl"));
+    lease = std::make_unique<JsonCallSink>(lease_file->get());
+  }
   std::string text;
   crawl::GenerateStats stats;
-  Status s = crawl::Generate(env, *reader, o, [&](const webdb::Page& page) -> Status {
+  NUTCHFS_RETURN_IF_ERROR(crawl::Generate(env, *reader, o, [&](const webdb::Page& page) -> Status {
     text += page.url;
     text += '\n';
     if (text.size() >= (size_t{1} << 20)) {
-      NUTCHFS_RETURN_IF_ERROR(WriteText(list, text));
+      NUTCHFS_RETURN_IF_ERROR(WriteText(list->get(), text));
       text.clear();
     }
-    if (!session) return Status::OK();
+    if (!lease) return Status::OK();
     webdb::Page leased = page;
     leased.next_fetch = o.now_ms + inv.crawl.lease_ms;
-    return session->sink().AddPage(leased);
-  }, &stats);
-  if (s.ok()) s = WriteText(list, text);
-  if (list != out && std::fclose(list) != 0 && s.ok()) {
-    s = Status::FromErrno("close " + inv.crawl.out, errno);
+    return lease->AddPage(leased);
+  }, &stats));
+  NUTCHFS_RETURN_IF_ERROR(WriteText(list->get(), text));
+  NUTCHFS_RETURN_IF_ERROR(list->Close());
+  if (lease) {
+    NUTCHFS_RETURN_IF_ERROR(lease->Flush());
+    NUTCHFS_RETURN_IF_ERROR(lease_file->Close());
   }
-  NUTCHFS_RETURN_IF_ERROR(s);
-  if (session) NUTCHFS_RETURN_IF_ERROR(session->Commit());
+  return stats;
+}
+
+// Generate, then the lease session, then the fetch list: each step has the whole
+// --memory to itself, and no fetch list appears unless its pages are leased.
+Result<int> RunGenerate(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto scratch, ScratchDir::Create(env));
+  NUTCHFS_ASSIGN_OR_RETURN(crawl::GenerateStats stats, GenerateToFiles(env, inv, scratch->path()));
+  if (!inv.crawl.dry_run) {
+    NUTCHFS_RETURN_IF_ERROR(
+        CrawlSession::ApplyCallFile(env, inv, scratch->path() + "/lease.jsonl"));
+  }
+  if (inv.crawl.out.empty()) {
+    NUTCHFS_RETURN_IF_ERROR(CopyTo(scratch->path() + "/fetchlist.txt", out));
+  } else {
+    NUTCHFS_ASSIGN_OR_RETURN(auto list, OutFile::Create(inv.crawl.out));
+    NUTCHFS_RETURN_IF_ERROR(CopyTo(scratch->path() + "/fetchlist.txt", list->get()));
+    NUTCHFS_RETURN_IF_ERROR(list->Close());
+  }
   if (!inv.quiet) {
     std::fputs(fmt::format("webdb: generate: {} pages, {} due, {} over the per-host cap, {} "
                            "selected{}\n",
                            stats.pages, stats.due, stats.capped, stats.selected,
-                           session ? ", leased" : "")
+                           inv.crawl.dry_run ? "" : ", leased")
                    .c_str(),
                stderr);
   }

@@ -4,6 +4,8 @@
 //   distwriter run --config FILE --writer I CALLFILE...
 //   distwriter launch --config FILE CALLFILE...
 //   distwriter unlock --config FILE --writer I
+//   distwriter machines --config FILE
+//   distwriter config --config FILE --get KEY
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -26,6 +28,7 @@
 #include "nutchfs/nutchfs.h"
 #include "tools/cli_args.h"
 #include "tools/cli_commands.h"
+#include "tools/config_query.h"
 #include "tools/kill_hook.h"
 #include "tools/progress_reporter.h"
 
@@ -42,11 +45,13 @@ constexpr char kUsage[] =
     "  distwriter run --config FILE --writer I [options] CALLFILE...\n"
     "  distwriter launch --config FILE [options] CALLFILE...\n"
     "  distwriter unlock --config FILE --writer I\n"
+    "  distwriter machines --config FILE      (one line per writer, for scripts)\n"
+    "  distwriter config --config FILE --get KEY\n"
     "options: --memory SIZE (default: the config's memory, else 256M), --quiet,\n"
     "         --log-level LEVEL; init-local --force replaces an existing FILE\n";
 
 struct Args {
-  std::string command, config, root, out, db = "webdb", sample, memory, log_level = "warn";
+  std::string command, config, root, out, db = "webdb", sample, memory, log_level = "warn", get;
   int writers = 0;
   std::optional<int> writer;
   std::optional<size_t> memory_budget;  // --memory, parsed
@@ -80,7 +85,8 @@ Result<Args> Parse(int argc, char** argv) {
       "sample", po::value(&a.sample))("memory", po::value(&a.memory))(
       "log-level", po::value(&a.log_level))("writers", po::value(&a.writers))(
       "writer", po::value<int>())("quiet", po::bool_switch(&a.quiet))(
-      "force", po::bool_switch(&a.force))("args", po::value<std::vector<std::string>>());
+      "force", po::bool_switch(&a.force))("get", po::value(&a.get))(
+      "args", po::value<std::vector<std::string>>());
   po::positional_options_description pos;
   pos.add("args", -1);
   po::variables_map vm;
@@ -105,6 +111,12 @@ Result<Args> Parse(int argc, char** argv) {
     if (a.config.empty() || !a.files.empty()) {
       return nutchfs::Err(Status::InvalidArgument("unlock needs --config FILE --writer I"));
     }
+  } else if (a.command == "machines" || a.command == "config") {
+    if (a.config.empty() || !a.files.empty() || (a.command == "config" && a.get.empty())) {
+      return nutchfs::Err(Status::InvalidArgument(a.command == "config"
+                                                      ? "config needs --config FILE --get KEY"
+                                                      : "machines needs --config FILE"));
+    }
   } else if (a.command == "create" || needs_files) {
     if (a.config.empty()) return nutchfs::Err(Status::InvalidArgument(a.command + " needs --config FILE"));
     if (needs_files == a.files.empty()) {
@@ -115,6 +127,10 @@ Result<Args> Parse(int argc, char** argv) {
     return nutchfs::Err(Status::InvalidArgument("unknown command '" + a.command + "'"));
   }
   NUTCHFS_RETURN_IF_ERROR(CheckWriterFlag(a));
+  if (!a.get.empty() && a.command != "config") {
+    return nutchfs::Err(Status::InvalidArgument("--get is for config only"));
+  }
+  if (!a.get.empty()) NUTCHFS_RETURN_IF_ERROR(tools::CheckConfigKey(a.get));
   if (a.force && a.command != "init-local") {
     return nutchfs::Err(Status::InvalidArgument("--force is for init-local only"));
   }
@@ -180,7 +196,8 @@ Status Run(const Args& a, const distwriter::DistConfig& config) {
   NUTCHFS_RETURN_IF_ERROR(CheckWriterRange(a, config));
   NUTCHFS_ASSIGN_OR_RETURN(size_t memory, MemoryBudget(a, config));
   tools::ProgressReporter reporter(stderr, fmt::format("distwriter: writer {}", *a.writer));
-  distwriter::RunOptions options{*a.writer, a.files, memory, {}, tools::KillHookFromEnvironment()};
+  distwriter::RunOptions options{*a.writer, a.files, memory, {},
+                                  tools::KillHookFromEnvironment(*a.writer)};
   if (!a.quiet) options.progress = reporter.AsProgressFn();
   auto ran = distwriter::RunRound(config, options);
   if (!ran && ran.error().IsBusy()) {
@@ -209,6 +226,8 @@ Status Dispatch(const Args& a) {
   if (a.command == "run") return Run(a, config);
   if (a.command == "unlock") return Unlock(a, config);
   if (a.command == "create") return distwriter::CreateDistDb(config, a.sample);
+  if (a.command == "machines") return tools::PrintWriterMachines(config, stdout);
+  if (a.command == "config") return tools::PrintConfigValue(config, a.get, stdout);
   // Each writer checks the budget (the config's, unless --memory) against its machine.
   distwriter::LaunchOptions launch{std::filesystem::absolute(a.config).string(), a.files, SelfPath(),
                                    {"--log-level", a.log_level}};

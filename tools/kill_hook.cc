@@ -8,11 +8,15 @@
 
 namespace tools {
 
-std::function<void(std::string_view)> KillHookFromEnvironment() {
+std::function<void(std::string_view)> KillHookFromEnvironment(int writer) {
   const char* at = std::getenv("WEBDB_KILL_AT");
   if (at == nullptr || *at == '\0') return {};
+  const char* only = std::getenv("WEBDB_KILL_WRITER");
+  if (only != nullptr && *only != '\0' && std::string(only) != std::to_string(writer)) return {};
   return [target = std::string(at)](std::string_view step) {
-    if (step.starts_with(target)) ::kill(::getpid(), SIGKILL);
+    if (step == target || (step.starts_with(target) && step[target.size()] == ' ')) {
+      ::kill(::getpid(), SIGKILL);
+    }
   };
 }
 

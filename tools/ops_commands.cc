@@ -4,32 +4,23 @@
 #include <stdlib.h>
 
 #include <cerrno>
-#include <chrono>
 #include <filesystem>
 
 #include "tools/cli_commands.h"
+#include "distwriter/dist_reader.h"
 #include "webdb/db_stats.h"
-#include "webdb/explain.h"
 #include "webdb/json_out.h"
 #include "webdb/verify.h"
+#include "webdb/versions.h"
 
 namespace tools {
 namespace {
 
 using webdb::AppendJsonString;
-using webdb::AppendLinkJson;
-using webdb::AppendPageJson;
 using webdb::StatsReport;
 
 // At most this many findings are repeated in verify's JSON summary.
 constexpr size_t kJsonFindings = 100;
-
-Status Write(std::FILE* out, std::string_view text) {
-  if (std::fwrite(text.data(), 1, text.size(), out) != text.size() || std::fflush(out) != 0) {
-    return Status::FromErrno("write to standard output", errno);
-  }
-  return Status::OK();
-}
 
 // A new scratch directory for the verify sorts, under $TMPDIR (or /tmp).
 Result<std::string> MakeScratchDir() {
@@ -73,13 +64,14 @@ Result<int> RunVerify(nutchfs::Env& env, const Invocation& inv, std::FILE* out) 
   options.memory_budget = inv.memory_budget;
   options.tmp_env = &env;
   options.tmp_dir = scratch;
+  options.version = inv.version;
   options.on_finding = [&](const webdb::Finding& f) {
     if (inv.json && first.size() < kJsonFindings) first.push_back(f);
     std::string line = f.ToString() + "\n";
     if (inv.json) {
       std::fputs(line.c_str(), stderr);
     } else if (write_status.ok()) {
-      write_status = Write(out, line);
+      write_status = WriteToStream(out, line);
     }
   };
   auto summary = webdb::VerifyDb(env, inv.db, options);
@@ -87,7 +79,7 @@ Result<int> RunVerify(nutchfs::Env& env, const Invocation& inv, std::FILE* out) 
   if (!summary) return Err(summary.error());
   NUTCHFS_RETURN_IF_ERROR(write_status);
   NUTCHFS_RETURN_IF_ERROR(removed);
-  if (inv.json) NUTCHFS_RETURN_IF_ERROR(Write(out, VerifyJson(*summary, first)));
+  if (inv.json) NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, VerifyJson(*summary, first)));
   if (!inv.quiet) {
     std::fputs(fmt::format("webdb: verified version {}: {} files, {} rows, {} findings\n",
                            summary->version, summary->files, summary->rows, summary->findings)
@@ -129,6 +121,10 @@ std::string StatsJson(const StatsReport& r) {
                        r.tables[t].bytes);
   }
   out.push_back('}');
+  if (r.version > 0) {
+    out += fmt::format(",\"version\":{},\"keep\":{},\"versionsKept\":{}", r.version, r.keep,
+                       r.versions_kept);
+  }
   if (!r.quick) {
     out += fmt::format(",\"duePages\":{},\"topHostsByPages\":", r.due_pages);
     AppendHosts(r.top_hosts_by_pages, "pages", &out);
@@ -163,6 +159,10 @@ std::string StatsText(const StatsReport& r) {
                        webdb::TableName(static_cast<webdb::TableId>(t)), r.tables[t].records,
                        r.tables[t].bytes);
   }
+  if (r.version > 0) {
+    out += fmt::format("version {}; {} versions kept (keep {})\n", r.version, r.versions_kept,
+                       r.keep);
+  }
   if (r.quick) return out;
   out += fmt::format("due pages {}\n", r.due_pages);
   AppendTextHosts("top hosts by pages", r.top_hosts_by_pages, &out);
@@ -173,93 +173,38 @@ std::string StatsText(const StatsReport& r) {
   return out;
 }
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+// Counts and bytes from the manifest(s) alone: CURRENT and one manifest, or a round's.
+Result<StatsReport> QuickReport(nutchfs::Env& env, const Invocation& inv) {
+  if (!inv.config.empty()) {
+    NUTCHFS_ASSIGN_OR_RETURN(distwriter::RoundManifest round,
+                             distwriter::ReadCommittedRound(inv.config));
+    std::vector<const webdb::Manifest*> sections;
+    for (const webdb::Manifest& m : round.sections) sections.push_back(&m);
+    return webdb::QuickStats(sections);
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(webdb::Manifest m, webdb::ReadKeptManifest(env, inv.db, inv.version));
+  return webdb::QuickStats({&m});
 }
 
 }  // namespace
 
 Result<int> RunStats(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<webdb::Reader> reader, OpenReader(env, inv));
-  webdb::StatsOptions options;
-  options.quick = inv.quick;
-  options.now_ms = NowMs();
-  NUTCHFS_ASSIGN_OR_RETURN(StatsReport report, webdb::ComputeStats(*reader, options));
-  NUTCHFS_RETURN_IF_ERROR(Write(out, inv.text ? StatsText(report) : StatsJson(report)));
-  return kExitOk;
-}
-
-namespace {
-
-template <typename Record, typename AppendFn>
-void AppendArray(const std::vector<Record>& records, AppendFn append, std::string* out) {
-  out->push_back('[');
-  for (size_t i = 0; i < records.size(); ++i) {
-    if (i > 0) out->push_back(',');
-    append(records[i], out);
-  }
-  out->push_back(']');
-}
-
-std::string ExplainJson(std::string_view url, const webdb::Explanation& e) {
-  std::string out = "{\"url\":";
-  AppendJsonString(url, &out);
-  out += ",\"page\":";
-  if (e.page) {
-    AppendPageJson(*e.page, &out);
+  StatsReport report;
+  if (inv.quick) {
+    NUTCHFS_ASSIGN_OR_RETURN(report, QuickReport(env, inv));
   } else {
-    out += "null";
+    NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<webdb::Reader> reader, OpenReader(env, inv));
+    webdb::StatsOptions options;
+    options.now_ms = webdb::NowMs();
+    NUTCHFS_ASSIGN_OR_RETURN(report, webdb::ComputeStats(*reader, options));
   }
-  out += ",\"sameMd5\":";
-  AppendArray(e.same_md5, AppendPageJson, &out);
-  out += ",\"outlinks\":";
-  AppendArray(e.outlinks, AppendLinkJson, &out);
-  out += ",\"inlinks\":";
-  AppendArray(e.inlinks, AppendLinkJson, &out);
-  out += fmt::format(",\"due\":{},\"rank\":{},\"duePages\":{}}}\n", e.due,
-                     e.due ? std::to_string(e.rank) : "null", e.due_pages);
-  return out;
-}
-
-template <typename Record, typename AppendFn>
-void AppendLines(std::string_view title, const std::vector<Record>& records, AppendFn append,
-                 std::string* out) {
-  *out += fmt::format("{} ({}):\n", title, records.size());
-  for (const Record& r : records) {
-    out->append("  ");
-    append(r, out);
-    out->push_back('\n');
+  if (inv.config.empty()) {
+    NUTCHFS_ASSIGN_OR_RETURN(webdb::VersionList list, webdb::ListVersions(env, inv.db));
+    report.version = inv.version.value_or(list.versions.front().version);
+    report.keep = list.keep;
+    report.versions_kept = list.versions.size();
   }
-}
-
-std::string ExplainText(std::string_view url, const webdb::Explanation& e) {
-  std::string out = fmt::format("url {}\n", url);
-  if (!e.page) {
-    out += "no page at this url\n";
-  } else {
-    out += "page ";
-    AppendPageJson(*e.page, &out);
-    out.push_back('\n');
-    AppendLines("other pages with its md5", e.same_md5, AppendPageJson, &out);
-    AppendLines("outlinks", e.outlinks, AppendLinkJson, &out);
-  }
-  AppendLines("inlinks", e.inlinks, AppendLinkJson, &out);
-  if (e.due) {
-    out += fmt::format("due: rank {} of {} due pages for generate\n", e.rank, e.due_pages);
-  } else {
-    out += fmt::format("not due ({} due pages)\n", e.due_pages);
-  }
-  return out;
-}
-
-}  // namespace
-
-Result<int> RunExplain(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<webdb::Reader> reader, OpenReader(env, inv));
-  NUTCHFS_ASSIGN_OR_RETURN(webdb::Explanation e, webdb::Explain(*reader, *inv.url, NowMs()));
-  NUTCHFS_RETURN_IF_ERROR(Write(out, inv.json ? ExplainJson(*inv.url, e) : ExplainText(*inv.url, e)));
+  NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, inv.text ? StatsText(report) : StatsJson(report)));
   return kExitOk;
 }
 

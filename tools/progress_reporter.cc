@@ -4,8 +4,13 @@
 
 namespace tools {
 
-ProgressReporter::ProgressReporter(std::FILE* out, std::string label, Clock::duration interval)
-    : out_(out), label_(std::move(label)), interval_(interval), last_print_(Clock::now()) {}
+ProgressReporter::ProgressReporter(std::FILE* out, std::string label, Clock::duration interval,
+                                   NowFn now)
+    : out_(out),
+      label_(std::move(label)),
+      interval_(interval),
+      now_(std::move(now)),
+      last_print_(now_()) {}
 
 std::string ProgressReporter::HumanCount(double n) {
   if (n < 10000) return fmt::format("{:.0f}", n);
@@ -22,7 +27,7 @@ void ProgressReporter::Report(const Progress& progress) {
 }
 
 void ProgressReporter::Report(std::string_view step, uint64_t done, double fraction) {
-  Clock::time_point now = Clock::now();
+  Clock::time_point now = now_();
   if (step != step_) {
     step_.assign(step);
     step_start_ = now;

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -26,10 +27,13 @@ using webdb::ProgressFn;
 class ProgressReporter {
  public:
   using Clock = std::chrono::steady_clock;
+  using NowFn = std::function<Clock::time_point()>;
 
-  // label starts every line ("webdb", "distwriter: writer 2").
+  // label starts every line ("webdb", "distwriter: writer 2"). now tells the time (a
+  // test passes its own clock).
   explicit ProgressReporter(std::FILE* out, std::string label = "webdb",
-                            Clock::duration interval = std::chrono::milliseconds(500));
+                            Clock::duration interval = std::chrono::milliseconds(500),
+                            NowFn now = Clock::now);
   ProgressReporter(const ProgressReporter&) = delete;
   ProgressReporter& operator=(const ProgressReporter&) = delete;
 
@@ -50,6 +54,7 @@ class ProgressReporter {
   std::FILE* const out_;
   const std::string label_;
   const Clock::duration interval_;
+  const NowFn now_;
   Clock::time_point last_print_;
   std::string step_;
   Clock::time_point step_start_;

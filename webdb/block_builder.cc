@@ -5,24 +5,11 @@
 #include <cstdint>
 #include <cstring>
 
+#include "webdb/coding.h"
 #include "webdb/table_format.h"
 
 namespace webdb {
 namespace {
-
-// Eight bytes at a time: keys of a block share long prefixes.
-size_t SharedPrefixLength(std::string_view a, std::string_view b) {
-  const size_t n = std::min(a.size(), b.size());
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t x, y;
-    std::memcpy(&x, a.data() + i, 8);
-    std::memcpy(&y, b.data() + i, 8);
-    if (x != y) return i + static_cast<size_t>(__builtin_ctzll(x ^ y) / 8);
-  }
-  while (i < n && a[i] == b[i]) ++i;
-  return i;
-}
 
 char* EncodeVarint32(char* p, uint32_t v) {
   while (v >= 0x80) {
@@ -62,6 +49,7 @@ std::string_view BlockBuilder::Finish() {
 
 void BlockBuilder::Reset() {
   buffer_.clear();
+  buffer_.reserve(kTargetBlockSize + kBlockTrailerSize + 64);  // a block rarely grows past
   last_key_.clear();
   finished_ = false;
 }

@@ -58,7 +58,9 @@ struct CallFileReader::Rep {
 };
 
 void CallFileReader::Rep::Allocate(size_t new_capacity) {
-  auto fresh = std::make_unique<char[]>(new_capacity + CallParser::kPadding);
+  // Not zero-filled: a short file touches only the pages it is read into.
+  auto fresh = std::make_unique_for_overwrite<char[]>(new_capacity + CallParser::kPadding);
+  std::memset(fresh.get() + new_capacity, 0, CallParser::kPadding);
   if (buf) std::memcpy(fresh.get(), buf.get() + begin, end - begin);
   end -= begin;
   begin = 0;

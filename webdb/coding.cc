@@ -1,5 +1,8 @@
 #include "webdb/coding.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace webdb {
 
 void PutVarint64(std::string* dst, uint64_t v) {
@@ -76,6 +79,19 @@ bool GetFixed64(std::string_view* input, uint64_t* value) {
   *value = DecodeFixed64(input->data());
   input->remove_prefix(8);
   return true;
+}
+
+size_t SharedPrefixLength(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) return i + static_cast<size_t>(__builtin_ctzll(x ^ y) / 8);
+  }
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
 }
 
 }  // namespace webdb

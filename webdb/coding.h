@@ -56,6 +56,10 @@ bool GetFixed32(std::string_view* input, uint32_t* value);
 bool GetFixed64(std::string_view* input, uint64_t* value);
 bool GetBytes(std::string_view* input, size_t n, std::string_view* result);
 
+// The length of the longest common prefix of a and b (eight bytes a step: sorted keys
+// share long prefixes).
+size_t SharedPrefixLength(std::string_view a, std::string_view b);
+
 }  // namespace webdb
 
 #endif  // WEBDB_CODING_H_

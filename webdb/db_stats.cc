@@ -154,4 +154,18 @@ Result<StatsReport> ComputeStats(const Reader& reader, const StatsOptions& optio
   return r;
 }
 
+StatsReport QuickStats(const std::vector<const Manifest*>& sections) {
+  StatsReport r;
+  r.quick = true;
+  for (const Manifest* m : sections) {
+    r.pages += m->num_pages();
+    r.links += m->num_links();
+    for (int t = 0; t < kNumTables; ++t) {
+      r.tables[t].records += m->tables[t].records;
+      r.tables[t].bytes += m->tables[t].size;
+    }
+  }
+  return r;
+}
+
 }  // namespace webdb

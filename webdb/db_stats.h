@@ -2,7 +2,8 @@
 // fetching, the hosts with most pages and most inlinks, and histograms of outdegree,
 // score and retries. Computed in one streaming pass over pagesByURL, linksByURL and
 // linksByMD5 (pagesByMD5 holds the same pages and is not read); memory is a few top-host
-// lists, whatever the db size. Quick stats (counts and bytes only) read no table.
+// lists, whatever the db size. Quick stats (counts and bytes only) read the manifest(s)
+// alone: no table is opened.
 //
 // A "host" is a url's scheme and authority ("http://a.example:8080"); it is counted per
 // run of consecutive urls (url order keeps one scheme and authority together, except
@@ -18,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "webdb/manifest.h"
 #include "webdb/reader.h"
 
 namespace webdb {
@@ -47,12 +49,21 @@ struct StatsReport {
   Histogram outdegree;  // links per content md5 that has any: "1", "2-3", "4-7", ...
   Histogram score;      // "<0", "0", "(0,0.01)", "[0.01,0.1)", ..., ">=1000"
   Histogram retries;    // one bucket per value
+  // Of a single-machine db (left 0 otherwise): the version read, the keep setting and
+  // the number of versions kept (webdb/versions.h).
+  uint64_t version = 0;
+  uint32_t keep = 0;
+  uint64_t versions_kept = 0;
 };
 
 // The scheme and authority of url ("" when it has no "://").
 std::string_view HostOfUrl(std::string_view url);
 
 Result<StatsReport> ComputeStats(const Reader& reader, const StatsOptions& options);
+
+// Quick stats (counts and bytes) from the manifests of one version — a single-machine
+// db's manifest, or the sections of a distributed db's round — without opening a table.
+StatsReport QuickStats(const std::vector<const Manifest*>& sections);
 
 }  // namespace webdb
 

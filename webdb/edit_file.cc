@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "webdb/coding.h"
@@ -15,8 +16,9 @@ using nutchfs::Err;
 
 constexpr char kMagic[] = "WDBEDITS";
 constexpr size_t kMagicSize = 8;
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 constexpr uint32_t kFlagSorted = 1;
+constexpr uint32_t kFlagLabelled = 2;
 constexpr size_t kHeaderSize = kMagicSize + 4 + 4;
 constexpr size_t kFrameHeaderSize = 8;
 constexpr uint32_t kEndMarker = 0xFFFFFFFFu;
@@ -29,15 +31,24 @@ Status CorruptionAt(const std::string& path, std::string_view what, uint64_t off
                             std::to_string(offset));
 }
 
-std::string EncodeHeader(bool sorted) {
+std::string EncodeHeader(bool sorted, std::string_view label) {
   std::string h(kMagic, kMagicSize);
   PutFixed32(&h, kVersion);
-  PutFixed32(&h, sorted ? kFlagSorted : 0);
+  PutFixed32(&h, (sorted ? kFlagSorted : 0) | (label.empty() ? 0 : kFlagLabelled));
+  if (!label.empty()) {
+    PutFixed32(&h, static_cast<uint32_t>(label.size()));
+    h.append(label);
+  }
   return h;
 }
 
-// Returns whether the header says sorted. REQUIRES: header.size() == kHeaderSize.
-Result<bool> ParseHeader(const std::string& path, std::string_view header) {
+struct Header {
+  bool sorted = false;
+  bool labelled = false;
+};
+
+// The fixed part of the header. REQUIRES: header.size() == kHeaderSize.
+Result<Header> ParseHeader(const std::string& path, std::string_view header) {
   if (header.substr(0, kMagicSize) != std::string_view(kMagic, kMagicSize)) {
     return Err(CorruptionAt(path, "bad edit file magic", 0));
   }
@@ -45,10 +56,33 @@ Result<bool> ParseHeader(const std::string& path, std::string_view header) {
     return Err(CorruptionAt(path, "unknown edit file version", kMagicSize));
   }
   uint32_t flags = DecodeFixed32(header.data() + kMagicSize + 4);
-  if ((flags & ~kFlagSorted) != 0) {
+  if ((flags & ~(kFlagSorted | kFlagLabelled)) != 0) {
     return Err(CorruptionAt(path, "unknown edit file flags", kMagicSize + 4));
   }
-  return (flags & kFlagSorted) != 0;
+  return Header{(flags & kFlagSorted) != 0, (flags & kFlagLabelled) != 0};
+}
+
+// The length of a label, from the 4 bytes after the fixed header.
+Result<uint32_t> ParseLabelSize(const std::string& path, std::string_view bytes) {
+  const uint32_t size = DecodeFixed32(bytes.data());
+  if (size == 0 || size > kMaxEditLabel) {
+    return Err(CorruptionAt(path, "bad label length " + std::to_string(size), kHeaderSize));
+  }
+  return size;
+}
+
+Status CheckLabel(const std::string& path, const Header& header, std::string_view label,
+                  std::optional<std::string_view> expected) {
+  if (!expected) return Status::OK();
+  if (!header.labelled) {
+    return CorruptionAt(path, "edit file has no label, expected '" + std::string(*expected) + "'",
+                        kMagicSize + 4);
+  }
+  if (label == *expected) return Status::OK();
+  return CorruptionAt(path,
+                      "edit file labelled '" + std::string(label) + "', expected '" +
+                          std::string(*expected) + "'",
+                      kHeaderSize + 4);
 }
 
 }  // namespace
@@ -58,16 +92,22 @@ Result<bool> ParseHeader(const std::string& path, std::string_view header) {
 
 Result<std::unique_ptr<EditFileWriter>> EditFileWriter::Create(nutchfs::Env& env,
                                                                const std::string& path,
-                                                               bool sorted) {
+                                                               bool sorted,
+                                                               std::string_view label) {
+  if (label.size() > kMaxEditLabel) {
+    return Err(Status::InvalidArgument(path + ": edit file label of " +
+                                       std::to_string(label.size()) + " bytes"));
+  }
   NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewWritableFile(path));
-  std::unique_ptr<EditFileWriter> writer(new EditFileWriter(std::move(file), sorted));
+  std::unique_ptr<EditFileWriter> writer(new EditFileWriter(std::move(file), sorted, label));
   NUTCHFS_RETURN_IF_ERROR(writer->file_->Append(writer->header_));
   writer->file_bytes_ = writer->header_.size();
   return writer;
 }
 
-EditFileWriter::EditFileWriter(std::unique_ptr<nutchfs::WritableFile> file, bool sorted)
-    : file_(std::move(file)), sorted_(sorted), header_(EncodeHeader(sorted)) {
+EditFileWriter::EditFileWriter(std::unique_ptr<nutchfs::WritableFile> file, bool sorted,
+                               std::string_view label)
+    : file_(std::move(file)), sorted_(sorted), header_(EncodeHeader(sorted, label)) {
   file_crc_ = crc32c::Value(header_);
   frame_.reserve(kFrameHeaderSize + kEditFrameSize);
   frame_.resize(kFrameHeaderSize);
@@ -77,23 +117,22 @@ EditFileWriter::~EditFileWriter() = default;
 
 const std::string& EditFileWriter::path() const { return file_->path(); }
 
-Status EditFileWriter::CheckOrder(const EditView& edit) {
-  if (count_ > 0) {
-    int c = edit.key.compare(last_key_);
-    if (c < 0 || (c == 0 && edit.order < last_order_)) {
-      return Status::InvalidArgument(path() + ": edit out of (key, order) order at record " +
-                                     std::to_string(count_));
-    }
+Status EditFileWriter::CheckOrder(const EditView& edit) const {
+  if (count_ == 0) return Status::OK();
+  int c = edit.key.compare(last_key_);
+  if (c < 0 || (c == 0 && edit.order < last_order_)) {
+    return Status::InvalidArgument(path() + ": edit out of (key, order) order at record " +
+                                   std::to_string(count_));
   }
-  last_key_.assign(edit.key);
-  last_order_ = edit.order;
   return Status::OK();
 }
 
 Status EditFileWriter::Add(const EditView& edit) {
   if (finished_) return Status::InvalidArgument(path() + ": Add after Finish");
-  uint64_t record_size = VarintLength(edit.key.size()) + edit.key.size() + 9 +
-                         VarintLength(edit.value.size()) + edit.value.size();
+  // At most: with no shared prefix (a frame's first record).
+  uint64_t record_size = 1 + VarintLength(edit.key.size()) + edit.key.size() +
+                         VarintLength(edit.order) + 1 + VarintLength(edit.value.size()) +
+                         edit.value.size();
   if (record_size >= kEndMarker) {
     return Status::InvalidArgument(path() + ": edit too large (" + std::to_string(record_size) +
                                    " bytes)");
@@ -102,13 +141,18 @@ Status EditFileWriter::Add(const EditView& edit) {
   size_t payload = frame_.size() - kFrameHeaderSize;
   if (payload > 0 && payload + record_size > kEditFrameSize) {
     NUTCHFS_RETURN_IF_ERROR(FlushFrame());
+    payload = 0;
   }
-  PutVarint32(&frame_, static_cast<uint32_t>(edit.key.size()));
-  frame_.append(edit.key);
-  PutFixed64(&frame_, edit.order);
+  const size_t shared = payload == 0 ? 0 : SharedPrefixLength(last_key_, edit.key);
+  PutVarint32(&frame_, static_cast<uint32_t>(shared));
+  PutVarint32(&frame_, static_cast<uint32_t>(edit.key.size() - shared));
+  frame_.append(edit.key.substr(shared));
+  PutVarint64(&frame_, edit.order);
   frame_.push_back(static_cast<char>(edit.kind));
   PutVarint32(&frame_, static_cast<uint32_t>(edit.value.size()));
   frame_.append(edit.value);
+  last_key_.replace(shared, std::string::npos, edit.key.substr(shared));
+  last_order_ = edit.order;
   ++count_;
   if (frame_.size() - kFrameHeaderSize >= kEditFrameSize) return FlushFrame();
   return Status::OK();
@@ -154,9 +198,10 @@ namespace {
 class EditFileIterator final : public EditIterator {
  public:
   EditFileIterator(std::unique_ptr<nutchfs::SequentialFile> file, uint64_t file_size,
-                   size_t buffer_size)
+                   size_t buffer_size, std::optional<std::string_view> expected_label)
       : file_(std::move(file)),
         file_size_(file_size),
+        expected_label_(expected_label),
         capacity_(std::max<size_t>(buffer_size, kHeaderSize + kTrailerSize)),
         buffer_(new char[capacity_]) {}
   EditFileIterator(const EditFileIterator&) = delete;
@@ -188,10 +233,11 @@ class EditFileIterator final : public EditIterator {
   void Advance();
   bool ReadFrame();
   void ReadFooter();
-  void DecodeRecord();
+  void DecodeRecord(bool frame_start);
 
   const std::unique_ptr<nutchfs::SequentialFile> file_;
   const uint64_t file_size_;
+  const std::optional<std::string_view> expected_label_;
   size_t capacity_;
   std::unique_ptr<char[]> buffer_;
   size_t pos_ = 0;       // first unconsumed byte in buffer_
@@ -203,7 +249,7 @@ class EditFileIterator final : public EditIterator {
   uint64_t records_ = 0;
   uint64_t payload_bytes_ = 0;
   uint32_t file_crc_ = 0;
-  std::string last_key_;  // previous key, kept across frames of a sorted file
+  std::string key_;  // of the current record: the next one's shares a prefix with it
 
   bool valid_ = false;
   EditView edit_;
@@ -242,9 +288,22 @@ Status EditFileIterator::Fill(size_t n, std::string_view what) {
 
 Status EditFileIterator::Open() {
   NUTCHFS_RETURN_IF_ERROR(Fill(kHeaderSize, "edit file header"));
-  NUTCHFS_ASSIGN_OR_RETURN(sorted_, ParseHeader(path(), Available().substr(0, kHeaderSize)));
-  file_crc_ = crc32c::Value(buffer_.get() + pos_, kHeaderSize);
-  Consume(kHeaderSize);
+  NUTCHFS_ASSIGN_OR_RETURN(Header header, ParseHeader(path(), Available().substr(0, kHeaderSize)));
+  sorted_ = header.sorted;
+  size_t header_size = kHeaderSize;
+  if (header.labelled) {
+    NUTCHFS_RETURN_IF_ERROR(Fill(kHeaderSize + 4, "edit file label"));
+    NUTCHFS_ASSIGN_OR_RETURN(uint32_t label_size,
+                             ParseLabelSize(path(), Available().substr(kHeaderSize, 4)));
+    header_size += 4 + label_size;
+    NUTCHFS_RETURN_IF_ERROR(Fill(header_size, "edit file label"));
+  }
+  const std::string_view label = header.labelled ? Available().substr(kHeaderSize + 4,
+                                                                      header_size - kHeaderSize - 4)
+                                                 : std::string_view();
+  NUTCHFS_RETURN_IF_ERROR(CheckLabel(path(), header, label, expected_label_));
+  file_crc_ = crc32c::Value(buffer_.get() + pos_, header_size);
+  Consume(header_size);
   valid_ = true;
   Advance();
   return Status::OK();
@@ -252,13 +311,9 @@ Status EditFileIterator::Open() {
 
 void EditFileIterator::Advance() {
   if (!valid_) return;
-  if (payload_.empty()) {
-    // The next frame may move the buffer: keep the previous key for the order check.
-    if (sorted_ && records_ > 0) last_key_.assign(edit_.key);
-    if (!ReadFrame()) return;
-    if (sorted_ && records_ > 0) edit_.key = last_key_;
-  }
-  DecodeRecord();
+  const bool frame_start = payload_.empty();
+  if (frame_start && !ReadFrame()) return;
+  DecodeRecord(frame_start);
 }
 
 bool EditFileIterator::ReadFrame() {
@@ -318,36 +373,43 @@ void EditFileIterator::ReadFooter() {
   if (offset_ != file_size_ || end_ != pos_) return Fail("trailing bytes after footer", offset_);
 }
 
-void EditFileIterator::DecodeRecord() {
+void EditFileIterator::DecodeRecord(bool frame_start) {
   // The current frame ends at offset_: nothing is consumed until the next frame.
   uint64_t record_offset = offset_ - payload_.size();
   std::string_view in = payload_;
-  uint32_t key_size = 0, value_size = 0;
-  std::string_view key, kind, value;
+  uint32_t shared = 0, unshared = 0, value_size = 0;
+  std::string_view delta, kind, value;
   uint64_t order = 0;
-  if (!GetVarint32(&in, &key_size) || !GetBytes(&in, key_size, &key) || !GetFixed64(&in, &order) ||
-      !GetBytes(&in, 1, &kind) || !GetVarint32(&in, &value_size) ||
-      !GetBytes(&in, value_size, &value)) {
+  if (!GetVarint32(&in, &shared) || !GetVarint32(&in, &unshared) ||
+      !GetBytes(&in, unshared, &delta) || !GetVarint64(&in, &order) || !GetBytes(&in, 1, &kind) ||
+      !GetVarint32(&in, &value_size) || !GetBytes(&in, value_size, &value)) {
     return Fail("undecodable edit record", record_offset);
   }
+  if (frame_start ? shared != 0 : shared > key_.size()) {
+    return Fail("bad shared key prefix length", record_offset);
+  }
+  // The keys agree on their first `shared` bytes: the rest decides their order.
   if (sorted_ && records_ > 0) {
-    int c = key.compare(edit_.key);
+    int c = delta.compare(std::string_view(key_).substr(shared));
     if (c < 0 || (c == 0 && order < edit_.order)) {
       return Fail("edit out of (key, order) order in sorted file", record_offset);
     }
   }
+  key_.resize(shared);
+  key_.append(delta);
   payload_ = in;
-  edit_ = EditView{key, order, static_cast<uint8_t>(kind[0]), value};
+  edit_ = EditView{key_, order, static_cast<uint8_t>(kind[0]), value};
   ++records_;
 }
 
 }  // namespace
 
 Result<std::unique_ptr<EditIterator>> OpenEditFile(nutchfs::Env& env, const std::string& path,
-                                                   size_t buffer_size) {
+                                                   size_t buffer_size,
+                                                   std::optional<std::string_view> expected_label) {
   NUTCHFS_ASSIGN_OR_RETURN(uint64_t size, env.GetFileSize(path));
   NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewSequentialFile(path));
-  auto it = std::make_unique<EditFileIterator>(std::move(file), size, buffer_size);
+  auto it = std::make_unique<EditFileIterator>(std::move(file), size, buffer_size, expected_label);
   NUTCHFS_RETURN_IF_ERROR(it->Open());
   return std::unique_ptr<EditIterator>(std::move(it));
 }
@@ -368,7 +430,22 @@ Result<EditFileInfo> ReadEditFileInfo(nutchfs::Env& env, const std::string& path
     return Err(CorruptionAt(path, "short read of header or footer", 0));
   }
   EditFileInfo info;
-  NUTCHFS_ASSIGN_OR_RETURN(info.sorted, ParseHeader(path, header));
+  NUTCHFS_ASSIGN_OR_RETURN(Header parsed, ParseHeader(path, header));
+  info.sorted = parsed.sorted;
+  if (parsed.labelled) {
+    char size_buf[4];
+    NUTCHFS_ASSIGN_OR_RETURN(std::string_view size_bytes, file->Read(kHeaderSize, 4, size_buf));
+    if (size_bytes.size() != 4) return Err(CorruptionAt(path, "truncated edit file label", kHeaderSize));
+    NUTCHFS_ASSIGN_OR_RETURN(uint32_t label_size, ParseLabelSize(path, size_bytes));
+    if (kHeaderSize + 4 + label_size + kTrailerSize > size) {
+      return Err(CorruptionAt(path, "edit file too short for its label", kHeaderSize));
+    }
+    info.label.resize(label_size);
+    NUTCHFS_ASSIGN_OR_RETURN(std::string_view label,
+                             file->Read(kHeaderSize + 4, label_size, info.label.data()));
+    if (label.size() != label_size) return Err(CorruptionAt(path, "truncated edit file label", kHeaderSize + 4));
+    if (label.data() != info.label.data()) info.label.assign(label);
+  }
   const char* footer = trailer.data() + 4;
   if (DecodeFixed32(trailer.data()) != kEndMarker ||
       std::string_view(footer + 20, kMagicSize) != std::string_view(kMagic, kMagicSize)) {
@@ -378,7 +455,8 @@ Result<EditFileInfo> ReadEditFileInfo(nutchfs::Env& env, const std::string& path
   info.payload_bytes = DecodeFixed64(footer + 8);
   info.checksum = DecodeFixed32(footer + 16);
   info.file_size = size;
-  if (info.payload_bytes > size - kHeaderSize - kTrailerSize) {
+  if (info.payload_bytes > size - kHeaderSize - kTrailerSize -
+                               (parsed.labelled ? 4 + info.label.size() : 0)) {
     return Err(CorruptionAt(path, "footer payload bytes exceed file size", marker_offset + 12));
   }
   return info;

@@ -11,7 +11,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "nutchfs/env.h"
 #include "webdb/iterator.h"
@@ -24,13 +26,16 @@ using nutchfs::Result;
 constexpr size_t kEditFrameSize = 64 * 1024;
 // Read buffer of OpenEditFile unless told otherwise.
 constexpr size_t kEditReadBufferSize = 1 << 20;
+// Longest label a file may carry.
+constexpr size_t kMaxEditLabel = 4096;
 
 class EditFileWriter final : public EditSink {
  public:
   // Creates (or truncates) path. If sorted, Add() insists on (key, order) order and the
-  // header says so.
+  // header says so. A non-empty label (at most kMaxEditLabel bytes) goes into the header:
+  // what the file is, for readers that check it (docs/FORMAT.md).
   static Result<std::unique_ptr<EditFileWriter>> Create(nutchfs::Env& env, const std::string& path,
-                                                        bool sorted);
+                                                        bool sorted, std::string_view label = {});
   ~EditFileWriter() override;
   EditFileWriter(const EditFileWriter&) = delete;
   EditFileWriter& operator=(const EditFileWriter&) = delete;
@@ -50,8 +55,8 @@ class EditFileWriter final : public EditSink {
   const std::string& path() const;
 
  private:
-  EditFileWriter(std::unique_ptr<nutchfs::WritableFile> file, bool sorted);
-  Status CheckOrder(const EditView& edit);
+  EditFileWriter(std::unique_ptr<nutchfs::WritableFile> file, bool sorted, std::string_view label);
+  Status CheckOrder(const EditView& edit) const;
   Status FlushFrame();
 
   std::unique_ptr<nutchfs::WritableFile> file_;
@@ -59,7 +64,7 @@ class EditFileWriter final : public EditSink {
   bool finished_ = false;
   std::string header_;
   std::string frame_;  // payload of the frame being filled
-  std::string last_key_;
+  std::string last_key_;  // of the last record: the next one's key shares a prefix with it
   uint64_t last_order_ = 0;
   uint32_t file_crc_;  // running CRC32C (unmasked) of header + frame crc fields
   uint64_t count_ = 0;
@@ -72,9 +77,11 @@ class EditFileWriter final : public EditSink {
 // gets a buffer of its own size). Every failure — bad header, frame CRC, undecodable
 // record, out-of-order record in a sorted file, missing or wrong footer, trailing bytes —
 // turns the iterator invalid with Corruption "<path>: ... at offset N". Opening fails
-// when the file cannot be opened, and with Corruption when its header is short or bad.
-Result<std::unique_ptr<EditIterator>> OpenEditFile(nutchfs::Env& env, const std::string& path,
-                                                   size_t buffer_size = kEditReadBufferSize);
+// when the file cannot be opened, and with Corruption when its header is short or bad,
+// or, when expected_label is given, when the file does not carry exactly that label.
+Result<std::unique_ptr<EditIterator>> OpenEditFile(
+    nutchfs::Env& env, const std::string& path, size_t buffer_size = kEditReadBufferSize,
+    std::optional<std::string_view> expected_label = std::nullopt);
 
 struct EditFileInfo {
   uint64_t count = 0;          // records
@@ -82,10 +89,12 @@ struct EditFileInfo {
   uint64_t file_size = 0;
   uint32_t checksum = 0;  // the footer's file CRC (masked)
   bool sorted = false;
+  std::string label;  // empty when the file has none
 };
 
-// Header and footer only, without reading the frames: a cheap check that a file is
-// complete and what it claims. Corruption if header or footer is malformed.
+// Header (label included) and footer only, without reading the frames: a cheap check
+// that a file is complete and what it claims. Corruption if header or footer is
+// malformed.
 Result<EditFileInfo> ReadEditFileInfo(nutchfs::Env& env, const std::string& path);
 
 }  // namespace webdb

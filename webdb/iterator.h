@@ -17,6 +17,12 @@ namespace webdb {
 
 using nutchfs::Status;
 
+// Where a data block of a table file starts: enough to decide whether to copy it.
+struct BlockStart {
+  uint64_t index = 0;  // the block's number in its table file
+  std::string_view last_key;
+};
+
 // One data block of a table file as stored (docs/FORMAT.md): its bytes and trailer,
 // unchanged, with what a table being written needs to take it whole.
 struct RawBlock {
@@ -24,6 +30,7 @@ struct RawBlock {
   std::string_view first_key;
   std::string_view last_key;
   uint64_t records = 0;
+  uint64_t index = 0;  // the block's number in its table file
 };
 
 // Rows of a table in bytewise key order.
@@ -39,9 +46,11 @@ class Iterator {
   virtual std::string_view value() const = 0;
   virtual Status status() const = 0;
 
-  // When the iterator stands on the first row of a stored block: that block, so that a
-  // merge leaving all its rows unchanged can copy it whole. Views stay valid until the
-  // iterator moves. nullopt elsewhere, and for iterators not reading a table file.
+  // When the iterator stands on the first row of a stored block: where that block
+  // starts (cheap), and the block itself (its rows counted), so that a merge leaving all
+  // its rows unchanged can copy it whole. Views stay valid until the iterator moves.
+  // nullopt elsewhere, and for iterators not reading a table file.
+  virtual std::optional<BlockStart> AtBlockStart() const { return std::nullopt; }
   virtual std::optional<RawBlock> CurrentBlock() const { return std::nullopt; }
   // Moves past every row of the block. REQUIRES: CurrentBlock() had a value.
   virtual void SkipBlock() {}
@@ -72,6 +81,9 @@ class EditIterator {
   virtual void Next() = 0;
   virtual const EditView& edit() const = 0;
   virtual Status status() const = 0;
+  // True when the views of every edit stay valid as long as the iterator lives (an
+  // in-memory sort buffer), so that readers need not copy them.
+  virtual bool views_stable() const { return false; }
 };
 
 // Where a stage (or the writer's log) hands the edits it emits.

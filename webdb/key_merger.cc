@@ -2,8 +2,9 @@
 
 namespace webdb {
 
-KeyMerger::KeyMerger(Iterator& rows, EditIterator& edits, bool copy_blocks)
-    : rows_(rows), edits_(edits), copy_blocks_(copy_blocks) {
+KeyMerger::KeyMerger(Iterator& rows, EditIterator& edits, bool copy_blocks,
+                     const BlockMarks* marks)
+    : rows_(rows), edits_(edits), copy_blocks_(copy_blocks), marks_(marks) {
   rows_.SeekToFirst();
 }
 
@@ -18,37 +19,65 @@ bool KeyMerger::Next() {
   }
   const bool row_valid = rows_.Valid();
   const bool edit_valid = edits_.Valid();
+  // An input that fails turns invalid: only then can there be an error to report.
+  if ((!row_valid && !rows_.status().ok()) || (!edit_valid && !edits_.status().ok()) ||
+      !status_.ok()) {
+    return false;
+  }
   if (!row_valid && !edit_valid) return false;
-  if (!status().ok()) return false;
   if (copy_blocks_ && row_valid) {
-    block_ = rows_.CurrentBlock();
-    if (block_ && (!edit_valid || edits_.edit().key > block_->last_key)) {
-      num_edits_ = 0;
-      has_row_ = false;
-      return true;
+    const std::optional<BlockStart> start = rows_.AtBlockStart();
+    if (start && (!edit_valid || edits_.edit().key > start->last_key) &&
+        (marks_ == nullptr || !marks_->marked(start->index))) {
+      block_ = rows_.CurrentBlock();
+      if (block_) {
+        num_edits_ = 0;
+        has_row_ = false;
+        return true;
+      }
     }
-    block_.reset();
   }
 
-  int cmp = !edit_valid ? -1 : !row_valid ? 1 : rows_.key().compare(edits_.edit().key);
-  key_.assign(cmp <= 0 ? rows_.key() : edits_.edit().key);
-  has_row_ = cmp <= 0;
+  has_row_ = !edit_valid || (row_valid && rows_.key() <= edits_.edit().key);
+  if (has_row_) {
+    key_ = rows_.key();  // stays until rows_ moves, at the next Next()
+  } else if (edits_.views_stable()) {
+    key_ = edits_.edit().key;
+  } else {
+    key_copy_.assign(edits_.edit().key);
+    key_ = key_copy_;
+  }
   row_pending_ = has_row_;
-
-  num_edits_ = 0;
-  while (edits_.Valid() && edits_.edit().key == key_) {
-    if (num_edits_ == edits_buf_.size()) edits_buf_.emplace_back();
-    OwnedEdit& e = edits_buf_[num_edits_++];
-    e.order = edits_.edit().order;
-    e.kind = edits_.edit().kind;
-    e.value.assign(edits_.edit().value);
-    edits_.Next();
-    ++total_edits_;
-  }
+  CollectEdits();
   if (edits_.Valid() && edits_.edit().key < key_) {
     status_ = Status::Corruption("edit stream out of order");
   }
-  return status().ok();
+  return status_.ok();
+}
+
+void KeyMerger::CollectEdits() {
+  const bool stable = edits_.views_stable();
+  num_edits_ = 0;
+  values_.clear();
+  while (edits_.Valid() && edits_.edit().key == key_) {
+    const EditView& e = edits_.edit();
+    if (num_edits_ == edits_buf_.size()) edits_buf_.emplace_back();
+    KeyEdit& k = edits_buf_[num_edits_++];
+    k.order = e.order;
+    k.kind = e.kind;
+    k.value = e.value;
+    if (!stable) values_.append(e.value);
+    edits_.Next();
+    ++total_edits_;
+  }
+  if (stable) return;
+  // Now that values_ is complete, the copies are in it one after another.
+  size_t offset = 0;
+  for (size_t i = 0; i < num_edits_; ++i) {
+    KeyEdit& k = edits_buf_[i];
+    k.value = std::string_view(values_.data() + offset, k.value.size());
+    offset += k.value.size();
+  }
 }
 
 Status KeyMerger::status() const {

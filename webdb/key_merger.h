@@ -2,10 +2,14 @@
 // for each key present in either input it offers the old row (if any) and all edits
 // for that key, in order. It is the loop every merge stage is built on.
 // With copy_blocks, where the rows stand at the start of a stored block (see
-// Iterator::CurrentBlock) whose key range receives no edit, one step offers that whole
-// block instead (block() set, no key): a stage that leaves rows without edits unchanged
-// copies it as it is, undecoded.
-// Views stay valid until the next call to Next(). Not thread-safe.
+// Iterator::CurrentBlock) whose key range receives no edit and which marks (if given)
+// does not mark, one step offers that whole block instead (block() set, no key): a
+// stage that leaves rows without edits unchanged copies it as it is, undecoded.
+// Nothing is copied when the inputs keep their views (a table iterator's key stays
+// until it moves; an edit iterator with views_stable()): the key and the edits' values
+// are views into the inputs' buffers. Otherwise the key of an inserted row and the
+// edits' values are copied into one buffer. Views stay valid until the next call to
+// Next(). Not thread-safe.
 #ifndef WEBDB_KEY_MERGER_H_
 #define WEBDB_KEY_MERGER_H_
 
@@ -15,20 +19,23 @@
 #include <string_view>
 #include <vector>
 
+#include "webdb/block_marks.h"
 #include "webdb/iterator.h"
 
 namespace webdb {
 
-struct OwnedEdit {
+// One edit of the current key.
+struct KeyEdit {
   uint64_t order = 0;
   uint8_t kind = 0;
-  std::string value;
+  std::string_view value;
 };
 
 class KeyMerger {
  public:
   // Rewinds rows to its first key.
-  KeyMerger(Iterator& rows, EditIterator& edits, bool copy_blocks = false);
+  KeyMerger(Iterator& rows, EditIterator& edits, bool copy_blocks = false,
+            const BlockMarks* marks = nullptr);
   KeyMerger(const KeyMerger&) = delete;
   KeyMerger& operator=(const KeyMerger&) = delete;
 
@@ -41,20 +48,25 @@ class KeyMerger {
   bool has_row() const { return has_row_; }
   std::string_view row_value() const { return rows_.value(); }  // REQUIRES: has_row()
   // Edits for key(), sorted by order. Only the first num_edits() entries are live.
-  const OwnedEdit& edit(size_t i) const { return edits_buf_[i]; }
+  const KeyEdit& edit(size_t i) const { return edits_buf_[i]; }
   size_t num_edits() const { return num_edits_; }
   uint64_t total_edits() const { return total_edits_; }
   Status status() const;
 
  private:
+  void CollectEdits();
+
   Iterator& rows_;
   EditIterator& edits_;
   const bool copy_blocks_;
+  const BlockMarks* const marks_;
   std::optional<RawBlock> block_;
-  std::string key_;
+  std::string_view key_;
+  std::string key_copy_;  // the key of an inserted row (no row to view)
   bool has_row_ = false;
   bool row_pending_ = false;  // rows_ is positioned on the row of the current key
-  std::vector<OwnedEdit> edits_buf_;
+  std::vector<KeyEdit> edits_buf_;
+  std::string values_;  // copies of the edits' values, unless their views are stable
   size_t num_edits_ = 0;
   uint64_t total_edits_ = 0;
   Status status_;

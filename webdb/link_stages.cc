@@ -38,6 +38,57 @@ class ForwardProbe {
   Iterator& rows_;
 };
 
+// What stage 3 makes of one linksByMD5 key, for stage 3 (which emits what changed) and
+// stage 5 (which recomputes it and writes it with its fix): the link the key holds after
+// the additions (the last put wins, keeping the old row's flag, which stage 4 fixes), if
+// the source rule keeps it.
+class AddedLinks {
+ public:
+  explicit AddedLinks(Iterator& new_pages_by_md5) : sources_(new_pages_by_md5) {}
+
+  // The link of m's key, or nullopt if none stays; a view valid until the next call.
+  // With fix non-null, edits of kinds kRemove and kSetFlag are stage 4's fixes and the
+  // last one is returned there; otherwise every edit must be a put.
+  Result<std::optional<std::string_view>> Resolve(const KeyMerger& m, const KeyEdit** fix) {
+    if (m.key().size() <= kMd5Size) return Err(Status::Corruption("short linksByMD5 key"));
+    const KeyEdit* put = nullptr;
+    for (size_t i = 0; i < m.num_edits(); ++i) {
+      const KeyEdit& e = m.edit(i);
+      if (e.kind == kPut && !e.value.empty()) {
+        put = &e;
+      } else if (fix != nullptr && (e.kind == kRemove || (e.kind == kSetFlag && e.value.size() == 1))) {
+        *fix = &e;
+      } else {
+        return Err(Status::Corruption(fix != nullptr ? "bad linksByMD5 fix" : "bad linksByMD5 edit"));
+      }
+    }
+    std::string_view link;
+    if (put != nullptr) {
+      changed_.assign(put->value);
+      // Stage 4 sets the flag from the target page and sends a fix back wherever this
+      // guess was wrong: a replaced link keeps its old row's flag (its target has not
+      // changed, mostly), a new link is guessed to point at a page with outlinks (most
+      // pages have some), so that few links need a fix.
+      SetFlag(&changed_, m.has_row() ? FlagOf(m.row_value()) : true);
+      link = changed_;
+    } else if (m.has_row()) {
+      link = m.row_value();  // unchanged: copied as bytes
+    } else {
+      return std::optional<std::string_view>();  // a fix alone
+    }
+    if (!sources_.HasPrefix(Md5OfKey(m.key()), /*whole_key=*/false)) {
+      return std::optional<std::string_view>();
+    }
+    return std::optional<std::string_view>(link);
+  }
+
+  Status status() const { return sources_.status(); }
+
+ private:
+  ForwardProbe sources_;
+  std::string changed_;
+};
+
 Status CopyBlock(const RawBlock& block, RowSink& table, StageStats& stats) {
   stats.rows_out += block.records;
   return table.AddBlock(block);
@@ -52,58 +103,40 @@ Status EmitTo(EditSink& sink, std::string_view key, uint8_t kind, std::string_vi
 }  // namespace
 
 Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
-                                   Iterator& new_pages_by_md5, RowSink& table,
-                                   EditSink& links_by_url, bool join_unchanged) {
-  KeyMerger m(old_rows, edits, join_unchanged);
-  ForwardProbe sources(new_pages_by_md5);
+                                   Iterator& new_pages_by_md5, EditSink& links_by_url,
+                                   const BlockMarks* md5s_gone) {
+  KeyMerger m(old_rows, edits, md5s_gone != nullptr, md5s_gone);
+  AddedLinks links(new_pages_by_md5);
   StageStats stats;
-  std::string changed;
   while (m.Next()) {
-    if (m.block() != nullptr) {
-      NUTCHFS_RETURN_IF_ERROR(CopyBlock(*m.block(), table, stats));
+    if (m.block() != nullptr) {  // rows that stay as they are: nothing to tell linksByURL
+      stats.rows_out += m.block()->records;
       continue;
     }
-    if (m.key().size() <= kMd5Size) return Err(Status::Corruption("short linksByMD5 key"));
-    const bool had_row = m.has_row();
-    std::string_view value;
-    if (m.num_edits() > 0) {
-      const OwnedEdit& last = m.edit(m.num_edits() - 1);  // the last addition wins
-      if (last.kind != kPut || last.value.empty()) {
-        return Err(Status::Corruption("bad linksByMD5 edit"));
-      }
-      changed = last.value;
-      // The target check of stage 4 fixes the flag; start from the old row's flag so
-      // that a replaced link whose target did not change needs no fix.
-      SetFlag(&changed, had_row && FlagOf(m.row_value()));
-      value = changed;
-    } else {
-      value = m.row_value();  // unchanged: copied as bytes
-    }
-    const bool keep = sources.HasPrefix(Md5OfKey(m.key()), /*whole_key=*/false);
+    NUTCHFS_ASSIGN_OR_RETURN(std::optional<std::string_view> link, links.Resolve(m, nullptr));
     // Built only for an emitted edit: most rows of a round go out unchanged.
     auto url_key = [&m] {
       return LinkUrlKey(m.key().substr(kMd5Size), Md5FromBytes(Md5OfKey(m.key())));
     };
-    if (!keep) {
-      if (had_row) NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_url, url_key(), kRemove, {}, stats));
+    if (!link) {
+      if (m.has_row()) NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_url, url_key(), kRemove, {}, stats));
       continue;
     }
-    if (!had_row || value != m.row_value()) {
-      NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_url, url_key(), kPut, value, stats));
+    if (!m.has_row() || *link != m.row_value()) {
+      NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_url, url_key(), kPut, *link, stats));
     }
     ++stats.rows_out;
-    NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), value));
   }
   NUTCHFS_RETURN_IF_ERROR(m.status());
-  NUTCHFS_RETURN_IF_ERROR(sources.status());
+  NUTCHFS_RETURN_IF_ERROR(links.status());
   stats.edits_in = m.total_edits();
   return stats;
 }
 
 Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_url, RowSink& table,
-                                   EditSink& links_by_md5, bool join_unchanged) {
-  KeyMerger m(old_rows, edits, join_unchanged);
+                                   EditSink& links_by_md5, const BlockMarks* target_changes) {
+  KeyMerger m(old_rows, edits, target_changes != nullptr, target_changes);
   ForwardProbe targets(new_pages_by_url);
   StageStats stats;
   std::string changed;
@@ -118,7 +151,7 @@ Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
     std::optional<std::string_view> link;
     if (m.has_row()) link = m.row_value();
     for (size_t i = 0; i < m.num_edits(); ++i) {
-      const OwnedEdit& e = m.edit(i);
+      const KeyEdit& e = m.edit(i);
       if (e.kind == kPut && !e.value.empty()) {
         link = e.value;
       } else if (e.kind == kRemove) {
@@ -154,34 +187,34 @@ Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
   return stats;
 }
 
-Result<StageStats> ApplyLinkFixes(Iterator& rows, EditIterator& edits, RowSink& table) {
-  KeyMerger m(rows, edits, /*copy_blocks=*/true);
+Result<StageStats> ApplyLinkFixes(Iterator& old_rows, EditIterator& edits,
+                                  Iterator& new_pages_by_md5, RowSink& table,
+                                  const BlockMarks* md5s_gone) {
+  KeyMerger m(old_rows, edits, /*copy_blocks=*/true, md5s_gone);
+  AddedLinks links(new_pages_by_md5);
   StageStats stats;
-  std::string value;
+  std::string fixed;
   while (m.Next()) {
     if (m.block() != nullptr) {
       NUTCHFS_RETURN_IF_ERROR(CopyBlock(*m.block(), table, stats));
       continue;
     }
-    if (m.num_edits() > 0 && !m.has_row()) {
+    const KeyEdit* fix = nullptr;
+    NUTCHFS_ASSIGN_OR_RETURN(std::optional<std::string_view> link, links.Resolve(m, &fix));
+    if (fix != nullptr && !link) {
       return Err(Status::Corruption("link fix for a link that linksByMD5 does not hold"));
     }
-    if (m.num_edits() == 0) {
-      ++stats.rows_out;
-      NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), m.row_value()));
-      continue;
+    if (!link || (fix != nullptr && fix->kind == kRemove)) continue;
+    if (fix != nullptr) {
+      fixed.assign(*link);
+      SetFlag(&fixed, fix->value[0] == 1);
+      link = fixed;
     }
-    const OwnedEdit& fix = m.edit(m.num_edits() - 1);
-    if (fix.kind == kRemove) continue;
-    if (fix.kind != kSetFlag || fix.value.size() != 1) {
-      return Err(Status::Corruption("bad linksByMD5 fix"));
-    }
-    value.assign(m.row_value());
-    SetFlag(&value, fix.value[0] == 1);
     ++stats.rows_out;
-    NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), value));
+    NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), *link));
   }
   NUTCHFS_RETURN_IF_ERROR(m.status());
+  NUTCHFS_RETURN_IF_ERROR(links.status());
   stats.edits_in = m.total_edits();
   return stats;
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cinttypes>
+#include <optional>
 #include <sstream>
 
 #include "webdb/crc32c.h"
@@ -10,7 +12,8 @@
 namespace webdb {
 namespace {
 
-constexpr std::string_view kMagicLine = "webdb-manifest 1\n";
+constexpr std::string_view kMagicLine = "webdb-manifest 2\n";
+constexpr std::string_view kMagicLineV1 = "webdb-manifest 1\n";
 
 Status Bad(const std::string& path, int line, std::string_view why) {
   return Status::Corruption(fmt::format("{}:{}: {}", path, line, why));
@@ -34,19 +37,58 @@ std::string TableFileName(TableId t, uint64_t version, std::string_view suffix) 
 
 std::string Manifest::Encode() const {
   std::string out(kMagicLine);
-  out += fmt::format("version {}\n", version);
+  out += fmt::format("version {}\ntime {}\nkeep {}\n", version, time_ms, keep);
+  if (restores != 0) out += fmt::format("rollback {}\n", restores);
   for (int i = 0; i < kNumTables; ++i) {
     const TableFile& f = tables[i];
-    out += fmt::format("table {} {} {} {} {:08x}\n", TableName(static_cast<TableId>(i)), f.name,
-                       f.records, f.size, f.crc);
+    out += fmt::format("table {} {} {} {} {:08x} {:016x}\n", TableName(static_cast<TableId>(i)),
+                       f.name, f.records, f.size, f.crc, f.id);
   }
   out += fmt::format("crc {:08x}\n", crc32c::Value(out));
   return out;
 }
 
+namespace {
+
+// Applies one line (not the magic or crc line) to m; false when malformed.
+// Takes one line into m; the reason when it is not a valid line.
+std::optional<std::string> ParseManifestLine(const std::string& line, bool v1, Manifest* m,
+                                             int* tables_seen) {
+  std::istringstream fields(line);
+  std::string word;
+  fields >> word;
+  bool ok = false;
+  if (word == "version") {
+    ok = static_cast<bool>(fields >> m->version);
+  } else if (word == "time" && !v1) {
+    ok = static_cast<bool>(fields >> m->time_ms);
+  } else if (word == "keep" && !v1) {
+    ok = (fields >> m->keep) && m->keep >= 1 && m->keep <= kMaxKeep;
+  } else if (word == "rollback" && !v1) {
+    ok = (fields >> m->restores) && m->restores > 0;
+  } else if (word == "table") {
+    std::string table;
+    TableFile f;
+    ok = (fields >> table >> f.name >> f.records >> f.size >> std::hex >> f.crc) &&
+         (v1 || fields >> f.id);
+    if (!ok) return "malformed line '" + line + "'";
+    auto id = ParseTableName(table);
+    if (!id) return id.error().message();
+    if (!m->table(*id).name.empty()) return "table " + table + " named twice";
+    m->table(*id) = f;
+    ++*tables_seen;
+  }
+  if (ok && (fields >> std::ws).eof()) return std::nullopt;
+  return "malformed line '" + line + "'";
+}
+
+}  // namespace
+
 Result<Manifest> Manifest::Decode(std::string_view text, const std::string& path) {
   size_t crc_pos = text.rfind("crc ");
-  if (!text.starts_with(kMagicLine) || crc_pos == std::string_view::npos || text.back() != '\n') {
+  const bool v1 = text.starts_with(kMagicLineV1);
+  if (!(v1 || text.starts_with(kMagicLine)) || crc_pos == std::string_view::npos ||
+      text.back() != '\n') {
     return Err(Bad(path, 1, "not a complete webdb manifest"));
   }
   uint32_t stored = 0;
@@ -60,18 +102,9 @@ Result<Manifest> Manifest::Decode(std::string_view text, const std::string& path
   int line_no = 1, tables_seen = 0;
   while (std::getline(in, line)) {
     ++line_no;
-    std::istringstream fields(line);
-    std::string word, table;
-    fields >> word;
-    if (word == "version" && (fields >> m.version)) continue;
-    TableFile f;
-    if (word != "table" || !(fields >> table >> f.name >> f.records >> f.size >> std::hex >> f.crc)) {
-      return Err(Bad(path, line_no, "malformed line '" + line + "'"));
+    if (auto bad = ParseManifestLine(line, v1, &m, &tables_seen)) {
+      return Err(Bad(path, line_no, *bad));
     }
-    auto id = ParseTableName(table);
-    if (!id) return Err(Bad(path, line_no, id.error().message()));
-    m.table(*id) = f;
-    ++tables_seen;
   }
   if (tables_seen != kNumTables || m.version == 0) {
     return Err(Bad(path, line_no, "manifest lacks a version or a table"));
@@ -90,31 +123,55 @@ Result<Manifest> CreateEmptyTables(nutchfs::Env& env, const std::string& dir) {
     NUTCHFS_RETURN_IF_ERROR(builder->Finish());
     f.size = builder->file_size();
     f.crc = builder->file_crc();
+    f.id = builder->file_id();
   }
   NUTCHFS_RETURN_IF_ERROR(env.SyncDir(dir));
   return m;
 }
 
-Result<Manifest> ReadCurrentManifest(nutchfs::Env& env, const std::string& dir) {
+Result<uint64_t> ReadCurrentVersion(nutchfs::Env& env, const std::string& dir) {
   auto current = nutchfs::ReadFileToString(env, dir + "/CURRENT");
   if (!current) {
     if (current.error().IsNotFound()) return Err(Status::NotFound("no webdb at " + dir));
     return Err(current.error());
   }
-  std::string name = *current;
-  if (name.empty() || name.back() != '\n' || !name.starts_with("MANIFEST-")) {
+  const std::string& name = *current;
+  uint64_t version = 0;
+  if (name.size() < 2 || name.back() != '\n' || !name.starts_with("MANIFEST-") ||
+      std::sscanf(name.c_str() + 9, "%" SCNu64, &version) != 1 || version == 0 ||
+      name != ManifestFileName(version) + "\n") {
     return Err(Status::Corruption(dir + "/CURRENT: malformed"));
   }
-  name.pop_back();
-  const std::string path = dir + "/" + name;
+  return version;
+}
+
+Result<Manifest> ReadManifest(nutchfs::Env& env, const std::string& dir, uint64_t version) {
+  const std::string path = dir + "/" + ManifestFileName(version);
   NUTCHFS_ASSIGN_OR_RETURN(std::string text, nutchfs::ReadFileToString(env, path));
-  return Manifest::Decode(text, path);
+  NUTCHFS_ASSIGN_OR_RETURN(Manifest m, Manifest::Decode(text, path));
+  if (m.version != version) {
+    return Err(Status::Corruption(
+        fmt::format("{}: holds version {}, not {}", path, m.version, version)));
+  }
+  return m;
+}
+
+Result<Manifest> ReadCurrentManifest(nutchfs::Env& env, const std::string& dir) {
+  NUTCHFS_ASSIGN_OR_RETURN(uint64_t version, ReadCurrentVersion(env, dir));
+  return ReadManifest(env, dir, version);
+}
+
+Status WriteManifest(nutchfs::Env& env, const std::string& dir, const Manifest& m) {
+  return nutchfs::WriteFileAtomically(env, dir + "/" + ManifestFileName(m.version), m.Encode());
+}
+
+Status SetCurrent(nutchfs::Env& env, const std::string& dir, uint64_t version) {
+  return nutchfs::WriteFileAtomically(env, dir + "/CURRENT", ManifestFileName(version) + "\n");
 }
 
 Status InstallManifest(nutchfs::Env& env, const std::string& dir, const Manifest& m) {
-  const std::string name = ManifestFileName(m.version);
-  NUTCHFS_RETURN_IF_ERROR(nutchfs::WriteFileAtomically(env, dir + "/" + name, m.Encode()));
-  return nutchfs::WriteFileAtomically(env, dir + "/CURRENT", name + "\n");
+  NUTCHFS_RETURN_IF_ERROR(WriteManifest(env, dir, m));
+  return SetCurrent(env, dir, m.version);
 }
 
 Status RemoveObsoleteFiles(nutchfs::Env& env, const std::string& dir,

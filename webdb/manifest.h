@@ -26,11 +26,19 @@ struct TableFile {
   uint64_t records = 0;
   uint64_t size = 0;
   uint32_t crc = 0;  // CRC32C of the whole file
+  uint64_t id = 0;   // the file id in its footer; 0: not recorded (docs/FORMAT.md)
   bool operator==(const TableFile&) const = default;
 };
 
+// Versions kept readable when the db does not say (docs/FORMAT.md, "keep"), and the most.
+constexpr uint32_t kDefaultKeep = 2;
+constexpr uint32_t kMaxKeep = 10000;
+
 struct Manifest {
   uint64_t version = 0;
+  int64_t time_ms = 0;          // when it was published, ms since the epoch; 0: unknown
+  uint32_t keep = kDefaultKeep;  // the db setting: versions kept readable, this one included
+  uint64_t restores = 0;        // a rollback: the version whose tables this one names
   std::array<TableFile, kNumTables> tables;
 
   const TableFile& table(TableId t) const { return tables[static_cast<int>(t)]; }
@@ -61,10 +69,20 @@ bool IsTemporaryFileName(std::string_view name);
 // returns their manifest, not installed.
 Result<Manifest> CreateEmptyTables(nutchfs::Env& env, const std::string& dir);
 
+// The version CURRENT names in dir. NotFound if dir holds no db, Corruption if CURRENT
+// is not "MANIFEST-<n>\n".
+Result<uint64_t> ReadCurrentVersion(nutchfs::Env& env, const std::string& dir);
+// MANIFEST-<version> of dir; NotFound if it does not exist.
+Result<Manifest> ReadManifest(nutchfs::Env& env, const std::string& dir, uint64_t version);
 // The manifest CURRENT names in dir. NotFound if dir holds no db.
 Result<Manifest> ReadCurrentManifest(nutchfs::Env& env, const std::string& dir);
-// Writes MANIFEST-<version> and switches CURRENT to it atomically and durably.
-// REQUIRES: every table file it names is complete and synced.
+
+// The two steps of publishing a version, each atomic and durable (write-temp, sync,
+// rename, directory sync): write MANIFEST-<version>, then switch CURRENT to it.
+// REQUIRES: every table file m names is complete and synced.
+Status WriteManifest(nutchfs::Env& env, const std::string& dir, const Manifest& m);
+Status SetCurrent(nutchfs::Env& env, const std::string& dir, uint64_t version);
+// Both steps: m becomes the current version.
 Status InstallManifest(nutchfs::Env& env, const std::string& dir, const Manifest& m);
 // Deletes table and manifest files of dir that no manifest in `live` uses, and temporary
 // files. Readers that opened an older version keep reading it through their open files.

@@ -12,6 +12,7 @@ class MergingEditIterator final : public EditIterator {
   explicit MergingEditIterator(std::vector<std::unique_ptr<EditIterator>> inputs)
       : inputs_(std::move(inputs)) {
     heap_.reserve(inputs_.size());
+    for (const auto& in : inputs_) stable_ = stable_ && in->views_stable();
     for (size_t i = 0; i < inputs_.size(); ++i) {
       if (inputs_[i]->Valid()) {
         heap_.push_back(i);
@@ -41,6 +42,7 @@ class MergingEditIterator final : public EditIterator {
 
   const EditView& edit() const override { return inputs_[heap_[0]]->edit(); }
   Status status() const override { return status_; }
+  bool views_stable() const override { return stable_; }
 
  private:
   // Whether input a's edit comes out before input b's.
@@ -69,6 +71,7 @@ class MergingEditIterator final : public EditIterator {
 
   std::vector<std::unique_ptr<EditIterator>> inputs_;
   std::vector<size_t> heap_;
+  bool stable_ = true;  // every input's views are
   Status status_;
 };
 

@@ -1,5 +1,6 @@
 // Stages 1 and 2: the page tables.
 #include <optional>
+#include <string>
 
 #include "webdb/key_merger.h"
 #include "webdb/stage_edits.h"
@@ -10,7 +11,7 @@ namespace {
 
 // The winning call for one url: lowest kind, then earliest order (edits come sorted
 // by order, so the first edit of the lowest kind).
-const OwnedEdit& Winner(const KeyMerger& m) {
+const KeyEdit& Winner(const KeyMerger& m) {
   size_t best = 0;
   for (size_t i = 1; i < m.num_edits(); ++i) {
     if (m.edit(i).kind < m.edit(best).kind) best = i;
@@ -21,7 +22,7 @@ const OwnedEdit& Winner(const KeyMerger& m) {
 // The page at url after the winning call; *inserted is set when an
 // addPageIfNotPresent call inserted it.
 Result<std::optional<Page>> ResolvePage(const std::optional<Page>& old, std::string_view url,
-                                        const OwnedEdit& winner, std::optional<Link>* inserted_link) {
+                                        const KeyEdit& winner, std::optional<Link>* inserted_link) {
   if (winner.kind == kDeletePage) return std::optional<Page>();
   if (winner.kind > kDeletePage) return Err(Status::Corruption("unknown page edit kind"));
   NUTCHFS_ASSIGN_OR_RETURN(PageCall call, DecodePageCall(url, winner.value));
@@ -45,6 +46,32 @@ Status CopyBlock(const RawBlock& block, RowSink& table, StageStats& stats) {
   stats.rows_out += block.records;
   return table.AddBlock(block);
 }
+
+// Follows the md5s of pagesByMD5 keys met in key order and reports every md5 whose
+// keys all went ("md5 gone").
+class GoneMd5s {
+ public:
+  GoneMd5s(NoticeSink* sink, StageStats& stats) : sink_(sink), stats_(stats) {}
+
+  // A key of md5 is met; ends the previous md5's keys if it differs. {} ends the last.
+  void Enter(std::string_view md5) {
+    if (md5 == md5_ && !md5.empty()) return;
+    if (!kept_) {
+      ++stats_.notices;
+      if (sink_ != nullptr) sink_->Notice(md5_);
+    }
+    md5_.assign(md5);
+    kept_ = false;
+  }
+  // A row of the current md5 stays.
+  void Keep() { kept_ = true; }
+
+ private:
+  NoticeSink* const sink_;
+  StageStats& stats_;
+  std::string md5_;
+  bool kept_ = true;  // nothing met yet
+};
 
 class PagesByUrlStage {
  public:
@@ -81,7 +108,10 @@ class PagesByUrlStage {
   Status EmitPageChange(const std::optional<Page>& old, const std::optional<Page>& page) {
     const bool old_out = old && old->num_outlinks > 0;
     const bool new_out = page && page->num_outlinks > 0;
-    if (old.has_value() != page.has_value() || old_out != new_out) ++stats.notices;
+    if (old.has_value() != page.has_value() || old_out != new_out) {
+      ++stats.notices;
+      if (out_.target_changes != nullptr) out_.target_changes->Notice(old ? old->url : page->url);
+    }
     if (old && (!page || page->md5 != old->md5)) {
       NUTCHFS_RETURN_IF_ERROR(Emit(*out_.pages_by_md5, PageMd5Key(old->md5, old->url), kRemove, {}));
     }
@@ -130,33 +160,29 @@ Result<StageStats> ApplyPagesByUrl(Iterator& old_rows, EditIterator& edits,
   return stage.stats;
 }
 
-Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowSink& table) {
+Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowSink& table,
+                                   NoticeSink* md5s_gone) {
   KeyMerger m(old_rows, edits, /*copy_blocks=*/true);
   StageStats stats;
-  // Tracks whether the md5 of the previous key kept a row, to count md5s that are gone.
-  std::string md5;
-  bool md5_kept = true;
+  GoneMd5s gone(md5s_gone, stats);
   while (m.Next()) {
     if (const RawBlock* b = m.block()) {  // every row kept
       if (b->first_key.size() < 16 || b->last_key.size() < 16) {
         return Err(Status::Corruption("short pagesByMD5 key"));
       }
-      if (Md5OfKey(b->first_key) != md5 && !md5_kept) ++stats.notices;
-      md5.assign(Md5OfKey(b->last_key));
-      md5_kept = true;
+      gone.Enter(Md5OfKey(b->first_key));
+      gone.Keep();
+      gone.Enter(Md5OfKey(b->last_key));
+      gone.Keep();
       NUTCHFS_RETURN_IF_ERROR(CopyBlock(*b, table, stats));
       continue;
     }
     if (m.key().size() < 16) return Err(Status::Corruption("short pagesByMD5 key"));
-    if (Md5OfKey(m.key()) != md5) {
-      if (!md5_kept) ++stats.notices;
-      md5.assign(Md5OfKey(m.key()));
-      md5_kept = false;
-    }
+    gone.Enter(Md5OfKey(m.key()));
     std::optional<std::string_view> value;
     if (m.has_row()) value = m.row_value();
     for (size_t i = 0; i < m.num_edits(); ++i) {
-      const OwnedEdit& e = m.edit(i);
+      const KeyEdit& e = m.edit(i);
       if (e.kind == kPut) {
         value = e.value;
       } else if (e.kind == kRemove) {
@@ -166,12 +192,12 @@ Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowS
       }
     }
     if (!value) continue;
-    md5_kept = true;
+    gone.Keep();
     ++stats.rows_out;
     NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), *value));
   }
   NUTCHFS_RETURN_IF_ERROR(m.status());
-  if (!md5_kept) ++stats.notices;
+  gone.Enter({});
   stats.edits_in = m.total_edits();
   return stats;
 }

@@ -3,28 +3,35 @@
 #include <array>
 
 #include "webdb/manifest.h"
-#include "webdb/table.h"
+#include "webdb/manifest_table.h"
+#include "webdb/version_pin.h"
+#include "webdb/versions.h"
 
 namespace webdb {
 namespace {
 
-// The tables of one version of a local db. The files stay open, so the version stays
-// readable even after a newer one is installed and the old files are deleted.
+// The tables of one version of a local db, pinned (version_pin.h) while it is open. The
+// files stay open too, so on a local disk the version stays readable even if its files
+// are deleted (a reader that cannot write its pin, on a read-only mount, relies on that).
 class LocalTableSource final : public TableSource {
  public:
-  static Result<std::unique_ptr<TableSource>> Open(nutchfs::Env& env, const std::string& dir) {
-    // The writer deletes an old version's files right after installing a new one; if
-    // that happens between reading CURRENT and opening the files, read CURRENT again.
-    constexpr int kAttempts = 5;
-    Status last;
-    for (int attempt = 0; attempt < kAttempts; ++attempt) {
-      NUTCHFS_ASSIGN_OR_RETURN(Manifest m, ReadCurrentManifest(env, dir));
-      auto source = std::make_unique<LocalTableSource>(m);
-      last = source->OpenTables(env, dir);
-      if (last.ok()) return std::unique_ptr<TableSource>(std::move(source));
-      if (!last.IsNotFound()) break;
+  static Result<std::unique_ptr<TableSource>> Open(nutchfs::Env& env, const std::string& dir,
+                                                   std::optional<uint64_t> version) {
+    NUTCHFS_ASSIGN_OR_RETURN(Manifest m, ReadKeptManifest(env, dir, version));
+    auto source = std::make_unique<LocalTableSource>(m);
+    auto pin = VersionPin::Create(env, dir, m.version);
+    if (pin) {
+      source->pin_ = std::move(*pin);
+      // A collector that listed the pins before this one was made deletes only versions
+      // it no longer keeps: still kept after the pin, the version is safe.
+      auto still_kept = ReadKeptManifest(env, dir, m.version);
+      if (!still_kept) return Err(still_kept.error());
     }
-    return Err(last);
+    for (int i = 0; i < kNumTables; ++i) {
+      TableRef ref{dir + "/" + m.tables[i].name, m.tables[i], ManifestFileName(m.version)};
+      NUTCHFS_ASSIGN_OR_RETURN(source->tables_[i], OpenTableOf(env, ref));
+    }
+    return std::unique_ptr<TableSource>(std::move(source));
   }
 
   explicit LocalTableSource(Manifest m) : manifest_(std::move(m)) {}
@@ -39,19 +46,8 @@ class LocalTableSource final : public TableSource {
   }
 
  private:
-  Status OpenTables(nutchfs::Env& env, const std::string& dir) {
-    for (int i = 0; i < kNumTables; ++i) {
-      const TableFile& f = manifest_.tables[i];
-      NUTCHFS_ASSIGN_OR_RETURN(tables_[i], Table::Open(env, dir + "/" + f.name));
-      if (tables_[i]->num_records() != f.records || tables_[i]->file_size() != f.size) {
-        return Status::Corruption(dir + "/" + f.name + ": size or record count differs from " +
-                                  ManifestFileName(manifest_.version));
-      }
-    }
-    return Status::OK();
-  }
-
   const Manifest manifest_;
+  std::unique_ptr<VersionPin> pin_;
   std::array<std::unique_ptr<Table>, kNumTables> tables_;
 };
 
@@ -107,9 +103,21 @@ Result<std::optional<Link>> LinkCursor::Next() {
 
 Reader::Reader(std::unique_ptr<TableSource> source) : source_(std::move(source)) {}
 
-Result<std::unique_ptr<Reader>> Reader::Open(nutchfs::Env& env, const std::string& dir) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto source, LocalTableSource::Open(env, dir));
-  return std::make_unique<Reader>(std::move(source));
+Result<std::unique_ptr<Reader>> Reader::Open(nutchfs::Env& env, const std::string& dir,
+                                             std::optional<uint64_t> version) {
+  return OpenRetrying([&] { return LocalTableSource::Open(env, dir, version); });
+}
+
+Result<std::unique_ptr<Reader>> Reader::OpenRetrying(const OpenSourceFn& open) {
+  constexpr int kAttempts = 5;
+  Status last;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    auto source = open();
+    if (source) return std::make_unique<Reader>(std::move(*source));
+    last = source.error();
+    if (!last.IsNotFound()) break;
+  }
+  return Err(last);
 }
 
 Result<std::optional<Page>> Reader::GetPage(std::string_view url) const {

@@ -1,7 +1,8 @@
 // Reading a WebDB: the full reader API of the semantics spec, section 6.
 //
-// A Reader reads one version of a db, fixed when it is opened: updates published
-// later are not seen until a new Reader is opened. Lookups and enumerations are all
+// A Reader reads one version of a db, fixed when it is opened (the current one, or with
+// a version number a kept older one): updates published later are not seen until a new
+// Reader is opened. Lookups and enumerations are all
 // built on one primitive, a TableSource that yields an ordered iterator per table; a
 // single-machine db and a distributed db differ only in their TableSource. A Reader
 // may be used by one thread at a time; separate Readers are independent.
@@ -9,6 +10,7 @@
 #define WEBDB_READER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -63,12 +65,23 @@ class LinkCursor {
   bool started_ = false;
 };
 
+using OpenSourceFn = std::function<Result<std::unique_ptr<TableSource>>()>;
+
 class Reader {
  public:
   explicit Reader(std::unique_ptr<TableSource> source);
 
-  // Opens the current version of the single-machine db at dir.
-  static Result<std::unique_ptr<Reader>> Open(nutchfs::Env& env, const std::string& dir);
+  // Opens the current version of the single-machine db at dir, or a kept older one
+  // (webdb/versions.h; NotFound when it is not kept). The Reader pins its version
+  // (webdb/version_pin.h): its files are not deleted while the Reader lives.
+  static Result<std::unique_ptr<Reader>> Open(nutchfs::Env& env, const std::string& dir,
+                                              std::optional<uint64_t> version = {});
+
+  // A Reader over what open returns. A writer may remove the files of the version open
+  // chose (read from CURRENT) between reading its manifest and opening them, so open is
+  // called again, a few times, while it fails with NotFound. Every reader of a db,
+  // single-machine or distributed, opens through this.
+  static Result<std::unique_ptr<Reader>> OpenRetrying(const OpenSourceFn& open);
 
   Result<std::optional<Page>> GetPage(std::string_view url) const;
   // All pages with this content, in url order.

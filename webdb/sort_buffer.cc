@@ -81,8 +81,9 @@ void SortBuffer::Add(const EditView& edit) {
   std::memcpy(p + 4, &value_size, 4);
   std::memcpy(p + 8, &edit.order, 8);
   p[16] = static_cast<char>(edit.kind);
-  std::memcpy(p + kRecordHeader, edit.key.data(), key_size);
-  std::memcpy(p + kRecordHeader + key_size, edit.value.data(), value_size);
+  // An empty view may have a null data(), which memcpy must not get even for 0 bytes.
+  if (key_size > 0) std::memcpy(p + kRecordHeader, edit.key.data(), key_size);
+  if (value_size > 0) std::memcpy(p + kRecordHeader + key_size, edit.value.data(), value_size);
   block_[slots_ - n_ - 1] = Entry{0, used_};  // chunk: set by Sort()
   NoteKey(std::string_view(p + kRecordHeader, key_size));
   ++n_;

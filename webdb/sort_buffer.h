@@ -32,6 +32,8 @@ class SortBuffer {
   static size_t RecordSize(const EditView& e);
   bool empty() const { return n_ == 0; }
   size_t size() const { return n_; }
+  // Bytes the records held take, their sort entries included.
+  size_t bytes() const { return used_ + n_ * sizeof(Entry); }
 
   // Makes room for one more record of record_size bytes, taking memory from the pool.
   // False when the pool cannot give it (spill, Clear(), then add). An empty buffer

@@ -15,16 +15,24 @@ namespace {
 
 using nutchfs::Err;
 
+// With a sorting thread, the memory buffer is cut into chunks of this share of the
+// budget (and at least kMinChunkBytes), each sorted while the next fills.
+constexpr size_t kChunksPerBudget = 8;
+constexpr size_t kMinChunkBytes = 16 << 10;
+
 // A run being merged reads through a buffer of at least two frames.
 constexpr size_t kMinReadBuffer = 2 * kEditFrameSize;
 constexpr size_t kMaxReadBuffer = 4 << 20;
 // Keeps a record (and its edit file encoding) well below the 4 GiB frame limit.
 constexpr size_t kMaxEditBytes = size_t{1} << 31;
 
-// As many runs as leave each a kMinReadBuffer of the budget, with one share for the
-// output, between 2 and kMaxFanIn.
+// The runs being merged read through at most this share of the budget: the sorters
+// filling meanwhile (the next stages' edits) keep the rest for runs as large as can be.
+constexpr size_t kReadShareDivisor = 4;
+
+// As many runs as leave each a kMinReadBuffer of the read share, between 2 and kMaxFanIn.
 size_t FanInFor(size_t budget) {
-  return std::clamp<size_t>(budget / kMinReadBuffer, 3, Sorter::kMaxFanIn + 1) - 1;
+  return std::clamp<size_t>(budget / kReadShareDivisor / kMinReadBuffer, 2, Sorter::kMaxFanIn);
 }
 
 class SortBufferIterator final : public EditIterator {
@@ -37,6 +45,7 @@ class SortBufferIterator final : public EditIterator {
   }
   const EditView& edit() const override { return edit_; }
   Status status() const override { return Status::OK(); }
+  bool views_stable() const override { return true; }  // the buffer no longer changes
 
  private:
   void Load() {
@@ -51,9 +60,9 @@ class SortBufferIterator final : public EditIterator {
 }  // namespace
 
 std::unique_ptr<Sorter> Sorter::Create(nutchfs::Env& env, std::string tmp_dir, SortMemory& memory,
-                                       std::string name) {
+                                       std::string name, bool background) {
   return std::unique_ptr<Sorter>(
-      new Sorter(env, std::move(tmp_dir), memory, nullptr, std::move(name)));
+      new Sorter(env, std::move(tmp_dir), memory, nullptr, std::move(name), background));
 }
 
 std::unique_ptr<Sorter> Sorter::Create(nutchfs::Env& env, std::string tmp_dir, size_t memory_budget,
@@ -61,20 +70,24 @@ std::unique_ptr<Sorter> Sorter::Create(nutchfs::Env& env, std::string tmp_dir, s
   auto own = std::make_unique<SortMemory>(memory_budget);
   SortMemory& memory = *own;
   return std::unique_ptr<Sorter>(
-      new Sorter(env, std::move(tmp_dir), memory, std::move(own), std::move(name)));
+      new Sorter(env, std::move(tmp_dir), memory, std::move(own), std::move(name), false));
 }
 
 Sorter::Sorter(nutchfs::Env& env, std::string tmp_dir, SortMemory& memory,
-               std::unique_ptr<SortMemory> own_memory, std::string name)
+               std::unique_ptr<SortMemory> own_memory, std::string name, bool background)
     : env_(env),
       tmp_dir_(std::move(tmp_dir)),
       name_(std::move(name)),
       own_memory_(std::move(own_memory)),
       memory_(memory),
       fan_in_(FanInFor(memory.budget())),
+      background_(background),
+      chunk_bytes_(std::max<size_t>(memory.budget() / kChunksPerBudget, kMinChunkBytes)),
       buffer_(std::make_unique<SortBuffer>(memory)) {}
 
 Sorter::~Sorter() {
+  WaitForSorting();
+  chunks_.clear();
   buffer_.reset();
   memory_.Give(read_memory_);
   // Best effort: a run that cannot be removed is left behind in tmp_dir, which the
@@ -88,6 +101,7 @@ Status Sorter::Add(const EditView& edit) {
     return Status::InvalidArgument(name_ + ": edit too large to sort");
   }
   const size_t size = SortBuffer::RecordSize(edit);
+  if (background_ && !buffer_->empty() && buffer_->bytes() + size > chunk_bytes_) SealChunk();
   if (!buffer_->Reserve(size)) {
     NUTCHFS_RETURN_IF_ERROR(Spill());
     buffer_->Reserve(size);  // an empty buffer always makes room
@@ -104,7 +118,30 @@ std::string Sorter::NewRunPath() {
   return created_.back();
 }
 
+// The full buffer becomes a chunk, sorted on a thread of its own once the chunk before
+// it is sorted (one sort at a time), and a new buffer starts.
+void Sorter::SealChunk() {
+  WaitForSorting();
+  chunks_.push_back(std::move(buffer_));
+  SortBuffer* chunk = chunks_.back().get();
+  sorting_ = std::async(std::launch::async, [chunk] { chunk->Sort(); });
+  buffer_ = std::make_unique<SortBuffer>(memory_);
+}
+
+void Sorter::WaitForSorting() {
+  if (sorting_.valid()) sorting_.get();
+}
+
+std::unique_ptr<EditIterator> Sorter::InMemory() const {
+  std::vector<std::unique_ptr<EditIterator>> parts;
+  for (const auto& chunk : chunks_) parts.push_back(std::make_unique<SortBufferIterator>(*chunk));
+  parts.push_back(std::make_unique<SortBufferIterator>(*buffer_));
+  return NewMergingEditIterator(std::move(parts));
+}
+
+// Every edit held in memory goes to one run: the sorted chunks and buffer, merged.
 Status Sorter::Spill() {
+  WaitForSorting();
   buffer_->Sort();
   if (!dir_created_) {
     NUTCHFS_RETURN_IF_ERROR(env_.CreateDirs(tmp_dir_));
@@ -112,12 +149,13 @@ Status Sorter::Spill() {
   }
   std::string path = NewRunPath();
   NUTCHFS_ASSIGN_OR_RETURN(auto writer, EditFileWriter::Create(env_, path, /*sorted=*/true));
-  for (size_t i = 0; i < buffer_->size(); ++i) {
-    NUTCHFS_RETURN_IF_ERROR(writer->Add(buffer_->Get(i)));
+  for (auto edits = InMemory(); edits->Valid(); edits->Next()) {
+    NUTCHFS_RETURN_IF_ERROR(writer->Add(edits->edit()));
   }
   NUTCHFS_RETURN_IF_ERROR(writer->Finish(/*sync=*/false));
   runs_.push_back(std::move(path));
   ++runs_spilled_;
+  chunks_.clear();  // their memory goes back to the pool
   buffer_->Clear();
   return Status::OK();
 }
@@ -174,18 +212,18 @@ Status Sorter::MergePass() {
 }
 
 Status Sorter::ReleaseMemory() {
-  if (finished_ || runs_.empty() || buffer_->empty()) return Status::OK();
+  if (finished_ || runs_.empty() || (buffer_->empty() && chunks_.empty())) return Status::OK();
   NUTCHFS_RETURN_IF_ERROR(Spill());
   buffer_->Release();
   return Status::OK();
 }
 
-// Each run merged at once reads through an equal share of what the pool has left, and
-// at least kMinReadBuffer.
+// Each run merged at once reads through an equal part of the read share (or of what the
+// pool has left, if less), and at least kMinReadBuffer.
 void Sorter::TakeReadMemory() {
   const size_t runs = std::min(runs_.size(), fan_in_);
-  read_buffer_ =
-      std::clamp<size_t>(memory_.available() / (runs + 1), kMinReadBuffer, kMaxReadBuffer);
+  const size_t share = std::min(memory_.available(), memory_.budget() / kReadShareDivisor);
+  read_buffer_ = std::clamp<size_t>(share / runs, kMinReadBuffer, kMaxReadBuffer);
   read_memory_ = read_buffer_ * runs;
   memory_.Force(read_memory_);
 }
@@ -194,13 +232,20 @@ Result<std::unique_ptr<EditIterator>> Sorter::Finish() {
   if (finished_) return Err(Status::InvalidArgument(name_ + ": sorter Finish called twice"));
   finished_ = true;
   if (runs_.empty()) {
+    WaitForSorting();
     buffer_->Sort();
-    return std::unique_ptr<EditIterator>(std::make_unique<SortBufferIterator>(*buffer_));
+    return Again();
   }
-  if (!buffer_->empty()) NUTCHFS_RETURN_IF_ERROR(Spill());
+  if (!buffer_->empty() || !chunks_.empty()) NUTCHFS_RETURN_IF_ERROR(Spill());
   buffer_->Release();
   TakeReadMemory();
   while (runs_.size() > fan_in_) NUTCHFS_RETURN_IF_ERROR(MergePass());
+  return Again();
+}
+
+Result<std::unique_ptr<EditIterator>> Sorter::Again() {
+  if (!finished_) return Err(Status::InvalidArgument(name_ + ": sorter Again before Finish"));
+  if (runs_.empty()) return InMemory();
   NUTCHFS_ASSIGN_OR_RETURN(auto runs, OpenRuns(runs_));
   return NewMergingEditIterator(std::move(runs));
 }

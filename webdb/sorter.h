@@ -2,23 +2,31 @@
 // (key bytewise, order ascending), with equal pairs in insertion order (stable).
 //
 // Edits are packed into an in-memory buffer (webdb/sort_buffer.h) that takes memory
-// from a SortMemory pool, shared with the session's other sorters. When the pool has no
-// more to give, the buffer is sorted and spilled as a sorted edit file (a run) into
+// from a SortMemory pool, shared with the session's other sorters. With `background`,
+// the buffer is cut into chunks of an eighth of the budget, and each full chunk is
+// sorted on a thread of its own (one at a time) while the next fills; the sorted
+// chunks are merged when read or spilled (ties by chunk, i.e. insertion, order), so
+// the sorted stream is the same whatever the thread timing. When the pool has no
+// more to give, the chunks are merged and spilled as a sorted edit file (a run) into
 // tmp_dir; Finish() merges the runs, in several passes only when there are more than
-// fan_in() of them, each run read through an equal share of what the pool has left
-// (between 128 KiB and 4 MiB). Memory use stays within the pool's budget plus a small
+// fan_in() of them, each run read through an equal part of a quarter of the budget
+// (between 128 KiB and 4 MiB), so that the sorters filling meanwhile keep the rest of the
+// pool for large runs (at a 256 MiB budget, 512 runs merge in one pass).
+// Memory use stays within the pool's budget plus a small
 // constant: the largest single edit, one frame of the edit file being written, the Env's
 // write buffer, and the floor of 128 KiB per merged run when the pool is exhausted.
 //
 // The Sorter owns its run files (tmp_dir/<name>-run-NNNNNN.edits) and removes them when
 // destroyed; the iterator Finish() returns reads them (or the memory buffer), so it must
 // be destroyed before the Sorter. The Env and the pool must outlive the Sorter. Not
-// thread-safe.
+// thread-safe (its own sorting thread only ever touches full chunks, which the Sorter
+// waits for before it reads or frees them).
 #ifndef WEBDB_SORTER_H_
 #define WEBDB_SORTER_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,12 +44,13 @@ class SortMemory;
 class Sorter final : public EditSink {
  public:
   // At most this many runs are merged at once.
-  static constexpr size_t kMaxFanIn = 128;
+  static constexpr size_t kMaxFanIn = 512;
 
   // name tells apart the runs of several sorters sharing tmp_dir (created if missing).
   // The sorter takes its memory from the shared pool.
   static std::unique_ptr<Sorter> Create(nutchfs::Env& env, std::string tmp_dir,
-                                        SortMemory& memory, std::string name);
+                                        SortMemory& memory, std::string name,
+                                        bool background = false);
   // A sorter with a pool of memory_budget bytes of its own.
   static std::unique_ptr<Sorter> Create(nutchfs::Env& env, std::string tmp_dir,
                                         size_t memory_budget, std::string name);
@@ -54,6 +63,9 @@ class Sorter final : public EditSink {
   // The sorted stream of every edit added. Without a spill it iterates the memory
   // buffer (no disk I/O). Once only; no Add() afterwards.
   Result<std::unique_ptr<EditIterator>> Finish();
+  // The same sorted stream once more (the memory buffer or the runs are kept until the
+  // Sorter goes). REQUIRES: Finish() succeeded and the iterator it returned is gone.
+  Result<std::unique_ptr<EditIterator>> Again();
   // If runs were spilled already, spills the edits held in memory too, which gives their
   // memory back to the pool for the sorters filling now; a sorter that never spilled
   // keeps its edits (sorting them in memory later is cheaper). Before Finish() only.
@@ -68,8 +80,12 @@ class Sorter final : public EditSink {
 
  private:
   Sorter(nutchfs::Env& env, std::string tmp_dir, SortMemory& memory,
-         std::unique_ptr<SortMemory> own_memory, std::string name);
+         std::unique_ptr<SortMemory> own_memory, std::string name, bool background);
   std::string NewRunPath();
+  void SealChunk();
+  void WaitForSorting();
+  // The edits held in memory, sorted. REQUIRES: WaitForSorting(), buffer_ sorted.
+  std::unique_ptr<EditIterator> InMemory() const;
   Status Spill();
   void TakeReadMemory();
   Status MergePass();
@@ -83,9 +99,13 @@ class Sorter final : public EditSink {
   std::unique_ptr<SortMemory> own_memory_;  // when not shared
   SortMemory& memory_;
   const size_t fan_in_;
+  const bool background_;
+  const size_t chunk_bytes_;    // with background_, a buffer this full becomes a chunk
   size_t read_buffer_ = 0;      // read buffer of each run being merged
   size_t read_memory_ = 0;      // taken from memory_ for them
-  std::unique_ptr<SortBuffer> buffer_;
+  std::unique_ptr<SortBuffer> buffer_;              // filling
+  std::vector<std::unique_ptr<SortBuffer>> chunks_;  // full, in insertion order
+  std::future<void> sorting_;  // the sort of chunks_.back() while it runs
   std::vector<std::string> runs_;     // sorted runs in insertion order
   std::vector<std::string> created_;  // every file made, for cleanup
   uint64_t count_ = 0;

@@ -1,8 +1,8 @@
 // The five merge stages: the heart of the WebDB.
 //
 // Where a stage's merge reaches a stored block of the old table whose key range gets no
-// edit (and, for stages 3 and 4, whose join table did not change), the block goes to
-// the new table as it is (RowSink::AddBlock).
+// edit (and, for stages 3 and 4, that no notice of stage 2 or 1 marked: see
+// webdb/block_marks.h), the block goes to the new table as it is (RowSink::AddBlock).
 // Each stage is a pure function of (old table rows, sorted edits[, a new table of an
 // earlier stage]) -> (new table rows, emitted edits). It reads every input front to
 // back exactly once, writes its table front to back, and knows nothing of files,
@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "webdb/block_marks.h"
 #include "webdb/iterator.h"
 #include "webdb/record.h"
 
@@ -40,7 +41,8 @@ struct StageStats {
   uint64_t emitted = 0;   // edits handed to the sinks
   // Stage 1: urls that gained or lost their page or whose numOutlinks > 0 status
   // flipped ("target changed"). Stage 2: md5s left with no page ("md5 gone").
-  // Zero tells the driver that the dependent link stage has nothing to recheck.
+  // Zero tells the driver that the dependent link stage has nothing to recheck. Each
+  // also goes to the stage's NoticeSink, if any, in increasing key order.
   uint64_t notices = 0;
 };
 
@@ -52,34 +54,46 @@ struct PagesByUrlOutputs {
   RowSink* table;
   EditSink* pages_by_md5;
   EditSink* links_by_md5;
+  NoticeSink* target_changes = nullptr;
 };
 Result<StageStats> ApplyPagesByUrl(Iterator& old_rows, EditIterator& edits,
                                    uint64_t url_section, const PagesByUrlOutputs& out);
 
 // Stage 2, pagesByMD5: applies the puts and removes of stage 1.
-Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowSink& table);
+Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowSink& table,
+                                   NoticeSink* md5s_gone = nullptr);
 
 // Stage 3, linksByMD5. The last put per key wins over the old row; then the source
 // rule keeps a link only if its `from` is the md5 of a row of new_pages_by_md5 (the
-// table stage 2 wrote, over the same md5 range). Emits puts/removes for linksByURL.
-// join_unchanged: stage 2 reported no md5 gone, so rows without edits all stay and
-// are copied block by block where no edit falls.
+// table stage 2 wrote, over the same md5 range). Emits puts/removes for linksByURL and
+// writes no table: stage 5 recomputes the same rows from the same inputs and writes
+// them with stage 4's fixes, so linksByMD5 is written once a session, not twice.
+// md5s_gone: the blocks of old_rows that stage 2's notices marked; rows without edits
+// elsewhere all stay, and blocks without edits are skipped whole. nullptr: every row is
+// checked.
 Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
-                                   Iterator& new_pages_by_md5, RowSink& table,
-                                   EditSink& links_by_url, bool join_unchanged = false);
+                                   Iterator& new_pages_by_md5, EditSink& links_by_url,
+                                   const BlockMarks* md5s_gone = nullptr);
 
 // Stage 4, linksByURL. Applies stage 3's puts/removes, then the target rule against
 // new_pages_by_url (the table stage 1 wrote, over the same url range): a link whose url
 // has no page is dropped, every other link gets targetHasOutlink from its page. Emits
 // a remove or a flag change for linksByMD5 wherever that table now differs.
-// join_unchanged: stage 1 reported no target change, so rows without edits stay as
-// they are and are copied block by block where no edit falls.
+// target_changes: the blocks of old_rows that stage 1's notices marked; rows without
+// edits elsewhere stay as they are, and blocks without edits are copied whole.
+// nullptr: every row is checked.
 Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_url, RowSink& table,
-                                   EditSink& links_by_md5, bool join_unchanged = false);
+                                   EditSink& links_by_md5,
+                                   const BlockMarks* target_changes = nullptr);
 
-// Stage 5, the second linksByMD5 pass: applies stage 4's removes and flag changes.
-Result<StageStats> ApplyLinkFixes(Iterator& rows, EditIterator& edits, RowSink& table);
+// Stage 5, the new linksByMD5: stage 3's result, recomputed from stage 3's inputs
+// (old_rows, new_pages_by_md5, md5s_gone, and its puts among `edits`), with stage 4's
+// removes and flag changes (the other edits, at most one a key) applied. Blocks with
+// neither and unmarked are copied whole.
+Result<StageStats> ApplyLinkFixes(Iterator& old_rows, EditIterator& edits,
+                                  Iterator& new_pages_by_md5, RowSink& table,
+                                  const BlockMarks* md5s_gone = nullptr);
 
 }  // namespace webdb
 

@@ -32,6 +32,33 @@ Result<std::string_view> ReadExact(const nutchfs::RandomAccessFile& file, uint64
 
 }  // namespace
 
+Result<Footer> ReadTableFooter(const nutchfs::RandomAccessFile& file) {
+  const uint64_t size = file.size();
+  if (size < kFooterSizeV1) {
+    return nutchfs::Err(Corruption(
+        file.path(), "file too short for a table (" + std::to_string(size) + " bytes)", 0));
+  }
+  const uint64_t tail_size = std::min<uint64_t>(size, kFooterSize);
+  char scratch[kFooterSize];
+  NUTCHFS_ASSIGN_OR_RETURN(std::string_view tail,
+                           ReadExact(file, size - tail_size, tail_size, scratch));
+  NUTCHFS_ASSIGN_OR_RETURN(Footer footer, DecodeFooter(tail, file.path(), size - tail_size));
+  const uint64_t room = size - footer.encoded_size();
+  const BlockHandle& index = footer.index;
+  if (index.offset > room || index.size > room - index.offset ||
+      room - index.offset - index.size != kBlockTrailerSize) {
+    return nutchfs::Err(
+        Corruption(file.path(), "index block does not end at the footer: footer", room));
+  }
+  bool counts_ok = footer.num_records >= footer.num_blocks &&
+                   (footer.num_blocks > 0 || footer.num_records == 0) &&
+                   footer.num_blocks <= index.offset / (kBlockTrailerSize + 3);
+  if (!counts_ok) {
+    return nutchfs::Err(Corruption(file.path(), "impossible record or block count in footer", room));
+  }
+  return footer;
+}
+
 // Iterates a table's data blocks in order; see Table::NewIterator().
 class Table::Iter final : public Iterator {
  public:
@@ -44,6 +71,7 @@ class Table::Iter final : public Iterator {
   std::string_view key() const override { return reader_.key(); }
   std::string_view value() const override { return reader_.value(); }
   Status status() const override { return status_; }
+  std::optional<BlockStart> AtBlockStart() const override;
   std::optional<RawBlock> CurrentBlock() const override;
   void SkipBlock() override;
 
@@ -136,6 +164,11 @@ void Table::Iter::EnterBlock(size_t index, bool readahead) {
   at_block_start_ = true;
 }
 
+std::optional<BlockStart> Table::Iter::AtBlockStart() const {
+  if (!valid_ || !at_block_start_) return std::nullopt;
+  return BlockStart{block_, table_->last_keys_[block_]};
+}
+
 std::optional<RawBlock> Table::Iter::CurrentBlock() const {
   if (!valid_ || !at_block_start_) return std::nullopt;
   const BlockHandle& h = table_->handles_[block_];
@@ -143,7 +176,7 @@ std::optional<RawBlock> Table::Iter::CurrentBlock() const {
   std::optional<uint64_t> records = CountBlockRecords(raw.substr(0, h.size));
   if (!records) return std::nullopt;
   block_records_ = *records;
-  return RawBlock{raw, reader_.key(), table_->last_keys_[block_], *records};
+  return RawBlock{raw, reader_.key(), table_->last_keys_[block_], *records, block_};
 }
 
 void Table::Iter::SkipBlock() {
@@ -214,8 +247,12 @@ Table::Table(std::unique_ptr<nutchfs::RandomAccessFile> file) : file_(std::move(
 
 Result<std::unique_ptr<Table>> Table::Open(nutchfs::Env& env, const std::string& path) {
   NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewRandomAccessFile(path));
+  return Open(std::move(file));
+}
+
+Result<std::unique_ptr<Table>> Table::Open(std::unique_ptr<nutchfs::RandomAccessFile> file) {
   std::unique_ptr<Table> table(new Table(std::move(file)));
-  NUTCHFS_RETURN_IF_ERROR(table->ReadFooter());
+  NUTCHFS_ASSIGN_OR_RETURN(table->footer_, ReadTableFooter(*table->file_));
   NUTCHFS_RETURN_IF_ERROR(table->ReadIndex());
   return table;
 }
@@ -224,28 +261,6 @@ std::unique_ptr<Iterator> Table::NewIterator() const { return std::make_unique<I
 
 Status Table::CorruptionAt(std::string_view what, uint64_t offset) const {
   return Corruption(path(), what, offset);
-}
-
-Status Table::ReadFooter() {
-  uint64_t size = file_->size();
-  if (size < kFooterSize) {
-    return CorruptionAt("file too short for a table (" + std::to_string(size) + " bytes)", 0);
-  }
-  char scratch[kFooterSize];
-  NUTCHFS_ASSIGN_OR_RETURN(std::string_view bytes,
-                           ReadExact(*file_, footer_offset(), kFooterSize, scratch));
-  NUTCHFS_ASSIGN_OR_RETURN(footer_, DecodeFooter(bytes, path(), footer_offset()));
-  const BlockHandle& index = footer_.index;
-  uint64_t room = footer_offset();
-  if (index.offset > room || index.size > room - index.offset ||
-      room - index.offset - index.size != kBlockTrailerSize) {
-    return CorruptionAt("index block does not end at the footer: footer", footer_offset());
-  }
-  bool counts_ok = footer_.num_records >= footer_.num_blocks &&
-                   (footer_.num_blocks > 0 || footer_.num_records == 0) &&
-                   footer_.num_blocks <= index.offset / (kBlockTrailerSize + 3);
-  if (!counts_ok) return CorruptionAt("impossible record or block count in footer", room);
-  return Status::OK();
 }
 
 Status Table::ReadIndex() {

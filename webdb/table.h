@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nutchfs/env.h"
@@ -24,11 +25,16 @@ namespace webdb {
 using nutchfs::Result;
 using nutchfs::Status;
 
+// Reads and checks the footer of the table file (too short, bad magic, crc or version, an
+// index that does not end at the footer, impossible counts), without reading the index.
+Result<Footer> ReadTableFooter(const nutchfs::RandomAccessFile& file);
+
 class Table {
  public:
   // Corruption naming path (and an offset) when the file is not a well-formed table:
   // too short, truncated, bad magic, version or checksum, inconsistent index.
   static Result<std::unique_ptr<Table>> Open(nutchfs::Env& env, const std::string& path);
+  static Result<std::unique_ptr<Table>> Open(std::unique_ptr<nutchfs::RandomAccessFile> file);
   Table(const Table&) = delete;
   Table& operator=(const Table&) = delete;
 
@@ -37,6 +43,10 @@ class Table {
   std::unique_ptr<Iterator> NewIterator() const;
 
   uint64_t num_records() const { return footer_.num_records; }
+  const Footer& footer() const { return footer_; }
+  uint64_t num_blocks() const { return handles_.size(); }
+  // The last key of data block i, from the index. REQUIRES: i < num_blocks().
+  std::string_view block_last_key(uint64_t i) const { return last_keys_[i]; }
   uint64_t file_size() const { return file_->size(); }
   const std::string& path() const { return file_->path(); }
 
@@ -44,11 +54,10 @@ class Table {
   class Iter;
 
   explicit Table(std::unique_ptr<nutchfs::RandomAccessFile> file);
-  Status ReadFooter();
   Status ReadIndex();
   Status ParseIndex(std::string_view index);
   Status CorruptionAt(std::string_view what, uint64_t offset) const;
-  uint64_t footer_offset() const { return file_->size() - kFooterSize; }
+  uint64_t footer_offset() const { return file_->size() - footer_.encoded_size(); }
 
   std::unique_ptr<nutchfs::RandomAccessFile> file_;
   Footer footer_;

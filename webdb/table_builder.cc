@@ -18,7 +18,7 @@ TableBuilder::TableBuilder(std::unique_ptr<nutchfs::WritableFile> file) : file_(
 Status TableBuilder::Add(std::string_view key, std::string_view value) {
   if (!status_.ok()) return status_;
   if (finished_) return Status::InvalidArgument(path() + ": Add after Finish");
-  if (num_records_ > 0 && key <= std::string_view(last_key_)) {
+  if (num_records_ > 0 && key <= LastKey()) {
     return Status::InvalidArgument(path() + ": keys out of order: record " +
                                    std::to_string(num_records_) +
                                    " is not greater than the previous key");
@@ -31,7 +31,6 @@ Status TableBuilder::Add(std::string_view key, std::string_view value) {
     NUTCHFS_RETURN_IF_ERROR(FlushBlock());
   }
   block_.Add(key, value);
-  last_key_.assign(key);
   ++num_records_;
   if (block_.size() >= kTargetBlockSize) return FlushBlock();
   return Status::OK();
@@ -40,7 +39,7 @@ Status TableBuilder::Add(std::string_view key, std::string_view value) {
 Status TableBuilder::AddBlock(const RawBlock& block) {
   if (!status_.ok()) return status_;
   if (finished_) return Status::InvalidArgument(path() + ": AddBlock after Finish");
-  if (num_records_ > 0 && block.first_key <= std::string_view(last_key_)) {
+  if (num_records_ > 0 && block.first_key <= LastKey()) {
     return Status::InvalidArgument(path() + ": copied block out of key order at record " +
                                    std::to_string(num_records_));
   }
@@ -60,6 +59,7 @@ Status TableBuilder::FlushBlock() {
   NUTCHFS_RETURN_IF_ERROR(Write(bytes));
   AppendIndexEntry(block_.last_key(), handle, &index_);
   ++num_blocks_;
+  last_key_.assign(block_.last_key());
   block_.Reset();
   return Status::OK();
 }
@@ -81,11 +81,14 @@ Status TableBuilder::Finish() {
   footer.index = BlockHandle{offset_, index_.size()};
   footer.num_records = num_records_;
   footer.num_blocks = num_blocks_;
-  std::string tail;
-  AppendBlockTrailer(index_, &tail);
-  EncodeFooter(footer, &tail);
+  std::string trailer;
+  AppendBlockTrailer(index_, &trailer);
   NUTCHFS_RETURN_IF_ERROR(Write(index_));
-  NUTCHFS_RETURN_IF_ERROR(Write(tail));
+  NUTCHFS_RETURN_IF_ERROR(Write(trailer));
+  footer.file_id = file_id_ = TableFileId(file_crc_, crc32c::Value(index_));
+  std::string encoded;
+  EncodeFooter(footer, &encoded);
+  NUTCHFS_RETURN_IF_ERROR(Write(encoded));
   status_ = file_->Sync();
   if (status_.ok()) status_ = file_->Close();
   return status_;

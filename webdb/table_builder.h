@@ -48,22 +48,27 @@ class TableBuilder {
   uint64_t file_size() const { return offset_; }
   // Unmasked CRC32C of the bytes written so far; of the whole file after Finish().
   uint32_t file_crc() const { return file_crc_; }
+  // The file id written into the footer (docs/FORMAT.md); 0 before Finish().
+  uint64_t file_id() const { return file_id_; }
   const std::string& path() const { return file_->path(); }
 
  private:
   explicit TableBuilder(std::unique_ptr<nutchfs::WritableFile> file);
 
+  // The last key added: the block being built keeps it until it is flushed.
+  std::string_view LastKey() const { return block_.empty() ? last_key_ : block_.last_key(); }
   Status FlushBlock();
   Status Write(std::string_view data);
 
   std::unique_ptr<nutchfs::WritableFile> file_;
   BlockBuilder block_;
   std::string index_;  // encoded index entries
-  std::string last_key_;
+  std::string last_key_;  // of the last block written
   uint64_t offset_ = 0;
   uint64_t num_records_ = 0;
   uint64_t num_blocks_ = 0;
   uint32_t file_crc_ = 0;
+  uint64_t file_id_ = 0;
   bool finished_ = false;
   Status status_;  // first write failure; sticky
 };

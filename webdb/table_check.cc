@@ -30,22 +30,21 @@ Status FileCrc(nutchfs::Env& env, const std::string& path, uint32_t* crc, uint64
 bool CheckWholeFile(nutchfs::Env& env, const TableCheck& check, FindingLog& log) {
   uint32_t crc = 0;
   uint64_t size = 0;
-  Status s = FileCrc(env, check.path, &crc, &size);
+  const TableRef& ref = check.ref;
+  Status s = FileCrc(env, ref.path, &crc, &size);
   if (s.IsNotFound()) {
-    log.Add({check.path, "", "missing: named by " + check.manifest});
+    log.Add({ref.path, "", "missing: named by " + ref.manifest});
     return false;
   }
   if (!s.ok()) {
-    log.AddStatus(check.path, s);
+    log.AddStatus(ref.path, s);
     return false;
   }
-  if (size != check.expected.size) {
-    log.Add({check.path, "", fmt::format("size {} bytes, {} says {}", size, check.manifest,
-                                         check.expected.size)});
-  }
-  if (crc != check.expected.crc) {
-    log.Add({check.path, "", fmt::format("file CRC32C {:08x}, {} says {:08x}", crc, check.manifest,
-                                         check.expected.crc)});
+  s = CheckTableSize(ref, size);
+  if (!s.ok()) log.AddStatus(ref.path, s);
+  if (crc != ref.entry.crc) {
+    log.Add({ref.path, "", fmt::format("file CRC32C {:08x}, {} says {:08x}", crc, ref.manifest,
+                                       ref.entry.crc)});
   }
   return true;
 }
@@ -67,17 +66,17 @@ void ScanRows(const Table& table, const TableCheck& check, FindingLog& log, uint
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     std::string_view key = it->key();
     if (n > 0 && key <= std::string_view(previous)) {
-      log.Add({check.path, DescribeKey(check.table, key), "key not greater than the one before"});
+      log.Add({check.ref.path, DescribeKey(check.table, key), "key not greater than the one before"});
     }
     Status s = DecodeRow(check.table, key, it->value());
-    if (!s.ok()) log.Add({check.path, DescribeKey(check.table, key), s.message()});
+    if (!s.ok()) log.Add({check.ref.path, DescribeKey(check.table, key), s.message()});
     if (check.in_range && !check.in_range(key)) {
-      log.Add({check.path, DescribeKey(check.table, key), "key outside this section's range"});
+      log.Add({check.ref.path, DescribeKey(check.table, key), "key outside this section's range"});
     }
     previous.assign(key);
     ++n;
   }
-  if (!it->status().ok()) log.AddStatus(check.path, it->status());
+  if (!it->status().ok()) log.AddStatus(check.ref.path, it->status());
   if (rows) *rows += n;
 }
 
@@ -86,16 +85,13 @@ void ScanRows(const Table& table, const TableCheck& check, FindingLog& log, uint
 bool CheckTableFile(nutchfs::Env& env, const TableCheck& check, FindingLog& log, uint64_t* rows) {
   const uint64_t before = log.count();
   if (!CheckWholeFile(env, check, log)) return false;
-  auto table = Table::Open(env, check.path);
+  auto table = Table::Open(env, check.ref.path);
   if (!table) {
-    log.AddStatus(check.path, table.error());
+    log.AddStatus(check.ref.path, table.error());
     return false;
   }
-  if ((*table)->num_records() != check.expected.records) {
-    log.Add({check.path, "", fmt::format("footer counts {} records, {} says {}",
-                                         (*table)->num_records(), check.manifest,
-                                         check.expected.records)});
-  }
+  Status s = CheckTableFooter(check.ref, (*table)->footer());
+  if (!s.ok()) log.AddStatus(check.ref.path, s);
   ScanRows(**table, check, log, rows);
   return log.count() == before;
 }

@@ -1,5 +1,6 @@
 // Verifying one table file end to end against its manifest entry (webdb verify): the
-// whole-file CRC32C and size, the footer and sparse index (Table::Open), every data
+// whole-file CRC32C, the checks made at every open (manifest_table.h: size, footer record
+// count and file id), the footer and sparse index (Table::Open), every data
 // block's CRC and its agreement with the index, strict key order (hence no duplicate
 // keys), the footer's record count, every row's value decoding as its table's record,
 // and, for a section of a distributed db, every key inside the section's key range.
@@ -15,15 +16,13 @@
 
 #include "nutchfs/env.h"
 #include "webdb/finding.h"
-#include "webdb/manifest.h"
+#include "webdb/manifest_table.h"
 
 namespace webdb {
 
 struct TableCheck {
-  std::string path;      // where the file is, in env
+  TableRef ref;  // where the file is, in env, and its manifest entry
   TableId table = TableId::kPagesByUrl;
-  TableFile expected;    // its manifest entry
-  std::string manifest;  // the manifest's name, for messages
   // Empty, or false for a key that does not belong in this file (a distributed section).
   std::function<bool(std::string_view key)> in_range;
 };

@@ -6,8 +6,6 @@
 namespace webdb {
 namespace {
 
-constexpr size_t kFooterCrcOffset = 36;
-
 std::string At(uint64_t offset) { return " at offset " + std::to_string(offset); }
 
 }  // namespace
@@ -44,31 +42,40 @@ void EncodeFooter(const Footer& footer, std::string* dst) {
   PutFixed64(&buf, footer.index.size);
   PutFixed64(&buf, footer.num_records);
   PutFixed64(&buf, footer.num_blocks);
+  PutFixed64(&buf, footer.file_id);
   PutFixed32(&buf, kTableFormatVersion);
   PutFixed32(&buf, crc32c::Mask(crc32c::Value(buf)));
   PutFixed64(&buf, kTableMagic);
   dst->append(buf);
 }
 
-Result<Footer> DecodeFooter(std::string_view input, const std::string& path, uint64_t offset) {
-  if (DecodeFixed64(input.data() + kFooterCrcOffset + 4) != kTableMagic) {
-    return nutchfs::Err(Status::Corruption(path + ": bad table magic in footer" +
-                                           At(offset + kFooterCrcOffset + 4)));
-  }
-  uint32_t stored = crc32c::Unmask(DecodeFixed32(input.data() + kFooterCrcOffset));
-  if (stored != crc32c::Value(input.data(), kFooterCrcOffset)) {
-    return nutchfs::Err(Status::Corruption(path + ": footer checksum mismatch" + At(offset)));
-  }
-  uint32_t version = DecodeFixed32(input.data() + 32);
-  if (version != kTableFormatVersion) {
-    return nutchfs::Err(Status::Corruption(path + ": unsupported table format version " +
-                                           std::to_string(version) + At(offset + 32)));
+Result<Footer> DecodeFooter(std::string_view tail, const std::string& path, uint64_t tail_offset) {
+  auto bad = [&](const std::string& what, size_t at) {
+    return nutchfs::Err(Status::Corruption(path + ": " + what + At(tail_offset + at)));
+  };
+  // Both versions end with version, crc and magic.
+  if (tail.size() < kFooterSizeV1) return bad("file too short for a table footer", 0);
+  const size_t end = tail.size();
+  if (DecodeFixed64(tail.data() + end - 8) != kTableMagic) {
+    return bad("bad table magic in footer", end - 8);
   }
   Footer f;
-  f.index.offset = DecodeFixed64(input.data());
-  f.index.size = DecodeFixed64(input.data() + 8);
-  f.num_records = DecodeFixed64(input.data() + 16);
-  f.num_blocks = DecodeFixed64(input.data() + 24);
+  f.version = DecodeFixed32(tail.data() + end - 16);
+  if (f.version != 1 && f.version != kTableFormatVersion) {
+    return bad("unsupported table format version " + std::to_string(f.version), end - 16);
+  }
+  const size_t size = f.encoded_size();
+  if (size > end) return bad("file too short for a table footer", 0);
+  const char* footer = tail.data() + end - size;
+  const size_t crc_at = size - 12;
+  if (crc32c::Unmask(DecodeFixed32(footer + crc_at)) != crc32c::Value(footer, crc_at)) {
+    return bad("footer checksum mismatch", end - size);
+  }
+  f.index.offset = DecodeFixed64(footer);
+  f.index.size = DecodeFixed64(footer + 8);
+  f.num_records = DecodeFixed64(footer + 16);
+  f.num_blocks = DecodeFixed64(footer + 24);
+  if (f.version != 1) f.file_id = DecodeFixed64(footer + 32);
   return f;
 }
 

@@ -40,7 +40,8 @@ Status TableWriter::AddBlock(const RawBlock& block) {
 Result<TableFile> TableWriter::Finish() {
   NUTCHFS_RETURN_IF_ERROR(builder_->Finish());
   if (progress_) progress_({step_, rows_, rows_});
-  return TableFile{name_, builder_->num_records(), builder_->file_size(), builder_->file_crc()};
+  return TableFile{name_, builder_->num_records(), builder_->file_size(), builder_->file_crc(),
+                   builder_->file_id()};
 }
 
 }  // namespace webdb

@@ -1,7 +1,11 @@
 #include "webdb/update.h"
 
+#include <optional>
+
+#include "webdb/block_marks.h"
+#include "webdb/manifest_table.h"
+#include "webdb/merging_iterator.h"
 #include "webdb/stages.h"
-#include "webdb/table.h"
 #include "webdb/table_writer.h"
 
 namespace webdb {
@@ -24,41 +28,86 @@ class Update {
  public:
   Update(nutchfs::Env& env, const Manifest& old, const UpdateParams& params,
          StagePlumbing& plumbing)
-      : env_(env), params_(params), plumbing_(plumbing), next_(old) {
+      : env_(env), params_(params), plumbing_(plumbing), old_(old), next_(old) {
     next_.version = params.new_version;
   }
 
   Result<Manifest> Run() {
+    // The link tables as the session found them: stages 3 and 4 merge them, and the
+    // notices of stages 2 and 1 mark which of their blocks a join may change.
+    NUTCHFS_ASSIGN_OR_RETURN(old_links_by_md5_, OpenTable(TableId::kLinksByMd5));
+    NUTCHFS_ASSIGN_OR_RETURN(old_links_by_url_, OpenTable(TableId::kLinksByUrl));
+    md5s_gone_.emplace(*old_links_by_md5_, Md5OfKey);
+    target_changes_.emplace(*old_links_by_url_, UrlOfLinkUrlKey);
     for (int stage = 1; stage <= kNumStages; ++stage) {
-      if (params_.options->before_step) params_.options->before_step(StageName(stage));
+      const StageHooks& hooks = params_.options->hooks;
+      if (hooks.on_stage) hooks.on_stage(stage);
+      if (hooks.before_step) hooks.before_step(StageName(stage));
       NUTCHFS_ASSIGN_OR_RETURN(auto edits, plumbing_.Incoming(stage));
       if (!edits->Valid()) NUTCHFS_RETURN_IF_ERROR(edits->status());
       // A stage with no edits changes its table only through the table it joins
-      // against, and only when the stage before reported notices.
-      const bool joins_changed = (stage == 3 && md5_gone_ > 0) || (stage == 4 && target_changes_ > 0);
+      // against, and only when the stage before reported notices; stage 5 writes what
+      // stage 3 decided, so it runs whenever stage 3 did.
+      const bool joins_changed = (stage == 3 && md5s_gone_->notices() > 0) ||
+                                 (stage == 4 && target_changes_->notices() > 0) ||
+                                 (stage == 5 && links_by_md5_changed_);
       if (!edits->Valid() && !joins_changed) continue;
+      if (stage == 3) {
+        NUTCHFS_RETURN_IF_ERROR(RunStageThree(*edits));
+        continue;
+      }
+      if (stage == 5) {
+        NUTCHFS_ASSIGN_OR_RETURN(auto added, plumbing_.IncomingStage3Again());
+        std::vector<std::unique_ptr<EditIterator>> both;
+        both.push_back(std::move(added));
+        both.push_back(std::move(edits));
+        edits = NewMergingEditIterator(std::move(both));
+      }
       NUTCHFS_RETURN_IF_ERROR(RunStage(stage, *edits));
     }
     return next_;
   }
 
  private:
+  // Old tables are checked against the old manifest, tables of earlier stages against
+  // what their writer reported.
   Result<std::unique_ptr<Table>> OpenTable(TableId t) {
-    return Table::Open(env_, params_.dir + "/" + next_.table(t).name);
+    const bool old = next_.table(t) == old_.table(t);
+    const uint64_t version = old ? old_.version : next_.version;
+    return OpenTableOf(env_, {params_.dir + "/" + next_.table(t).name, next_.table(t),
+                              "the manifest of version " + std::to_string(version)});
+  }
+
+  // The table stage `stage` merges: for stages 5 and 4, the one the marks are about.
+  Result<const Table*> OldTable(int stage) {
+    if (stage == 5) return old_links_by_md5_.get();
+    if (stage == 4) return old_links_by_url_.get();
+    NUTCHFS_ASSIGN_OR_RETURN(old_table_, OpenTable(kStageTable[stage - 1]));
+    return old_table_.get();
+  }
+
+  // Stage 3 writes no table: it tells stage 4 what changes in linksByMD5.
+  Status RunStageThree(EditIterator& edits) {
+    links_by_md5_changed_ = true;
+    NUTCHFS_ASSIGN_OR_RETURN(auto pages, OpenTable(TableId::kPagesByMd5));
+    auto rows = pages->NewIterator();
+    auto old_rows = old_links_by_md5_->NewIterator();
+    Result<StageStats> stats =
+        ApplyLinksByMd5(*old_rows, edits, *rows, plumbing_.Sink(4), &*md5s_gone_);
+    return stats ? Status::OK() : stats.error();
   }
 
   Status RunStage(int stage, EditIterator& edits) {
     const TableId t = kStageTable[stage - 1];
-    NUTCHFS_ASSIGN_OR_RETURN(auto old_table, OpenTable(t));
+    NUTCHFS_ASSIGN_OR_RETURN(const Table* old_table, OldTable(stage));
     auto old_rows = old_table->NewIterator();
-    const std::string name = TableFileName(t, params_.new_version, stage == 3 ? ".pass1" : "");
+    const std::string name = TableFileName(t, params_.new_version, "");
     NUTCHFS_ASSIGN_OR_RETURN(auto out, TableWriter::Create(env_, params_.dir, name, StageName(stage),
                                                            old_table->num_records(),
                                                            params_.options->progress));
-    NUTCHFS_ASSIGN_OR_RETURN(StageStats stats, Apply(stage, *old_rows, edits, *out));
+    Result<StageStats> stats = Apply(stage, *old_rows, edits, *out);
+    if (!stats) return stats.error();
     NUTCHFS_ASSIGN_OR_RETURN(next_.table(t), out->Finish());
-    if (stage == 1) target_changes_ = stats.notices;
-    if (stage == 2) md5_gone_ = stats.notices;
     return Status::OK();
   }
 
@@ -66,31 +115,33 @@ class Update {
     switch (stage) {
       case 1:
         return ApplyPagesByUrl(old_rows, edits, params_.url_section,
-                               {&out, &plumbing_.Sink(2), &plumbing_.Sink(3)});
+                               {&out, &plumbing_.Sink(2), &plumbing_.Sink(3), &*target_changes_});
       case 2:
-        return ApplyPagesByMd5(old_rows, edits, out);
-      case 3: {
-        NUTCHFS_ASSIGN_OR_RETURN(auto pages, OpenTable(TableId::kPagesByMd5));
-        auto rows = pages->NewIterator();
-        return ApplyLinksByMd5(old_rows, edits, *rows, out, plumbing_.Sink(4), md5_gone_ == 0);
-      }
+        return ApplyPagesByMd5(old_rows, edits, out, &*md5s_gone_);
       case 4: {
         NUTCHFS_ASSIGN_OR_RETURN(auto pages, OpenTable(TableId::kPagesByUrl));
         auto rows = pages->NewIterator();
-        return ApplyLinksByUrl(old_rows, edits, *rows, out, plumbing_.Sink(5),
-                               target_changes_ == 0);
+        return ApplyLinksByUrl(old_rows, edits, *rows, out, plumbing_.Sink(5), &*target_changes_);
       }
-      default:
-        return ApplyLinkFixes(old_rows, edits, out);
+      default: {
+        NUTCHFS_ASSIGN_OR_RETURN(auto pages, OpenTable(TableId::kPagesByMd5));
+        auto rows = pages->NewIterator();
+        return ApplyLinkFixes(old_rows, edits, *rows, out, &*md5s_gone_);
+      }
     }
   }
 
   nutchfs::Env& env_;
   const UpdateParams& params_;
   StagePlumbing& plumbing_;
+  const Manifest& old_;
   Manifest next_;
-  uint64_t target_changes_ = 0;
-  uint64_t md5_gone_ = 0;
+  std::unique_ptr<Table> old_links_by_md5_;
+  std::unique_ptr<Table> old_links_by_url_;
+  std::unique_ptr<Table> old_table_;  // of the stage running, unless a link table above
+  std::optional<BlockMarks> md5s_gone_;
+  std::optional<BlockMarks> target_changes_;
+  bool links_by_md5_changed_ = false;  // stage 3 ran: stage 5 writes its result
 };
 
 }  // namespace

@@ -22,7 +22,8 @@
 namespace webdb {
 
 // Stages are numbered 1..5: pagesByURL, pagesByMD5, linksByMD5, linksByURL, and the
-// second linksByMD5 pass. kNumStages is also the number of edit streams.
+// second linksByMD5 pass. kNumStages is also the number of edit streams. Stage 3's
+// edits are read twice: by stage 3 and again by stage 5, which writes linksByMD5.
 constexpr int kNumStages = 5;
 const char* StageName(int stage);  // "stage 1 pagesByURL", ...
 
@@ -34,6 +35,9 @@ class StagePlumbing {
   // Ends the production of edits for `stage` and returns all of them meant for this
   // directory's key range, sorted. Called once per stage, for stages 1..5 in order.
   virtual Result<std::unique_ptr<EditIterator>> Incoming(int stage) = 0;
+  // Stage 3's edits once more, for stage 5 (so they are kept until then).
+  // REQUIRES: Incoming(5) was called; the iterator Incoming(3) returned is destroyed.
+  virtual Result<std::unique_ptr<EditIterator>> IncomingStage3Again() = 0;
 };
 
 struct UpdateParams {

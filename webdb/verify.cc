@@ -8,6 +8,8 @@
 #include "webdb/reader.h"
 #include "webdb/table.h"
 #include "webdb/table_check.h"
+#include "webdb/version_pin.h"
+#include "webdb/versions.h"
 
 namespace webdb {
 namespace {
@@ -38,11 +40,13 @@ class ManifestTableSource final : public TableSource {
   std::array<std::unique_ptr<Table>, kNumTables> tables_;
 };
 
-// Files of the db's kind that the manifest does not name, and visible temporary files.
-// Hidden ones (".tmp.*": a lock release cut short) are invisible, as in NutchFS, and go
-// with the next writer's Open like the rest.
-void CheckLeftovers(nutchfs::Env& env, const std::string& dir, const Manifest& m,
+// Files of the db's kind that no kept or pinned version names, and visible temporary
+// files. Hidden ones (".tmp.*": a lock release cut short) are invisible, as in NutchFS,
+// and go with the next writer's Open like the rest.
+void CheckLeftovers(nutchfs::Env& env, const std::string& dir, const Manifest& current,
                     FindingLog& log) {
+  auto live = LiveManifests(env, dir, current, /*remove_stale_pins=*/false);
+  if (!live) return log.AddStatus(dir, live.error());
   auto names = env.GetChildren(dir);
   if (!names) return log.AddStatus(dir, names.error());
   for (const std::string& name : *names) {
@@ -50,9 +54,12 @@ void CheckLeftovers(nutchfs::Env& env, const std::string& dir, const Manifest& m
       log.Add({dir + "/" + name, "", "left over: temporary file of an interrupted write"});
       continue;
     }
-    if (!IsDbFileName(name) || name == ManifestFileName(m.version)) continue;
+    if (!IsDbFileName(name)) continue;
     bool used = false;
-    for (const TableFile& f : m.tables) used = used || f.name == name;
+    for (const Manifest& m : *live) {
+      used = used || name == ManifestFileName(m.version);
+      for (const TableFile& f : m.tables) used = used || f.name == name;
+    }
     if (!used) log.Add({dir + "/" + name, "", "left over: named by no manifest"});
   }
 }
@@ -63,26 +70,43 @@ Result<VerifySummary> VerifyDb(nutchfs::Env& env, const std::string& dir,
                                const VerifyOptions& options) {
   VerifySummary summary;
   FindingLog log(options.on_finding);
+  if (options.tmp_env == nullptr) {
+    return Err(Status::InvalidArgument("verify " + dir + ": no Env for the sorts' scratch files"));
+  }
   if (!env.FileExists(dir + "/CURRENT")) return Err(Status::NotFound("no webdb at " + dir));
-  auto manifest = ReadCurrentManifest(env, dir);
-  if (!manifest) {
-    log.AddStatus(dir + "/CURRENT", manifest.error());
+  auto current = ReadCurrentManifest(env, dir);
+  if (!current) {
+    log.AddStatus(dir + "/CURRENT", current.error());
     summary.findings = log.count();
     return summary;
   }
+  auto manifest = current;
+  if (options.version && *options.version != current->version) {
+    manifest = ReadKeptManifest(env, dir, options.version);
+    if (!manifest && manifest.error().IsNotFound()) return Err(manifest.error());
+    if (!manifest) {
+      log.AddStatus(dir + "/" + ManifestFileName(*options.version), manifest.error());
+      summary.findings = log.count();
+      return summary;
+    }
+  }
+  // Best effort: a db on a read-only mount is verified unpinned.
+  auto pin = VersionPin::Create(env, dir, manifest->version);
   summary.version = manifest->version;
   summary.pages = manifest->num_pages();
   summary.links = manifest->num_links();
   CrossCheckOptions cross{options.memory_budget, options.tmp_env, options.tmp_dir, {}, {}};
   for (int i = 0; i < kNumTables; ++i) {
-    TableCheck check{dir + "/" + manifest->tables[i].name, static_cast<TableId>(i),
-                     manifest->tables[i], ManifestFileName(manifest->version), {}};
-    cross.labels[i] = check.path;
+    TableCheck check{{dir + "/" + manifest->tables[i].name, manifest->tables[i],
+                      ManifestFileName(manifest->version)},
+                     static_cast<TableId>(i),
+                     {}};
+    cross.labels[i] = check.ref.path;
     cross.intact[i] = CheckTableFile(env, check, log, &summary.rows);
     ++summary.files;
   }
   summary.writer_running = env.FileExists(dir + "/LOCK");
-  if (!summary.writer_running) CheckLeftovers(env, dir, *manifest, log);
+  if (!summary.writer_running) CheckLeftovers(env, dir, *current, log);
   Reader reader(std::make_unique<ManifestTableSource>(env, dir, *manifest));
   NUTCHFS_RETURN_IF_ERROR(CheckCrossTables(reader, cross, log));
   summary.findings = log.count();

@@ -11,6 +11,7 @@
 #define WEBDB_VERIFY_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "nutchfs/env.h"
@@ -22,10 +23,14 @@ struct VerifyOptions {
   // Budget of the external sorts of the cross-table checks, in bytes.
   size_t memory_budget = size_t{64} << 20;
   // Where the sorts spill: a scratch directory (created if missing, left empty).
+  // REQUIRES: tmp_env set (VerifyDb returns InvalidArgument otherwise).
   nutchfs::Env* tmp_env = nullptr;
   std::string tmp_dir;
   // Called with each finding; may be empty.
   FindingFn on_finding;
+  // The kept version to verify (webdb/versions.h); the current one when empty. The
+  // directory checks are made against the current version whatever it is.
+  std::optional<uint64_t> version;
 };
 
 struct VerifySummary {
@@ -38,7 +43,7 @@ struct VerifySummary {
   bool clean() const { return findings == 0; }
 };
 
-// NotFound when dir holds no db; other errors when verification itself could not run
+// NotFound when dir holds no db or options.version is not kept; other errors when verification itself could not run
 // (the scratch directory). Damage of the db is reported as findings, not as an error.
 Result<VerifySummary> VerifyDb(nutchfs::Env& env, const std::string& dir,
                                const VerifyOptions& options);

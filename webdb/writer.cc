@@ -2,49 +2,41 @@
 // the db's work area; the update engine runs the stages; the new manifest is installed.
 #include "webdb/writer.h"
 
-#include <array>
+#include <fmt/format.h>
+
 #include <optional>
 
 #include "nutchfs/scoped_lock.h"
 #include "webdb/call_log.h"
 #include "webdb/manifest.h"
-#include "webdb/sort_memory.h"
-#include "webdb/sorter.h"
+#include "webdb/stage_sorters.h"
+#include "webdb/versions.h"
 #include "webdb/update.h"
 
 namespace webdb {
 namespace {
 
-// Every stage's sorter takes its memory from one pool of the session's budget: only a
-// few hold edits at a time (the log fills stages 1 and 3; stage s fills later ones
-// while stage s's sorter is read).
+// Every stage's edits are sorted locally, and the sorted stream is the stage's input.
 class LocalPlumbing final : public StagePlumbing {
  public:
-  LocalPlumbing(nutchfs::Env& env, const std::string& work_dir, size_t memory_budget)
-      : memory_(memory_budget) {
-    for (int s = 1; s <= kNumStages; ++s) {
-      sorters_[s - 1] = Sorter::Create(env, work_dir, memory_, "stage" + std::to_string(s));
-    }
+  LocalPlumbing(nutchfs::Env& env, const std::string& work_dir, size_t memory_budget,
+                bool sort_thread)
+      : sorters_(env, work_dir, memory_budget, sort_thread) {}
+
+  EditSink& Sink(int stage) override { return sorters_.Sink(stage); }
+  Result<std::unique_ptr<EditIterator>> Incoming(int stage) override {
+    return sorters_.Finish(stage);
   }
 
-  EditSink& Sink(int stage) override { return *sorters_[stage - 1]; }
-
-  Result<std::unique_ptr<EditIterator>> Incoming(int stage) override {
-    // Earlier stages are done and their sorted streams consumed: free their memory.
-    for (int s = 1; s < stage; ++s) sorters_[s - 1].reset();
-    // Later sorters that spill anyway make room for the ones filling during this stage.
-    for (int s = stage + 1; s <= kNumStages; ++s) {
-      NUTCHFS_RETURN_IF_ERROR(sorters_[s - 1]->ReleaseMemory());
-    }
-    return sorters_[stage - 1]->Finish();
+  Result<std::unique_ptr<EditIterator>> IncomingStage3Again() override {
+    return sorters_.Stage3Again();
   }
 
   // REQUIRES: before the first Incoming().
-  uint64_t logged() const { return sorters_[0]->count() + sorters_[2]->count(); }
+  uint64_t logged() const { return sorters_.count(1) + sorters_.count(3); }
 
  private:
-  SortMemory memory_;
-  std::array<std::unique_ptr<Sorter>, kNumStages> sorters_;
+  StageSorters sorters_;
 };
 
 class SingleWriter final : public Writer {
@@ -56,7 +48,7 @@ class SingleWriter final : public Writer {
         options_(std::move(options)),
         current_(std::move(current)),
         lock_(std::move(lock)),
-        plumbing_(env, dir_ + "/work", options_.memory_budget),
+        plumbing_(env, dir_ + "/work", options_.memory_budget, options_.sort_thread),
         log_(plumbing_.Sink(1), plumbing_.Sink(3), /*writer=*/0) {}
 
   Status AddPage(const Page& p) override { return log_.AddPage(p); }
@@ -87,28 +79,46 @@ class SingleWriter final : public Writer {
     return cleaned.ok() ? released : cleaned;
   }
 
+  void set_keep(uint32_t keep) override { keep_ = keep; }
+
  private:
   Status Apply() {
-    // An empty session changes nothing: the db stays at its version.
-    if (plumbing_.logged() == 0) return Status::OK();
-    UpdateParams params{dir_, current_.version + 1, 0, &options_};
-    NUTCHFS_ASSIGN_OR_RETURN(Manifest next, RunUpdate(env_, current_, params, plumbing_));
-    if (options_.before_step) options_.before_step("publish");
-    NUTCHFS_RETURN_IF_ERROR(InstallManifest(env_, dir_, next));
-    NUTCHFS_RETURN_IF_ERROR(RemoveObsoleteFiles(env_, dir_, {&next}));
+    // An empty session changes nothing: the db stays at its version (unless the
+    // session changes the keep setting: then the new version shares every table).
+    const bool keep_changes = keep_ && *keep_ != current_.keep;
+    if (plumbing_.logged() == 0 && !keep_changes) return Status::OK();
+    Manifest next = current_;
+    next.version = current_.version + 1;
+    if (plumbing_.logged() > 0) {
+      UpdateParams params{dir_, next.version, 0, &options_};
+      auto updated = RunUpdate(env_, current_, params, plumbing_);
+      if (!updated) {
+        Status ignored = CollectGarbage(env_, dir_, current_);
+        (void)ignored;  // this session's files; the next Open() removes them anyway
+        return updated.error().WithContext(
+            fmt::format("{}: version {} not published", dir_, next.version));
+      }
+      next = std::move(*updated);
+    }
+    next.time_ms = NowMs();
+    next.keep = keep_.value_or(current_.keep);
+    next.restores = 0;
+    NUTCHFS_RETURN_IF_ERROR(
+        PublishVersion(env_, dir_, current_, next, options_.hooks.before_step));
     // The removals durable while LOCK still is: a power loss never shows old files
     // without the LOCK that marks them as an update's.
     return env_.SyncDir(dir_);
   }
 
-  // After a failed update (a full disk, an I/O error): removes the files no version uses —
-  // its unfinished tables and manifest, temporary files — so that the db is left as it
-  // was (or as published, when the failure came after the switch). Best effort: the
-  // update's error is the one to report, and the next Open removes what is left.
+  // After a failed update (a full disk, an I/O error): removes the files no kept or
+  // pinned version uses — its unfinished tables and manifest, temporary files — so that
+  // the db is left as it was (or as published, when the failure came after the switch).
+  // Best effort: the update's error is the one to report, and the next Open removes
+  // what is left.
   void RemoveUnfinished() {
     auto current = ReadCurrentManifest(env_, dir_);
     if (!current) return;
-    Status ignored = RemoveObsoleteFiles(env_, dir_, {&*current});
+    Status ignored = CollectGarbage(env_, dir_, *current);
     (void)ignored;
   }
 
@@ -119,16 +129,19 @@ class SingleWriter final : public Writer {
   std::unique_ptr<nutchfs::ScopedLock> lock_;
   LocalPlumbing plumbing_;
   CallLog log_;
+  std::optional<uint32_t> keep_;
   bool closed_ = false;
 };
 
 }  // namespace
 
-Status Writer::Create(nutchfs::Env& env, const std::string& dir) {
+Status Writer::Create(nutchfs::Env& env, const std::string& dir, uint32_t keep) {
   if (env.FileExists(dir + "/CURRENT")) {
     return Status::InvalidArgument("a webdb already exists at " + dir);
   }
   NUTCHFS_ASSIGN_OR_RETURN(Manifest m, CreateEmptyTables(env, dir));
+  m.time_ms = NowMs();
+  m.keep = keep;
   return InstallManifest(env, dir, m);
 }
 
@@ -145,7 +158,7 @@ Result<std::unique_ptr<Writer>> Writer::Open(nutchfs::Env& env, const std::strin
   // Whatever an interrupted session left behind is not part of any version.
   NUTCHFS_RETURN_IF_ERROR(env.RemoveDirRecursively(dir + "/work"));
   NUTCHFS_RETURN_IF_ERROR(env.CreateDirs(dir + "/work"));
-  NUTCHFS_RETURN_IF_ERROR(RemoveObsoleteFiles(env, dir, {&current}));
+  NUTCHFS_RETURN_IF_ERROR(CollectGarbage(env, dir, current));
   return std::unique_ptr<Writer>(
       new SingleWriter(env, dir, std::move(options), std::move(current), std::move(lock)));
 }

@@ -29,14 +29,27 @@ struct Progress {
 };
 using ProgressFn = std::function<void(const Progress&)>;
 
+// Where a session is, for its driver and for tests. Either member may be empty.
+struct StageHooks {
+  // Called as merge stage `stage` (1..5, webdb/update.h) begins, before its edits are
+  // gathered: the distributed writer times its stages by it.
+  std::function<void(int stage)> on_stage;
+  // Test kill points: called with the name of each step before it begins, "stage 1
+  // pagesByURL" ... "stage 5 linksByMD5 fixes" (StageName), then "publish" for the
+  // single-machine writer; the distributed writer adds its own (docs/DISTRIBUTED.md).
+  // tools/kill_hook.h kills the process at a named one.
+  std::function<void(std::string_view step)> before_step;
+};
+
 struct WriterOptions {
   // Memory the external sorts may use, in bytes.
   size_t memory_budget = size_t{256} << 20;
   // Called now and then during Close(); may be empty.
   ProgressFn progress;
-  // Test hook: called with a stage name ("stage 1", ..., "publish") before that step.
-  // Lets tests kill or fail a writer at each boundary.
-  std::function<void(std::string_view)> before_step;
+  StageHooks hooks;
+  // Sort the edits held in memory in chunks on a thread of their own while more edits
+  // come in (webdb/sorter.h). The result is the same either way.
+  bool sort_thread = true;
 };
 
 // The six calls of a writer session. Implemented by Writer (single machine) and by
@@ -57,8 +70,14 @@ class Writer : public CallSink {
   // Opens the db at dir for one session. NotFound if there is no db there.
   static Result<std::unique_ptr<Writer>> Open(nutchfs::Env& env, const std::string& dir,
                                               WriterOptions options);
-  // Creates an empty db at dir; InvalidArgument if one already exists.
-  static Status Create(nutchfs::Env& env, const std::string& dir);
+  // Creates an empty db at dir that keeps `keep` versions readable (webdb/versions.h);
+  // InvalidArgument if one already exists. REQUIRES: 1 <= keep <= kMaxKeep.
+  static Status Create(nutchfs::Env& env, const std::string& dir, uint32_t keep = 2);
+
+  // The version this session publishes changes the db's keep setting to keep (a
+  // session with no calls then publishes a version that shares every table).
+  // REQUIRES: 1 <= keep <= kMaxKeep; before Close().
+  virtual void set_keep(uint32_t keep) = 0;
 
   // Applies the session and publishes the new version. The writer is finished after
   // this, whatever it returns.

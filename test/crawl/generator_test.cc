@@ -22,9 +22,12 @@ std::vector<webdb::Page> RandomPages(std::mt19937_64& rng, int n) {
   const int64_t fetch_times[] = {0, kNow - 1, kNow, kNow + 1, int64_t{1} << 62};
   const float scores[] = {0.5f, 1.0f, 1.0f, 2.0f, -1.0f, 0.0f, 7.25f};
   for (int i = 0; i < n; ++i) {
-    webdb::Page p = webdb::Page::WithDefaults(
-        "http://h" + std::to_string(rng() % 6) + ".d" + std::to_string(rng() % 3) +
-        ".example" + (rng() % 4 == 0 ? ".co.uk" : "") + "/p" + std::to_string(i));
+    // One draw a statement: the operands of + are unsequenced (compilers differ).
+    const std::string host = std::to_string(rng() % 6);
+    const std::string domain = std::to_string(rng() % 3);
+    const char* tld = rng() % 4 == 0 ? ".co.uk" : "";
+    webdb::Page p = webdb::Page::WithDefaults("http://h" + host + ".d" + domain + ".example" + tld +
+                                              "/p" + std::to_string(i));
     p.next_fetch = fetch_times[rng() % 5];
     p.score = scores[rng() % 7];
     pages.push_back(p);
@@ -96,6 +99,44 @@ TEST_CASE("generate matches a brute-force model", "[generate][random]") {
     CHECK(got == BruteForce(pages, o));
     CHECK(stats.pages == pages.size());
     CHECK(stats.selected == got.size());
+  }
+}
+
+TEST_CASE("generate selects in memory when the candidates fit, else sorts", "[generate][random]") {
+  auto seed = std::random_device()();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::string db = dir.File("db");
+  REQUIRE(webdb::Writer::Create(*env, db).ok());
+  auto pages = RandomPages(rng, 2000);
+  testutil::Session session;
+  for (const auto& p : pages) session.push_back(testutil::AddPageWithScoreCall(p));
+  REQUIRE(testutil::RunSession(*env, db, session).ok());
+  // 36 hosts on 4 registrable domains.
+  for (uint64_t cap : {uint64_t{0}, uint64_t{2}, uint64_t{30}}) {
+    GenerateOptions o;
+    o.now_ms = kNow;
+    o.max_per_group = cap;
+    o.group_by = cap == 2 ? GenerateOptions::GroupBy::kHost : GenerateOptions::GroupBy::kDomain;
+    o.tmp_dir = dir.File("tmp");
+    INFO("cap " << cap);
+    GenerateStats stats;
+    // 300 candidates of ~300 bytes fit in 1 MiB: in memory, whatever the db size.
+    o.top_n = 300;
+    o.memory_budget = size_t{1} << 20;
+    CHECK(Run(*env, db, o, &stats) == BruteForce(pages, o));
+    CHECK_FALSE(stats.sorted);
+    // Not in 4 KiB, even with a cap (over 50 candidates): the external sorts.
+    o.top_n = 100000;
+    o.memory_budget = size_t{4} << 10;
+    CHECK(Run(*env, db, o, &stats) == BruteForce(pages, o));
+    CHECK(stats.sorted);
+    CHECK(stats.selected > 50);
+    o.top_n = 300;
+    CHECK(Run(*env, db, o, &stats) == BruteForce(pages, o));
+    CHECK(stats.sorted);
   }
 }
 

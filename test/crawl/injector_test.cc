@@ -69,7 +69,7 @@ TEST_CASE("inject: the filter", "[inject]") {
   UrlSink sink;
   Injector injector(options, sink);
   for (const char* url : {"http://a.example/x", "http://a.example/private/y", "http://b.example/"}) {
-    REQUIRE(injector.AddLine(url, "-", 1).ok());
+    REQUIRE(injector.AddUrl(url).ok());
   }
   CHECK(sink.urls == std::vector<std::string>{"http://a.example/x"});
   CHECK(injector.stats().filtered == 2);

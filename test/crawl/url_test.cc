@@ -95,27 +95,59 @@ TEST_CASE("ResolveUrl normalizes and drops the fragment", "[url]") {
   CHECK(!ResolveUrl(kBase, "javascript:void(0)"));
 }
 
-TEST_CASE("RFC 3986 6.2.2 syntax normalization", "[url]") {
-  // 6.2.2.1 case: scheme and host lower-cased, percent-escapes upper-cased.
-  CHECK(Norm("HTTP://www.EXAMPLE.com/") == "http://www.example.com/");
-  CHECK(Norm("http://example.com/a%3ab") == "http://example.com/a%3Ab");
-  CHECK(Norm("http://example.com/A%3Ab") == "http://example.com/A%3Ab");
-  // 6.2.2: the example of the section.
-  CHECK(Norm("HTTP://a/./b/../b/%63/%7bfoo%7d") == "http://a/b/c/%7Bfoo%7D");
-  // 6.2.2.2 unreserved characters decoded.
-  CHECK(Norm("http://example.com/%7Esmith/home.html") == "http://example.com/~smith/home.html");
-  CHECK(Norm("http://example.com/%41%2D%5F%2E") == "http://example.com/A-_.");
-  CHECK(Norm("http://example.com/a%2Fb") == "http://example.com/a%2Fb");  // reserved kept
-  // 6.2.2.3 dot segments.
-  CHECK(Norm("http://example.com/a/b/c/./../../g") == "http://example.com/a/g");
-  CHECK(Norm("http://example.com/mid/content=5/../6") == "http://example.com/mid/6");
+std::string Syntax(std::string_view uri) {
+  auto r = NormalizeSyntax(uri);
+  INFO(uri);
+  REQUIRE(r);
+  return *r;
 }
 
-TEST_CASE("RFC 3986 6.2.3 scheme-based normalization", "[url]") {
+// The examples of RFC 3986 section 6.2.2, verbatim. Those of a scheme other than http(s)
+// go through NormalizeSyntax, the scheme-independent part of NormalizeUrl (which
+// accepts only crawl URLs); each is also checked through NormalizeUrl with the scheme
+// replaced by http, where the crawl rules change nothing else.
+TEST_CASE("RFC 3986 6.2.2 syntax normalization, verbatim", "[url]") {
+  // 6.2.2: "example://a/./b/../b/%63/%7bfoo%7d" is equivalent to "example://a/b/c/%7Bfoo%7D".
+  CHECK(Syntax("example://a/./b/../b/%63/%7bfoo%7d") == "example://a/b/c/%7Bfoo%7D");
+  CHECK(Norm("http://a/./b/../b/%63/%7bfoo%7d") == "http://a/b/c/%7Bfoo%7D");
+  // 6.2.2.1: "HTTP://www.EXAMPLE.com/" is equivalent to "http://www.example.com/".
+  CHECK(Syntax("HTTP://www.EXAMPLE.com/") == "http://www.example.com/");
+  CHECK(Norm("HTTP://www.EXAMPLE.com/") == "http://www.example.com/");
+  // 6.2.2.1: "%3a" and "%3A" are equivalent; upper case is the normal form.
+  CHECK(Syntax("example://a/%3a") == "example://a/%3A");
+  CHECK(Norm("http://example.com/a%3ab") == "http://example.com/a%3Ab");
+  // 6.2.2.2: percent-encoded unreserved characters (ALPHA, DIGIT, "-", ".", "_", "~")
+  // are decoded; the section gives no URI of its own.
+  CHECK(Norm("http://example.com/%7Esmith/home.html") == "http://example.com/~smith/home.html");
+  CHECK(Norm("http://example.com/%41%2D%5F%2E%39") == "http://example.com/A-_.9");
+  CHECK(Norm("http://example.com/a%2Fb") == "http://example.com/a%2Fb");  // reserved kept
+  // 6.2.2.3 refers to the remove_dot_segments examples of 5.2.4, verbatim:
+  // "/a/b/c/./../../g" -> "/a/g" and "mid/content=5/../6" -> "mid/6".
+  CHECK(Syntax("example://h/a/b/c/./../../g") == "example://h/a/g");
+  CHECK(Norm("http://h/a/b/c/./../../g") == "http://h/a/g");
+  // "mid/content=5/../6" is a relative path: it normalizes as a reference's path.
+  CHECK(Syntax("mid/content=5/../6") == "mid/6");
+  CHECK(Norm("http://h/mid/content=5/../6") == "http://h/mid/6");
+}
+
+// RFC 3986 section 6.2.3, verbatim.
+TEST_CASE("RFC 3986 6.2.3 scheme-based normalization, verbatim", "[url]") {
+  // "http://example.com", "http://example.com/", "http://example.com:/" and
+  // "http://example.com:80/" are equivalent; the normal form is the second.
   for (const char* url : {"http://example.com", "http://example.com/", "http://example.com:/",
                           "http://example.com:80/"}) {
     CHECK(Norm(url) == "http://example.com/");
   }
+  // "mailto:Joe@Example.COM" and "mailto:Joe@example.com": equivalent only by the rules of
+  // mailto, which is not a crawl scheme: NormalizeUrl refuses it, and NormalizeSyntax
+  // (scheme-independent) must leave the path alone.
+  CHECK(!NormalizeUrl("mailto:Joe@Example.COM"));
+  CHECK(Syntax("mailto:Joe@Example.COM") == "mailto:Joe@Example.COM");
+  // "http://example.com/data" and "http://example.com/data/": equivalent only when the
+  // server says so (6.2.4); normalization keeps them apart.
+  CHECK(Norm("http://example.com/data") == "http://example.com/data");
+  CHECK(Norm("http://example.com/data/") == "http://example.com/data/");
+  // The same for https and its port; other ports stay.
   CHECK(Norm("https://example.com:443") == "https://example.com/");
   CHECK(Norm("https://example.com:80/") == "https://example.com:80/");
   CHECK(Norm("http://example.com:443/") == "http://example.com:443/");
@@ -153,6 +185,35 @@ TEST_CASE("IP hosts", "[url]") {
   CHECK(Norm("http://[FE80::1]/") == "http://[fe80::1]/");
 }
 
+// Regression (url_fuzz): uriparser writes all eight groups of an IPv6 host when it
+// recomposes a resolved reference, so a link and a seed to the same page gave two urls.
+TEST_CASE("an IPv6 host has one spelling, in a seed and in a link", "[url]") {
+  const char kFuzzInput[] = "https://user:pw@[2001:DB8::1]:443/";
+  const std::string once = Norm(kFuzzInput);
+  CHECK(once == "https://user:pw@[2001:db8::1]/");
+  for (const char* base : {kFuzzInput, "http://h/a/b?q"}) {
+    auto linked = ResolveUrl(base, once);
+    REQUIRE(linked);
+    CHECK(*linked == once);
+  }
+  CHECK(Norm("http://[2001:0DB8:0000:0000:0000:0000:0000:0001]/") == "http://[2001:db8::1]/");
+  CHECK(Norm("http://[0:0:0:0:0:ffff:7f00:1]/") == "http://[::ffff:127.0.0.1]/");
+}
+
+// Regression (url_fuzz): an href whose host was percent-encoded NULs reached libidn2 as
+// a C string cut at the NUL, so the link became "https:///", a url without a host.
+TEST_CASE("a host of escaped NUL bytes is refused, not cut short", "[url]") {
+  const char kFuzzInput[] = "https:////o!-ther.exa\0//\0\0`0\0\t\xf6\x8dr&ple";
+  const std::string input(kFuzzInput, sizeof(kFuzzInput) - 1);
+  const size_t nul = input.find('\0');
+  auto linked = ResolveUrl(input.substr(0, nul), input.substr(nul + 1));
+  CHECK_FALSE(linked);
+  if (linked) FAIL(*linked);
+  CHECK_FALSE(NormalizeUrl("http://a%00b.example/"));
+  CHECK_FALSE(NormalizeUrl("http://%00%C3%A9/"));
+  CHECK_FALSE(NormalizeUrl("http://%00/"));
+}
+
 TEST_CASE("not crawl URLs", "[url]") {
   CHECK(!NormalizeUrl("relative/path"));
   CHECK(!NormalizeUrl("ftp://a.example/"));
@@ -167,6 +228,18 @@ TEST_CASE("normalization is idempotent", "[url]") {
     std::string once = Norm(url);
     CHECK(Norm(once) == once);
   }
+}
+
+// Regression: an href whose normalized form was over 65535 bytes (escaping triples a
+// byte) became a link the db refuses, and `webdb update` failed on that one page.
+TEST_CASE("a URL over the db's 65535 bytes once normalized is not a crawl URL", "[url]") {
+  const std::string head = "http://a.example/";
+  CHECK(Norm(head + std::string(65535 - head.size(), 'x')).size() == 65535);
+  auto escaped = NormalizeUrl(head + std::string(21840, ' '));
+  REQUIRE_FALSE(escaped);
+  CHECK(escaped.error().IsInvalidArgument());
+  CHECK_THAT(escaped.error().message(), Catch::Contains("65537 bytes once normalized"));
+  CHECK_FALSE(ResolveUrl("http://a.example/", std::string(70000, 'y')));
 }
 
 TEST_CASE("HostOfUrl", "[url]") {

@@ -67,7 +67,8 @@ struct Fixture {
   RecordingSink sink;
   UpdateOptions options;
 
-  Status Convert(const std::string& warc_text) {
+  // Converts warc_text, then the fetch list fetch_list if it is not null.
+  Status Convert(const std::string& warc_text, const char* fetch_list = nullptr) {
     testutil::TempDir dir;
     testutil::WriteFile(dir.File("x.warc"), warc_text);
     auto env = nutchfs::NewLocalEnv();
@@ -77,10 +78,15 @@ struct Fixture {
       return std::optional<webdb::Page>(it->second);
     }, sink);
     Status st = converter.AddFile(*env, dir.File("x.warc"));
+    if (st.ok() && fetch_list != nullptr) {
+      testutil::WriteFile(dir.File("list"), fetch_list);
+      st = converter.AddFetchList(*env, dir.File("list"), kNow);
+    }
     stats = converter.stats();
     path = dir.File("x.warc");
     return st;
   }
+  static constexpr int64_t kNow = int64_t{1800000000} * 1000;
   UpdateStats stats;
   std::string path;
 };
@@ -198,7 +204,7 @@ TEST_CASE("other failures are retried, then deleted", "[update]") {
   CHECK(f.stats.deleted == 1);
 }
 
-TEST_CASE("revisits and 304 move nextFetch only; other records are counted", "[update]") {
+TEST_CASE("revisits and 304 move nextFetch only, other records are counted", "[update]") {
   Fixture f;
   webdb::Page known = webdb::Page::WithDefaults("http://a.example/k");
   known.md5 = webdb::Md5Of("content");
@@ -244,6 +250,64 @@ TEST_CASE("bad records: error with file and offset, or skipped and counted", "[u
   CHECK(skip.sink.calls.size() == 2);
   Fixture bad_uri;
   CHECK(bad_uri.Convert(Response("http://exa mple.com/", 200, "", "")).IsCorruption());
+}
+
+TEST_CASE("fetch list URLs without a record are network failures", "[update]") {
+  Fixture f;
+  f.options.retry_delay_ms = 5 * kDay;
+  webdb::Page tired = webdb::Page::WithDefaults("http://a.example/tired");
+  tired.retries = 3;
+  webdb::Page flaky = webdb::Page::WithDefaults("http://a.example/flaky");
+  flaky.retries = 1;
+  flaky.score = 7;
+  f.db[tired.url] = tired;
+  f.db[flaky.url] = flaky;
+  // The latest WARC-Date of any record dates the failures, the warcinfo's here.
+  std::string warc =
+      Response("http://a.example/ok", 200, "Content-Type: text/plain\r\n", "x") +
+      WarcRecordText("revisit", "http://a.example/same", "", "2026-01-02T03:04:05Z") +
+      Response("http://a.example/err", 500, "", "") +
+      WarcRecordText("request", "http://a.example/flaky", "GET") +
+      WarcRecordText("warcinfo", "", "software: wget", "2026-01-02T03:04:06Z");
+  REQUIRE(f.Convert(warc,
+                    "HTTP://A.example/ok#x\nhttp://a.example/same\nhttp://a.example/err\n"
+                    "# comment\nhttp://a.example/flaky\nhttp://a.example/tired\n"
+                    "http://a.example/./flaky\nhttp://dns-failure.example/\n")
+              .ok());
+  auto& calls = f.sink.calls;
+  REQUIRE(calls.size() == 5);  // ok, err, then flaky, tired, dns-failure
+  CHECK(calls[0].page.url == "http://a.example/ok");
+  CHECK(calls[1].page.url == "http://a.example/err");
+  CHECK(calls[1].page.next_fetch == kDate + 5 * kDay);
+  webdb::Page want = flaky;
+  want.retries = 2;
+  want.next_fetch = kDate + 1000 + 5 * kDay;
+  CHECK(calls[2].op == Call::Op::kAddPage);
+  CHECK(calls[2].page == want);
+  CHECK(calls[3].op == Call::Op::kDeletePage);
+  CHECK(calls[3].url == "http://a.example/tired");
+  CHECK(calls[4].op == Call::Op::kAddPage);
+  CHECK(calls[4].page.url == "http://dns-failure.example/");
+  CHECK(calls[4].page.retries == 1);
+  CHECK(f.stats.failures == 1);
+  CHECK(f.stats.network_failures == 3);
+  CHECK(f.stats.deleted == 1);
+}
+
+TEST_CASE("fetch list: no dated record, bad lines", "[update]") {
+  Fixture f;
+  REQUIRE(f.Convert("", "http://a.example/\n").ok());
+  REQUIRE(f.sink.calls.size() == 1);
+  CHECK(f.sink.calls[0].page.next_fetch == Fixture::kNow + kDay);
+  Fixture bad;
+  Status st = bad.Convert("", "http://a.example/\nftp://b.example/\n");
+  CHECK(st.IsInvalidArgument());
+  CHECK(st.message().find("list:2: not an http or https URL") != std::string::npos);
+  Fixture skip;
+  skip.options.skip_bad = true;
+  REQUIRE(skip.Convert("", "ftp://b.example/\nhttp://a.example/\n").ok());
+  CHECK(skip.stats.bad_records == 1);
+  CHECK(skip.stats.network_failures == 1);
 }
 
 }  // namespace

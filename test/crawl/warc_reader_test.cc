@@ -158,6 +158,20 @@ TEST_CASE("the error names the record offset and the gzip member", "[warc]") {
             "): missing or bad Content-Length 'x'");
 }
 
+// Regression (warc_fuzz): a damaged gzip member after a good record was reported as
+// "FILE: gzip member at file offset M: ...", without the record offset every other
+// framing error names.
+TEST_CASE("a damaged gzip member names the record it breaks", "[warc]") {
+  const std::string path = PROJECT_SOURCE_DIR "/test/crawl/fuzz/warc-gzip-error-06ae4f55.warc.gz";
+  auto got = ReadAll(path);
+  REQUIRE_FALSE(got);
+  CHECK(got.error().IsCorruption());
+  CHECK(got.error().message() == path +
+                                     ": record at offset 241 (gzip member at file offset 207): "
+                                     "gzip member at file offset 207: invalid distance too far "
+                                     "back");
+}
+
 TEST_CASE("corrupt bytes at every offset never pass unnoticed in gzip", "[warc]") {
   testutil::TempDir dir;
   auto records = SmallRecords();
@@ -205,6 +219,10 @@ TEST_CASE("WARC dates", "[warc]") {
   CHECK(!ParseWarcDate("yesterday"));
   CHECK(!ParseWarcDate("2026-01-02 03:04:05Z"));
   CHECK(!ParseWarcDate(""));
+  // Every field is digits: from_chars alone also took a sign ("-999" as a year).
+  CHECK(!ParseWarcDate("-999-01-01T00:00:00Z"));
+  CHECK(!ParseWarcDate("2026--1-02Z"));
+  CHECK(!ParseWarcDate("2026-01-02T03:-4:05Z"));
 }
 
 }  // namespace

@@ -218,7 +218,7 @@ TEST_CASE("distributed create and rounds survive a power cut at every sync and r
   CHECK(sweep.points >= 300);
 }
 
-TEST_CASE("distwriter create cut short is done again; a created db is refused", "[fault]") {
+TEST_CASE("distwriter create cut short is done again, a created db is refused", "[fault]") {
   const ThreadCluster cluster(kWriters, 60000);
   auto env = nutchfs::NewPowerLossEnv();
   ThreadCluster::Prepare(*env);

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <limits>
 #include <thread>
 
 #include "nutchfs/lock_file.h"
@@ -210,7 +211,7 @@ TEST_CASE("of many threads taking one lock, exactly one wins", "[nutchfs]") {
   CHECK(winners == 1);
 }
 
-TEST_CASE("lock owners encode and decode; bad files are Corruption", "[nutchfs]") {
+TEST_CASE("lock owners encode and decode, bad files are Corruption", "[nutchfs]") {
   LockOwner o = nutchfs::CurrentProcess("m1");
   auto back = nutchfs::DecodeLockOwner(nutchfs::EncodeLockOwner(o), "/x/LOCK");
   REQUIRE(back);
@@ -227,4 +228,30 @@ TEST_CASE("lock owners encode and decode; bad files are Corruption", "[nutchfs]"
   CHECK(nutchfs::ProcessAlive(::getpid(), o.proc_start));
   CHECK_FALSE(nutchfs::ProcessAlive(DeadPid(), 0));
   CHECK_FALSE(nutchfs::ProcessAlive(::getpid(), o.proc_start + 1));
+}
+
+// Regression (lock_owner_fuzz, UBSan): the age of another host's lock was now minus the
+// file's acquired_ms, which overflows for a time far in the past or future.
+TEST_CASE("a lock file's time far from now gives an age, not an overflow", "[nutchfs]") {
+  const char kFuzzInput[] =
+      "nutchfs-lock 1\nmachine=\nhost=host-a.example\n"
+      "boot_id=8b0e7e1c-0e6f-4a4e-9d3e-2f1c0d9b7a61\npid=4242\nproc_start=123456\n"
+      "acquired_ms=-1\ntoken=5f3a9c1d\n";
+  LockOwner me = nutchfs::CurrentProcess("m");
+  auto owner = nutchfs::DecodeLockOwner(kFuzzInput, "/g/LOCK");
+  REQUIRE(owner);
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  auto verdict = nutchfs::JudgeLock(owner, me, kMax, 3600000, true);
+  CHECK(verdict.breakable);
+  CHECK_THAT(verdict.reason, Catch::Contains("over the lease"));
+
+  LockOwner ancient = *owner;
+  ancient.acquired_ms = std::numeric_limits<int64_t>::min();
+  verdict = nutchfs::JudgeLock(ancient, me, NowMs(), 3600000, true);
+  CHECK(verdict.breakable);
+  LockOwner future = *owner;
+  future.acquired_ms = kMax;
+  verdict = nutchfs::JudgeLock(future, me, -NowMs(), 3600000, true);
+  CHECK_FALSE(verdict.breakable);
+  CHECK_THAT(verdict.reason, Catch::Contains("less than the lease"));
 }

@@ -5,7 +5,6 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <thread>
 #include <vector>
@@ -110,6 +109,23 @@ TEST_CASE("a put reaches every machine of the group", "[nutchfs]") {
   CHECK_FALSE(fs->local_env().FileExists(dir.path() + "/a/crawl/gb"));
 }
 
+TEST_CASE("a put at one machine reaches that machine of the group only", "[nutchfs]") {
+  testutil::TempDir dir;
+  auto fs = OpenFs(Config(dir.path()), "c");
+  WriteLocal(fs->local_env(), dir.File("work"), "decided");
+  auto info = fs->PutAt(dir.File("work"), File("all", "ROUND-2"), "b");
+  REQUIRE(info);
+  CHECK(info->size == 7);
+  CHECK(ReadLocal(fs->local_env(), dir.path() + "/b/crawl/all/ROUND-2") == "decided");
+  for (const char* m : {"a", "c"}) {
+    CHECK_FALSE(fs->local_env().FileExists(dir.path() + "/" + m + "/crawl/all/ROUND-2"));
+  }
+  auto outside = fs->PutAt(dir.File("work"), File("gb", "x"), "a");  // gb is b's alone
+  REQUIRE_FALSE(outside);
+  CHECK(outside.error().IsInvalidArgument());
+  CHECK_THAT(outside.error().message(), Catch::Contains("not held by machine a"));
+}
+
 TEST_CASE("a put replaces an older version atomically", "[nutchfs]") {
   testutil::TempDir dir;
   auto fs = OpenFs(Config(dir.path()), "a");
@@ -163,8 +179,7 @@ TEST_CASE("a wait that times out names the file and the sender", "[nutchfs]") {
   CHECK_THAT(s.message(), Catch::Contains("'crawl/gb/round-1/from-0'") &&
                               Catch::Contains("at machine b") &&
                               Catch::Contains("sent by machine a"));
-  CHECK(took >= std::chrono::milliseconds(50));
-  CHECK(took < std::chrono::milliseconds(2000));
+  CHECK(took >= std::chrono::milliseconds(50));  // waited its time (how much longer: bench/)
 }
 
 TEST_CASE("WaitForUnless gives up when a file or a file in a directory appears", "[nutchfs]") {
@@ -361,40 +376,47 @@ TEST_CASE("put retries a failed transfer by itself", "[nutchfs][fault]") {
   CHECK_FALSE(HasTempFiles(*local, dir.path()));
 }
 
-// Time from Put's return to WaitFor's return in another thread, for the local Env (inotify
-// fast path) and the memory Env (polling only).
-TEST_CASE("WaitFor latency (reported, not asserted)", "[nutchfs]") {
+TEST_CASE("a symbolic link in a share directory is refused, whatever it points to",
+          "[nutchfs][fault]") {
+  namespace fs = std::filesystem;
   testutil::TempDir dir;
-  for (bool inotify : {true, false}) {
-    auto mem = nutchfs::NewMemEnv();
-    nutchfs::NutchFsOptions options;
-    if (!inotify) options.env = mem.get();
-    const std::string root = inotify ? dir.path() : "/mem";
-    auto config = Config(root);
-    auto a = OpenFs(config, "a", options);
-    auto b = OpenFs(config, "b", options);
-    REQUIRE(a->local_env().CreateDirs(root).ok());
-    WriteLocal(a->local_env(), root + "/work", "x");
-    std::vector<double> latency_ms;
-    for (int i = 0; i < 20; ++i) {
-      const NutchFile file = File("gb", "f" + std::to_string(i));
-      nutchfs::Status waited;
-      std::chrono::steady_clock::time_point woke;
-      std::thread waiter([&] {
-        waited = b->WaitFor(file, "a", std::chrono::seconds(20));
-        woke = std::chrono::steady_clock::now();
-      });
-      std::this_thread::sleep_for(std::chrono::milliseconds(5 + i % 7 * 3));
-      REQUIRE(a->Put(root + "/work", file));
-      auto put_done = std::chrono::steady_clock::now();
-      waiter.join();
-      REQUIRE(waited.ok());
-      latency_ms.push_back(
-          std::max(0.0, std::chrono::duration<double, std::milli>(woke - put_done).count()));
-    }
-    std::sort(latency_ms.begin(), latency_ms.end());
-    std::printf("WaitFor latency after Put returned (%s): median %.2f ms, max %.2f ms\n",
-                inotify ? "local env, inotify" : "memory env, polling", latency_ms[10],
-                latency_ms.back());
-  }
+  auto config = Config(dir.path());
+  auto a = OpenFs(config, "a");
+  auto b = OpenFs(config, "b");
+  WriteLocal(a->local_env(), dir.File("work"), "from a");
+  REQUIRE(a->Put(dir.File("work"), File("gb", "round/ok")));
+  // Outside every root: a secret file and a directory a link could lead writes into.
+  fs::create_directories(dir.File("outside/dir"));
+  WriteLocal(a->local_env(), dir.File("outside/secret"), "secret");
+  const std::string group = dir.path() + "/b/crawl/gb";
+  fs::create_symlink(dir.File("outside/secret"), group + "/round/from-1.edits");
+  fs::create_directory_symlink(dir.File("outside/dir"), group + "/linked");
+
+  auto refused = [](const nutchfs::Status& s, const std::string& link) {
+    INFO(s.ToString());
+    CHECK(s.IsRefused());
+    CHECK_THAT(s.message(), Catch::Contains(link + " is a symbolic link below the NutchFS root"));
+  };
+  const std::string file_link = group + "/round/from-1.edits";
+  const std::string dir_link = group + "/linked";
+  // The file link: waiting ends (it is there), every read refuses it.
+  CHECK(b->WaitFor(File("gb", "round/from-1.edits"), "a", std::chrono::seconds(5)).ok());
+  refused(b->Stat(File("gb", "round/from-1.edits")).error(), file_link);
+  refused(b->Get(File("gb", "round/from-1.edits"), dir.File("copy")).error(), file_link);
+  refused(nutchfs::ReadFileToString(b->local_env(), file_link).error(), file_link);
+  // The directory link: nothing is written, read or listed through it.
+  refused(a->Put(dir.File("work"), File("gb", "linked/f")).error(), dir_link);
+  refused(b->Stat(File("gb", "linked/x")).error(), dir_link);
+  CHECK(b->local_env().FileExists(dir_link + "/x"));  // a wait ends, in the refusal above
+  refused(b->List("crawl", "gb", "linked").error(), dir_link);
+  CHECK(fs::is_empty(dir.File("outside/dir")));
+  CHECK(ReadLocal(a->local_env(), dir.File("outside/secret")) == "secret");
+  // A link itself may be removed, never what it points to.
+  REQUIRE(b->Delete(File("gb", "round/from-1.edits")).ok());
+  CHECK_FALSE(fs::is_symlink(file_link));
+  CHECK(ReadLocal(a->local_env(), dir.File("outside/secret")) == "secret");
+  CHECK(ReadLocal(b->local_env(), group + "/round/ok") == "from a");
+  // Outside the roots (working files, standard input) links are followed as usual.
+  fs::create_symlink(dir.File("outside/secret"), dir.File("work-link"));
+  CHECK(*nutchfs::ReadFileToString(b->local_env(), dir.File("work-link")) == "secret");
 }

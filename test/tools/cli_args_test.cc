@@ -77,6 +77,15 @@ TEST_CASE("each command's arguments") {
   CHECK(out.md5.has_value());
   CHECK(MustParse({"--help"}).help);
   CHECK(MustParse({"dump", "-h"}).help);
+
+  CHECK(*MustParse({"dump", "db", "--table", "pagesByURL", "--version", "3"}).version == 3);
+  CHECK_FALSE(MustParse({"page", "db", "http://a/"}).version.has_value());
+  CHECK(*MustParse({"create", "db", "--keep", "5"}).keep == 5);
+  CHECK(*MustParse({"apply", "db", "f", "--keep", "1"}).keep == 1);
+  CHECK(*MustParse({"rollback", "db", "7"}).version == 7);
+  CHECK(*MustParse({"keep", "db", "4"}).keep == 4);
+  CHECK(MustParse({"versions", "db", "--json"}).json);
+  CHECK(MustParse({"stats", "db", "--json"}).json);
 }
 
 TEST_CASE("usage errors") {
@@ -103,7 +112,15 @@ TEST_CASE("usage errors") {
   CheckUsageError({"apply", "db", "f", "--memory", "10"}, "--memory 10: less than");
   CheckUsageError({"stats", "db", "--log-level", "loud"}, "--log-level loud");
   CheckUsageError({"stats", "db", "--bogus"}, "--bogus");
-  CheckUsageError({"stats", "db", "--json"}, "--json does not apply to stats");
+  CheckUsageError({"stats", "db", "--json", "--text"}, "--json and --text exclude each other");
+  CheckUsageError({"versions", "db", "--text"}, "--text does not apply to versions");
+  CheckUsageError({"dump", "db", "--table", "pagesByURL", "--version", "0"}, "--version 0");
+  CheckUsageError({"stats", "--config", "c.conf", "--version", "2"}, "not with --config");
+  CheckUsageError({"generate", "db", "--top", "1", "--version", "2"}, "needs --dry-run");
+  CheckUsageError({"create", "db", "--keep", "0"}, "--keep 0: expected an integer in 1..10000");
+  CheckUsageError({"apply", "db", "f", "--version", "2"}, "--version does not apply to apply");
+  CheckUsageError({"rollback", "db"}, "usage: webdb rollback DB VERSION");
+  CheckUsageError({"keep", "db", "many"}, "expected an integer");
   CheckUsageError({"verify", "db", "--quick"}, "--quick does not apply to verify");
   CheckUsageError({"verify", "--config", "c.conf"}, "--config does not apply to verify");
   CheckUsageError({"page", "db", "http://a/", "--text"}, "--text does not apply to page");

@@ -34,13 +34,20 @@ TEST_CASE("crawl commands: arguments and defaults", "[cli]") {
   CHECK(inject.crawl.filter == "f");
   Invocation update = MustParse({"update", "--config", "c.conf", "x.warc.gz", "--max-retries",
                                  "5", "--max-outlinks", "7", "--max-anchor", "9",
-                                 "--follow-nofollow"});
+                                 "--follow-nofollow", "--fetchlist", "list.txt",
+                                 "--retry-delay-days", "2"});
   CHECK(update.config == "c.conf");
   CHECK(update.inputs == std::vector<std::string>{"x.warc.gz"});
   CHECK(update.crawl.max_retries == 5);
   CHECK(update.crawl.max_outlinks == 7);
   CHECK(update.crawl.max_anchor == 9);
   CHECK(update.crawl.follow_nofollow);
+  CHECK(update.crawl.fetchlist == "list.txt");
+  CHECK(update.crawl.retry_delay_ms == 2 * 86400000LL);
+  Invocation update_defaults = MustParse({"update", "db", "x.warc"});
+  CHECK(update_defaults.crawl.fetchlist.empty());
+  CHECK(update_defaults.crawl.retry_delay_ms == 86400000LL);
+  CHECK(update_defaults.crawl.max_retries == 3);
   Invocation gen = MustParse({"generate", "db", "--top", "10"});
   CHECK(gen.crawl.top == 10);
   CHECK(gen.crawl.max_per_host == 0);
@@ -77,6 +84,8 @@ TEST_CASE("crawl commands: usage errors", "[cli]") {
   CheckUsage({"update", "db", "w", "--top", "3"}, "--top does not apply to update");
   CheckUsage({"generate", "db", "--top", "1", "--skip-bad"}, "--skip-bad does not apply");
   CheckUsage({"update", "db", "w", "--max-retries", "256"}, "--max-retries 256");
+  CheckUsage({"update", "db", "w", "--retry-delay-days", "-1"}, "--retry-delay-days -1");
+  CheckUsage({"inject", "db", "s", "--fetchlist", "l"}, "--fetchlist does not apply to inject");
   CheckUsage({"calls", "fetch", "x"}, "usage: webdb calls");
   CheckUsage({"calls", "warc", "db"}, "usage: webdb calls");
   CheckUsage({"calls", "inject", "--config", "c", "s"}, "usage: webdb calls");

@@ -92,6 +92,50 @@ TEST_CASE("distwriter --writer and --memory mistakes say what is wrong") {
                         Catch::Contains("memory = 10T: more than this machine's memory"));
 }
 
+TEST_CASE("distwriter machines and config --get print the config as distwriter reads it") {
+  testutil::TempDir dir;
+  const std::string conf = dir.File("mixed.conf");
+  std::ofstream(conf) << "db = crawl\nwriters = 3\nmemory = 1G\nssh_identity = keys/id\n"
+                         "[machine.a]\nlocation = " << dir.File("a root") << "\n"
+                      << "[machine.b]\nlocation = alice@b.example:2222:/srv/b\n"
+                         "[machine.c]\nlocation = 10.0.0.3:/srv/c/\n"
+                         "[writer.0]\nmachine = a\n[writer.2]\nmachine = c\n"
+                         "[writer.1]\nmachine = b\n";
+  ProcessResult machines = Run(dir, {"machines", "--config", conf});
+  INFO(machines.Describe());
+  CHECK(machines.exit_code == 0);
+  CHECK(machines.out == "0\ta\tlocal\t-\t-\t-\t" + dir.File("a root") +
+                            "\n"
+                            "1\tb\tssh\tb.example\t2222\talice\t/srv/b\n"
+                            "2\tc\tssh\t10.0.0.3\t22\t-\t/srv/c\n");
+  const std::pair<std::string, std::string> values[] = {
+      {"db", "crawl"},
+      {"writers", "3"},
+      {"memory", "1073741824"},
+      {"timeout_ms", "600000"},
+      {"ssh_identity", dir.File("keys/id")},
+      {"ssh_known_hosts", ""},
+      {"ssh_accept_unknown_host_keys", "false"},
+  };
+  for (const auto& [key, value] : values) {
+    CAPTURE(key);
+    ProcessResult got = Run(dir, {"config", "--config", conf, "--get", key});
+    INFO(got.Describe());
+    CHECK(got.exit_code == 0);
+    CHECK(got.out == value + "\n");
+  }
+  ProcessResult unknown = Run(dir, {"config", "--config", conf, "--get", "writer.0.machine"});
+  CHECK(unknown.exit_code == 2);
+  CHECK_THAT(unknown.err, Catch::Contains("--get writer.0.machine: not a key distwriter reports"));
+  CHECK(Run(dir, {"config", "--config", conf}).exit_code == 2);
+  CHECK(Run(dir, {"machines", "--config", conf, "--get", "db"}).exit_code == 2);
+  std::ofstream(dir.File("bad.conf")) << "db = crawl\nwriters = 2\n[writer.0]\nmachine = a\n";
+  ProcessResult bad = Run(dir, {"machines", "--config", dir.File("bad.conf")});
+  CHECK(bad.exit_code == 3);
+  CHECK_THAT(bad.err, Catch::Contains(dir.File("bad.conf") + ":"));
+  CHECK(bad.out.empty());
+}
+
 TEST_CASE("distwriter launch: unwritable output, a killed launch's slices, a gone writer's lock") {
   testutil::DistCluster cluster(kDistwriter, 3, 30000);
   cluster.Create();

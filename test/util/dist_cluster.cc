@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "distwriter/dist_reader.h"
+#include "distwriter/round_store.h"
 #include "test/util/call_writer.h"
 #include "test/util/model_db.h"
 
@@ -122,11 +123,13 @@ std::vector<RunReport> DistCluster::RunRound(const std::vector<Session>& slices,
 }
 
 distwriter::RoundManifest DistCluster::Committed(int writer) const {
-  std::string name = ReadFileOrEmpty(MetaDir(writer) + "/CURRENT");
-  if (!name.empty() && name.back() == '\n') name.pop_back();
-  const std::string path = MetaDir(writer) + "/" + name;
-  auto round = distwriter::RoundManifest::Decode(ReadFileOrEmpty(path), path);
-  INFO("round manifest " << path << ": " << (round ? "" : round.error().ToString()));
+  auto config = distwriter::DistConfig::Load(config_);
+  REQUIRE(config);
+  auto fs = nutchfs::NutchFs::Open(config->cluster, config->writer_machines[writer]);
+  REQUIRE(fs);
+  auto round = distwriter::RoundStore(**fs, *config, tmp_.path()).ReadInstalled();
+  INFO("round manifest installed at writer " << writer << ": "
+                                             << (round ? "" : round.error().ToString()));
   REQUIRE(round.has_value());
   return *round;
 }

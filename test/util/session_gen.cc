@@ -154,7 +154,10 @@ std::string SessionGenerator::NewUrl() {
   if (kind < 4 || urls_.empty()) {
     url = fmt::format("http://h{}.example/p{}", id % 7, id);
   } else if (kind < 6) {
-    url = urls_[Uniform(urls_.size())] + HostileSuffix();  // extends an existing url
+    // Extends an existing url. Two draws, sequenced: the operands of + are not, and GCC
+    // and clang evaluate them in opposite orders, which gave the seeds other sessions.
+    std::string suffix = HostileSuffix();
+    url = urls_[Uniform(urls_.size())] + suffix;
   } else if (kind < 8) {
     url = fmt::format("http://x.example/{}{}", id, HostileSuffix());
   } else if (kind < 9) {

@@ -166,6 +166,7 @@ class RecordingWriter final : public Writer {
   }
   Status AddLink(const Link& l) override { return Log("addLink " + l.url); }
   Status Close() override { return Status::OK(); }
+  void set_keep(uint32_t) override {}
 
   std::vector<std::string> log;
 

@@ -11,6 +11,7 @@
 #include "test/util/edit_util.h"
 #include "test/util/temp_dir.h"
 #include "webdb/coding.h"
+#include "webdb/crc32c.h"
 
 namespace webdb {
 namespace {
@@ -150,7 +151,8 @@ TEST_CASE("edit file: frames hold up to 64 KiB and a big record gets its own", "
     lengths.push_back(DecodeFixed32(contents->data() + pos));
     pos += 8 + lengths.back();
   }
-  const uint32_t big_record = 1 + 3 + 8 + 1 + 3 + 200000;
+  // shared 0, unshared 3, "big", order 0, kind, value length, value.
+  const uint32_t big_record = 1 + 1 + 3 + 1 + 1 + 3 + 200000;
   REQUIRE(lengths.size() >= 6);
   CHECK(lengths.back() == big_record);
   for (size_t i = 0; i + 2 < lengths.size(); ++i) {
@@ -159,6 +161,51 @@ TEST_CASE("edit file: frames hold up to 64 KiB and a big record gets its own", "
   }
   CHECK(w.bytes == contents->size());
   CHECK(ReadEdits(*env, path, 100).edits == edits);
+}
+
+TEST_CASE("edit file: keys share prefixes with the record before, within a frame",
+          "[edit_file]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::vector<OwnedEdit> edits;
+  uint64_t key_bytes = 0;
+  for (int i = 0; i < 20000; ++i) {
+    edits.push_back({"http://www.example.com/section/page-" + std::to_string(100000 + i), 0,
+                     0, "v"});
+    key_bytes += edits.back().key.size();
+  }
+  const std::string path = dir.File("sorted.edits");
+  Written w = WriteEdits(*env, path, edits, true);
+  CHECK(w.bytes < key_bytes / 4);  // about 4 key bytes a record are stored
+  CHECK(ReadEdits(*env, path, 100).edits == edits);
+}
+
+TEST_CASE("edit file: a frame whose first key claims a shared prefix is Corruption",
+          "[edit_file][fault]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const std::string path = dir.File("f.edits");
+  WriteEdits(*env, path, {{"a", 0, 0, "1"}, {"ab", 0, 0, "2"}}, true);
+  auto contents = nutchfs::ReadFileToString(*env, path);
+  REQUIRE(contents);
+  // One frame right after the 16-byte header; its first byte is the first record's
+  // `shared`. Set it to 1 and make every checksum agree, so only the decoding can tell.
+  std::string& f = *contents;
+  const uint32_t length = DecodeFixed32(f.data() + 16);
+  f[24] = 1;
+  std::string crc;
+  PutFixed32(&crc, crc32c::Mask(crc32c::Value(f.data() + 24, length)));
+  f.replace(20, 4, crc);
+  const uint32_t file_crc = crc32c::Extend(crc32c::Value(f.data(), 16), crc.data(), 4);
+  std::string masked;
+  PutFixed32(&masked, crc32c::Mask(file_crc));
+  f.replace(f.size() - 12, 4, masked);
+  WriteFile(*env, path, f);
+  testutil::Drained got = ReadEdits(*env, path);
+  CHECK(got.edits.empty());
+  CHECK(got.status.IsCorruption());
+  CHECK_THAT(got.status.message(),
+             Catch::Contains("bad shared key prefix length at offset 24"));
 }
 
 // Reads a damaged file: it must fail with Corruption, and whatever it returned before
@@ -206,6 +253,68 @@ TEST_CASE("edit file: a flipped byte anywhere is Corruption", "[edit_file][fault
       CHECK(ReadEdits(*env, good).status.ok());
     }
   }
+}
+
+TEST_CASE("edit file: a label is kept, checked, and covered by the file checksum",
+          "[edit_file][fault]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::mt19937_64 rng(14);
+  const std::vector<OwnedEdit> edits = testutil::StableSorted(testutil::RandomEdits(rng, 40));
+  const std::string label = "webdb-exchange db=crawl round=5 token=0123456789abcdef stage=3 "
+                            "from=1 to=0";
+  const std::string path = dir.File("labelled.edits");
+  auto writer = EditFileWriter::Create(*env, path, /*sorted=*/true, label);
+  REQUIRE(writer);
+  for (const OwnedEdit& e : edits) REQUIRE((*writer)->Add(e.view()).ok());
+  REQUIRE((*writer)->Finish().ok());
+
+  auto info = ReadEditFileInfo(*env, path);
+  REQUIRE(info);
+  CHECK(info->label == label);
+  CHECK(info->sorted);
+  CHECK(info->count == edits.size());
+  CHECK(info->file_size == *env->GetFileSize(path));
+  for (std::optional<std::string_view> expected : {std::optional<std::string_view>(),
+                                                   std::optional<std::string_view>(label)}) {
+    auto it = OpenEditFile(*env, path, 4096, expected);
+    REQUIRE(it);
+    testutil::Drained got = Drain(**it);
+    REQUIRE(got.status.ok());
+    CHECK(got.edits == edits);
+  }
+
+  const std::string other = "webdb-exchange db=crawl round=4 token=0123456789abcdef stage=3 "
+                            "from=1 to=0";
+  auto wrong = OpenEditFile(*env, path, 4096, other);
+  REQUIRE_FALSE(wrong);
+  CHECK(wrong.error().IsCorruption());
+  CHECK_THAT(wrong.error().message(),
+             Catch::Contains(path + ": edit file labelled '" + label + "', expected '" + other +
+                             "' at offset 20"));
+  const std::string plain = dir.File("plain.edits");
+  WriteEdits(*env, plain, edits, true);
+  CHECK(ReadEditFileInfo(*env, plain)->label.empty());
+  auto unlabelled = OpenEditFile(*env, plain, 4096, label);
+  REQUIRE_FALSE(unlabelled);
+  CHECK_THAT(unlabelled.error().message(),
+             Catch::Contains(plain + ": edit file has no label, expected '" + label + "'"));
+
+  // Every byte of the header, the label's length and the label is covered.
+  const std::string bad = dir.File("bad.edits");
+  for (uint64_t offset = 0; offset < 16 + 4 + label.size(); ++offset) {
+    REQUIRE(env->RenameFile(path, bad).ok());
+    testutil::FlipByte(bad, offset);
+    ExpectCorruption(*env, bad, edits, "flip at " + std::to_string(offset));
+    testutil::FlipByte(bad, offset);
+    REQUIRE(env->RenameFile(bad, path).ok());
+  }
+
+  CHECK(EditFileWriter::Create(*env, dir.File("max.edits"), false, std::string(kMaxEditLabel, 'x')));
+  auto too_long = EditFileWriter::Create(*env, dir.File("long.edits"), false,
+                                         std::string(kMaxEditLabel + 1, 'x'));
+  REQUIRE_FALSE(too_long);
+  CHECK(too_long.error().IsInvalidArgument());
 }
 
 TEST_CASE("edit file: truncated or extended files are Corruption", "[edit_file][fault]") {

@@ -131,7 +131,7 @@ TEST_CASE("model: addPageIfNotPresent and its link") {
   CHECK(!HasLink(db, "src", "lost"));
 }
 
-TEST_CASE("model: last link addition wins; addPageIfNotPresent links come last, by url") {
+TEST_CASE("model: last link addition wins, addPageIfNotPresent links come last, by url") {
   ModelDb db;
   Run(db, {AddPageCall(P("src", "src", 1)), AddPageCall(P("t", "t"))});
   Run(db, {AddLinkCall(L("src", "t", "one")), AddLinkCall(L("src", "t", "two"))});

@@ -65,6 +65,12 @@ Result<int> WhichVersion(nutchfs::Env& env, const Step& step) {
     return Err(reader.error().WithContext("opening the db"));
   }
   NUTCHFS_ASSIGN_OR_RETURN(testutil::DbDump dump, testutil::DumpDb(**reader));
+  // A session may leave the records as they were: then CURRENT tells the versions apart.
+  auto current = nutchfs::ReadFileToString(env, std::string(kDb) + "/CURRENT");
+  if (current && *current == step.after.files.at("CURRENT") &&
+      testutil::CompareDumps(step.after.dump, dump).empty()) {
+    return 1;
+  }
   if (step.before.exists && testutil::CompareDumps(step.before.dump, dump).empty()) return 0;
   const std::string diff = testutil::CompareDumps(step.after.dump, dump);
   if (diff.empty()) return 1;
@@ -132,7 +138,7 @@ void Report(const std::string& what, const Sweep& sweep) {
 
 TEST_CASE("webdb create and sessions survive a power cut at every sync and rename", "[fault]") {
   Sweep sweep;
-  for (uint64_t seed : {61, 62, 63}) {
+  for (uint64_t seed : {61, 62, 63, 64}) {
     auto env = nutchfs::NewPowerLossEnv();
     Version none;
     RunStep(*env, {"create", none, {}, [](nutchfs::Env& e) { return Writer::Create(e, kDb); }},

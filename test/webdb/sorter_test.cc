@@ -125,10 +125,84 @@ TEST_CASE("sorter orders keys with long shared prefixes", "[sorter][random]") {
 TEST_CASE("sorter fan-in follows the budget", "[sorter]") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
+  // Each run merged keeps at least 128 KiB of a quarter of the budget.
   CHECK(Sorter::Create(*env, dir.path(), 4 << 10, "a")->fan_in() == 2);
-  CHECK(Sorter::Create(*env, dir.path(), 512 << 10, "a")->fan_in() == 3);
-  CHECK(Sorter::Create(*env, dir.path(), 32 << 20, "a")->fan_in() == Sorter::kMaxFanIn);
+  CHECK(Sorter::Create(*env, dir.path(), 2 << 20, "a")->fan_in() == 4);
+  CHECK(Sorter::Create(*env, dir.path(), 32 << 20, "a")->fan_in() == 64);
+  CHECK(Sorter::Create(*env, dir.path(), 256 << 20, "a")->fan_in() == Sorter::kMaxFanIn);
   CHECK(Sorter::Create(*env, dir.path(), size_t{1} << 30, "a")->fan_in() == Sorter::kMaxFanIn);
+}
+
+TEST_CASE("a merge reads through a quarter of the pool, and the sorter filling meanwhile keeps the rest",
+          "[sorter]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::mt19937_64 rng(9);
+  std::vector<OwnedEdit> many = testutil::RandomEdits(rng, 240000);  // ~20 MB packed
+  std::vector<OwnedEdit> few(many.begin(), many.begin() + 50000);  // ~4 MB
+  const size_t budget = size_t{8} << 20;
+  SortMemory memory(budget);
+  auto read = Sorter::Create(*env, dir.File("tmp"), memory, "read");
+  auto fill = Sorter::Create(*env, dir.File("tmp"), memory, "fill");
+  AddAll(*read, many);
+  REQUIRE(read->runs_spilled() >= 2);
+  auto it = read->Finish();
+  REQUIRE(it);
+  CHECK(memory.taken() <= budget / 4);
+  AddAll(*fill, few);
+  CHECK(fill->runs_spilled() == 0);  // the rest of the pool holds them
+  CHECK(Drain(**it).edits.size() == many.size());
+}
+
+TEST_CASE("sorter gives its sorted stream again, from memory and from runs", "[sorter]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::mt19937_64 rng(10);
+  std::vector<OwnedEdit> edits = testutil::RandomEdits(rng, 5000);
+  for (size_t budget : {size_t{64} << 10, size_t{64} << 20}) {
+    INFO("budget " << budget);
+    auto sorter = Sorter::Create(*env, dir.File("tmp"), budget, "again");
+    CHECK_FALSE(sorter->Again());
+    AddAll(*sorter, edits);
+    {
+      auto first = sorter->Finish();
+      REQUIRE(first);
+      CHECK(Drain(**first).edits == testutil::StableSorted(edits));
+    }
+    auto second = sorter->Again();
+    REQUIRE(second);
+    CHECK(Drain(**second).edits == testutil::StableSorted(edits));
+    CHECK((sorter->runs_spilled() > 0) == (budget < (1 << 20)));
+  }
+}
+
+TEST_CASE("a sorter sorting chunks on a thread gives the same stream as one without",
+          "[sorter][random]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const size_t budget = GENERATE(size_t{256} << 10, size_t{2} << 20, size_t{64} << 20);
+  INFO("budget " << budget);
+  std::mt19937_64 rng(11);
+  // Few keys and orders: many equal (key, order) pairs, which must keep insertion order.
+  std::vector<OwnedEdit> edits = testutil::RandomEdits(rng, 60000, {300, 4, 30});
+  std::vector<testutil::Drained> got;
+  for (bool background : {false, true}) {
+    SortMemory memory(budget);
+    auto sorter = Sorter::Create(*env, dir.File("tmp"), memory, "bg", background);
+    AddAll(*sorter, edits);
+    {
+      auto it = sorter->Finish();
+      REQUIRE(it);
+      got.push_back(Drain(**it));
+    }
+    auto again = sorter->Again();
+    REQUIRE(again);
+    CHECK(Drain(**again).edits == got.back().edits);
+    CHECK((sorter->runs_spilled() > 0) == (budget < (8 << 20)));
+  }
+  CHECK(got[0].status.ok());
+  CHECK(got[0].edits == testutil::StableSorted(edits));
+  CHECK(got[1].edits == got[0].edits);
 }
 
 TEST_CASE("sorter keeps equal (key, order) edits in insertion order across runs", "[sorter]") {

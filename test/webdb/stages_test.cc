@@ -177,15 +177,24 @@ TEST_CASE("stage 3: last addition wins, source rule against the new pagesByMD5")
     EncodeLinkValue(l, &v);
     return OwnedEdit{LinkMd5Key(l.from, l.url), order, kPut, v};
   };
-  RowCollector out;
+  const std::vector<OwnedEdit> puts =
+      testutil::StableSorted({put(first, 1), put(last, 2), put(orphan, 3)});
   EditCollector to_url;
   auto rows = NewVectorIterator(old);
   auto pages = NewVectorIterator({PageMd5Row(holder)});
-  auto edits = NewVectorEditIterator(testutil::StableSorted({put(first, 1), put(last, 2), put(orphan, 3)}));
-  auto stats = ApplyLinksByMd5(*rows, *edits, *pages, out, to_url);
+  auto edits = NewVectorEditIterator(puts);
+  auto stats = ApplyLinksByMd5(*rows, *edits, *pages, to_url);
   REQUIRE(stats);
+  CHECK(stats->rows_out == 2);
+  // Stage 5 writes the rows stage 3 decided (here without fixes).
+  RowCollector out;
+  auto again_rows = NewVectorIterator(old);
+  auto again_pages = NewVectorIterator({PageMd5Row(holder)});
+  auto again = NewVectorEditIterator(puts);
+  REQUIRE(ApplyLinkFixes(*again_rows, *again, *again_pages, out));
+  // A new link is guessed to point at a page with outlinks until stage 4 checks it.
   Link expected_last = last;
-  expected_last.target_has_outlink = false;
+  expected_last.target_has_outlink = true;
   Rows want = {LinkMd5Row(old_kept), LinkMd5Row(expected_last)};
   std::sort(want.begin(), want.end());
   CHECK(out.rows == want);
@@ -198,7 +207,7 @@ TEST_CASE("stage 3: last addition wins, source rule against the new pagesByMD5")
   CHECK(sorted[1].kind == kPut);
 }
 
-TEST_CASE("stage 4: target rule drops dangling links and fixes flags; stage 5 applies") {
+TEST_CASE("stage 4: target rule drops dangling links and fixes flags, stage 5 applies") {
   Page with_out = MakePage("http://t1/", 'a', 4);
   Link stale_flag = MakeLink('x', "http://t1/", false);
   Link dangling = MakeLink('x', "http://zz-after-every-page/", true);
@@ -217,21 +226,23 @@ TEST_CASE("stage 4: target rule drops dangling links and fixes flags; stage 5 ap
   auto fixes = to_md5.Sorted();
   REQUIRE(fixes.size() == 2);
 
-  // Stage 5 over the linksByMD5 rows those links came from.
+  // Stage 5 over the linksByMD5 rows those links came from (their source page exists).
   Rows md5_rows = {LinkMd5Row(stale_flag), LinkMd5Row(dangling)};
   std::sort(md5_rows.begin(), md5_rows.end());
   RowCollector final_rows;
   auto md5_it = NewVectorIterator(md5_rows);
+  auto sources = NewVectorIterator({PageMd5Row(MakePage("http://src/", 'x'))});
   auto fix_it = NewVectorEditIterator(fixes);
-  REQUIRE(ApplyLinkFixes(*md5_it, *fix_it, final_rows));
+  REQUIRE(ApplyLinkFixes(*md5_it, *fix_it, *sources, final_rows));
   CHECK(final_rows.rows == Rows{LinkMd5Row(fixed)});
 }
 
 TEST_CASE("stage 5: a fix for a link linksByMD5 does not hold is corruption") {
   RowCollector out;
   auto rows = NewVectorIterator({});
+  auto pages = NewVectorIterator({});
   auto fixes = NewVectorEditIterator({OwnedEdit{"0123456789abcdefhttp://x/", 0, kRemove, ""}});
-  auto stats = ApplyLinkFixes(*rows, *fixes, out);
+  auto stats = ApplyLinkFixes(*rows, *fixes, *pages, out);
   REQUIRE_FALSE(stats);
   CHECK(stats.error().IsCorruption());
 }

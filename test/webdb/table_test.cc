@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -385,78 +384,6 @@ TEST_CASE("a malformed block with a valid checksum is Corruption", "[table][faul
   }
 }
 
-constexpr size_t kBenchRecords = 1200000;
-
-// ~80-byte records: a 43-byte url-like key (long shared prefixes) and a 40-byte value.
-std::string BenchKey(size_t i) {
-  char key[64];
-  int n =
-      std::snprintf(key, sizeof key, "http://www.host%05zu.example.com/page/%08zu", i / 1000, i);
-  return std::string(key, n);
-}
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-void BuildBenchTable(nutchfs::Env& env, const std::string& path) {
-  auto start = std::chrono::steady_clock::now();
-  auto builder = TableBuilder::Create(env, path);
-  REQUIRE(builder.has_value());
-  std::string value(40, 'v');
-  Status s;
-  for (size_t i = 0; i < kBenchRecords && s.ok(); ++i) s = (*builder)->Add(BenchKey(i), value);
-  if (s.ok()) s = (*builder)->Finish();
-  REQUIRE(s.ok());
-  double secs = SecondsSince(start);
-  double mb = (*builder)->file_size() / 1e6;
-  std::printf("table build: %.1f MB in %.3f s (%.0f MB/s)\n", mb, secs, mb / secs);
-}
-
-void TimeScan(const Table& table) {
-  auto start = std::chrono::steady_clock::now();
-  uint64_t n = 0, bytes = 0;
-  auto it = table.NewIterator();
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    ++n;
-    bytes += it->key().size() + it->value().size();
-  }
-  double secs = SecondsSince(start);
-  REQUIRE(it->status().ok());
-  REQUIRE(n == kBenchRecords);
-  double mb = table.file_size() / 1e6;
-  std::printf(
-      "table scan: %.1f MB file (%.1f MB of keys+values) in %.3f s: %.0f MB/s of file, "
-      "%.0f MB/s of keys+values, %.1f M records/s\n",
-      mb, bytes / 1e6, secs, mb / secs, bytes / 1e6 / secs, n / secs / 1e6);
-}
-
-void TimeSeeks(const Table& table) {
-  constexpr int kSeeks = 20000;
-  std::mt19937 rng(9);
-  auto it = table.NewIterator();
-  auto start = std::chrono::steady_clock::now();
-  int found = 0;
-  for (int i = 0; i < kSeeks; ++i) {
-    it->Seek(BenchKey(rng() % kBenchRecords));
-    found += it->Valid();
-  }
-  double secs = SecondsSince(start);
-  REQUIRE(found == kSeeks);
-  std::printf("table seek: %d random seeks, %.1f us each\n", kSeeks, secs / kSeeks * 1e6);
-}
-
-// Prints throughput only; timing is never asserted.
-TEST_CASE("scan and seek throughput", "[table][slow]") {
-  testutil::TempDir dir;
-  auto env = nutchfs::NewLocalEnv();
-  std::string path = dir.File("bench.tbl");
-  BuildBenchTable(*env, path);
-  auto table = OpenOk(*env, path);
-  for (int pass = 0; pass < 3; ++pass) TimeScan(*table);
-  TimeSeeks(*table);
-}
-
 TEST_CASE("blocks copied whole into another table read back the same", "[table]") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
@@ -522,6 +449,64 @@ TEST_CASE("a copied block out of key order is refused", "[table]") {
   REQUIRE(builder.has_value());
   REQUIRE((*builder)->Add("b", "0").ok());
   CHECK((*builder)->AddBlock(*raw).IsInvalidArgument());
+}
+
+}  // namespace
+}  // namespace webdb
+
+namespace webdb {
+namespace {
+
+uint64_t FooterFileId(nutchfs::Env& env, const std::string& path) {
+  return OpenOk(env, path)->footer().file_id;
+}
+
+TEST_CASE("a table's file id follows from its content", "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const Rows rows = MakeRows(3000, 7);
+  WriteTable(*env, dir.File("a.tbl"), rows);
+  WriteTable(*env, dir.File("b.tbl"), rows);
+  Rows other = rows;
+  other[1500].second[0] ^= 1;  // same size, same keys, one value bit apart
+  WriteTable(*env, dir.File("c.tbl"), other);
+  const uint64_t a = FooterFileId(*env, dir.File("a.tbl"));
+  CHECK(a != 0);
+  CHECK(FileBytes(dir.File("a.tbl")) == FileBytes(dir.File("b.tbl")));
+  CHECK(FooterFileId(*env, dir.File("c.tbl")) != a);
+  const std::string bytes = FileBytes(dir.File("a.tbl"));
+  const size_t before_footer = bytes.size() - kFooterSize;
+  const uint64_t index_offset = DecodeFixed64(bytes.data() + before_footer);
+  const uint64_t index_size = DecodeFixed64(bytes.data() + before_footer + 8);
+  CHECK(a == TableFileId(crc32c::Value(bytes.data(), before_footer),
+                         crc32c::Value(bytes.data() + index_offset, index_size)));
+}
+
+TEST_CASE("tables of format version 1 (no file id) are still read", "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const std::string path = dir.File("v1.tbl");
+  const Rows rows = MakeRows(2000, 8);
+  WriteTable(*env, path, rows);
+  // The same file with the 48-byte footer of version 1.
+  std::string bytes = FileBytes(path);
+  const std::string v2 = bytes.substr(bytes.size() - kFooterSize);
+  bytes.resize(bytes.size() - kFooterSize);
+  std::string v1 = v2.substr(0, 32);
+  PutFixed32(&v1, 1);
+  PutFixed32(&v1, crc32c::Mask(crc32c::Value(v1)));
+  PutFixed64(&v1, kTableMagic);
+  REQUIRE(nutchfs::WriteFileAtomically(*env, path, bytes + v1).ok());
+  auto table = OpenOk(*env, path);
+  CHECK(table->footer().version == 1);
+  CHECK(table->footer().file_id == 0);
+  ExpectScan(*table, rows);
+  SECTION("a version 1 footer with a bad crc is corruption") {
+    testutil::FlipByte(path, bytes.size() + 20);
+    auto broken = Table::Open(*env, path);
+    REQUIRE_FALSE(broken.has_value());
+    CHECK_THAT(broken.error().message(), Catch::Contains("footer checksum mismatch"));
+  }
 }
 
 }  // namespace

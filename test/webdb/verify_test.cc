@@ -86,6 +86,7 @@ struct TestDb {
     f.records = rows.size();
     f.size = (*builder)->file_size();
     f.crc = (*builder)->file_crc();
+    f.id = (*builder)->file_id();
     REQUIRE(InstallManifest(*env, dir, m).ok());
     REQUIRE(env->RemoveFile(old).ok());
   }
@@ -149,6 +150,17 @@ TEST_CASE("no db is NotFound", "[verify]") {
   CHECK(summary.error().IsNotFound());
 }
 
+// Regression (UBSan, scripts/sanitize.sh): options without a scratch Env were
+// dereferenced as a null reference by the cross-table sorts.
+TEST_CASE("verify without a scratch Env is refused, not undefined", "[verify]") {
+  TestDb db;
+  VerifyOptions options;
+  auto summary = VerifyDb(*db.env, db.dir, options);
+  REQUIRE_FALSE(summary.has_value());
+  CHECK(summary.error().IsInvalidArgument());
+  CHECK_THAT(summary.error().message(), Catch::Contains("no Env for the sorts' scratch files"));
+}
+
 TEST_CASE("damaged files are reported with file and offset", "[verify][fault]") {
   TestDb db;
   const std::string path = db.Path(TableId::kLinksByMd5);
@@ -169,6 +181,19 @@ TEST_CASE("damaged files are reported with file and offset", "[verify][fault]") 
     findings = db.Verify();
     CHECK(Reported(findings, {path, "size 20 bytes"}));
     CHECK(Reported(findings, {path, "too short"}));
+  }
+  SECTION("a table of other content but the same size in its place") {
+    Rows rows = db.Read(TableId::kLinksByMd5);
+    rows[0].second[0] ^= 1;
+    auto builder = TableBuilder::Create(*db.env, path + ".other");
+    REQUIRE(builder.has_value());
+    for (const auto& [k, v] : rows) REQUIRE((*builder)->Add(k, v).ok());
+    REQUIRE((*builder)->Finish().ok());
+    REQUIRE((*builder)->file_size() == db.Current().table(TableId::kLinksByMd5).size);
+    REQUIRE(db.env->RenameFile(path + ".other", path).ok());
+    findings = db.Verify();
+    CHECK(Reported(findings, {path, "file id", "another table file is in its place"}));
+    CHECK(Reported(findings, {path, "file CRC32C"}));
   }
   SECTION("missing file") {
     REQUIRE(db.env->RemoveFile(path).ok());
@@ -206,6 +231,19 @@ TEST_CASE("damaged files are reported with file and offset", "[verify][fault]") 
     findings = db.Verify();
     CHECK(Reported(findings, {manifest, "checksum"}));
   }
+  SECTION("CURRENT names a manifest that is missing") {
+    const std::string manifest = db.dir + "/" + ManifestFileName(db.Current().version);
+    REQUIRE(db.env->RemoveFile(manifest).ok());
+    findings = db.Verify();
+    CHECK(Reported(findings, {"CURRENT", manifest, "no such file"}));
+  }
+  SECTION("a left-over manifest file") {
+    Manifest m = db.Current();
+    m.version += 5;
+    REQUIRE(WriteManifest(*db.env, db.dir, m).ok());
+    findings = db.Verify();
+    CHECK(Reported(findings, {ManifestFileName(m.version), "left over"}));
+  }
   SECTION("manifest record count differs from the footer") {
     Manifest m = db.Current();
     m.table(TableId::kLinksByMd5).records = 7;
@@ -235,6 +273,90 @@ void RewriteFirstBlock(TestDb& db, TableId t, size_t pos, char byte) {
   Manifest m = db.Current();
   m.table(t).crc = crc32c::Value(rewritten);
   REQUIRE(InstallManifest(*db.env, db.dir, m).ok());
+}
+
+// Rewrites table t with index entry `entry`'s last key changed to `key` (same length),
+// with valid checksums, footer and manifest entry, so only the check of the index against
+// the blocks can notice.
+void RewriteIndexKey(TestDb& db, TableId t, const std::string& old_key, const std::string& key) {
+  REQUIRE(old_key.size() == key.size());
+  const std::string path = db.Path(t);
+  auto bytes = nutchfs::ReadFileToString(*db.env, path);
+  REQUIRE(bytes.has_value());
+  const std::string& file = *bytes;
+  const size_t footer_at = file.size() - kFooterSize;
+  Footer footer;
+  footer.index.offset = DecodeFixed64(file.data() + footer_at);
+  footer.index.size = DecodeFixed64(file.data() + footer_at + 8);
+  footer.num_records = DecodeFixed64(file.data() + footer_at + 16);
+  footer.num_blocks = DecodeFixed64(file.data() + footer_at + 24);
+  std::string index = file.substr(footer.index.offset, footer.index.size);
+  const size_t at = index.find(old_key);
+  REQUIRE(at != std::string::npos);
+  index.replace(at, key.size(), key);
+  std::string rewritten = file.substr(0, footer.index.offset) + index;
+  AppendBlockTrailer(index, &rewritten);
+  footer.file_id = TableFileId(crc32c::Value(rewritten), crc32c::Value(index));
+  EncodeFooter(footer, &rewritten);
+  REQUIRE(rewritten.size() == file.size());
+  REQUIRE(nutchfs::WriteFileAtomically(*db.env, path, rewritten).ok());
+  Manifest m = db.Current();
+  m.table(t).crc = crc32c::Value(rewritten);
+  m.table(t).id = footer.file_id;
+  REQUIRE(InstallManifest(*db.env, db.dir, m).ok());
+}
+
+TEST_CASE("a sparse index that disagrees with its blocks is reported", "[verify][fault]") {
+  TestDb db;
+  // pagesByURL is one block of http://a/, http://b/, http://c/: its index names c last.
+  RewriteIndexKey(db, TableId::kPagesByUrl, "http://c/", "http://d/");
+  auto findings = db.Verify();
+  INFO(Joined(findings));
+  CHECK(Reported(findings, {db.Path(TableId::kPagesByUrl), "last key differs from the index"}));
+}
+
+TEST_CASE("numPages that differs from the page tables is reported", "[verify][fault]") {
+  TestDb db;
+  Rows rows = db.Read(TableId::kPagesByUrl);
+  rows.pop_back();
+  db.Replace(TableId::kPagesByUrl, rows);  // the manifest now counts 2 pages
+  auto findings = db.Verify();
+  INFO(Joined(findings));
+  CHECK(Reported(findings, {"pagesByMD5", "numPages is 2 but the table has 3 rows"}));
+}
+
+TEST_CASE("verify checks a kept older version with options.version", "[verify]") {
+  TestDb db;
+  const Manifest first = db.Current();
+  REQUIRE(testutil::RunSession(*db.env, db.dir,
+                               {testutil::AddPageCall(MakePage("http://d/", "D", 0))})
+              .ok());
+  VerifySummary summary;
+  VerifyOptions options;
+  options.tmp_env = db.env.get();
+  options.tmp_dir = db.tmp.File("scratch");
+  options.version = first.version;
+  std::vector<std::string> findings;
+  options.on_finding = [&](const Finding& f) { findings.push_back(f.ToString()); };
+  auto result = VerifyDb(*db.env, db.dir, options);
+  REQUIRE(result.has_value());
+  CHECK(result->clean());
+  CHECK(result->version == first.version);
+  CHECK(result->pages == 3);
+  SECTION("damage in the older version is found") {
+    testutil::FlipByte(db.dir + "/" + first.table(TableId::kPagesByMd5).name, 3);
+    result = VerifyDb(*db.env, db.dir, options);
+    REQUIRE(result.has_value());
+    CHECK_FALSE(result->clean());
+    CHECK(Reported(findings, {first.table(TableId::kPagesByMd5).name, "file CRC32C"}));
+  }
+  SECTION("a version that is not kept is NotFound") {
+    options.version = first.version + 7;
+    result = VerifyDb(*db.env, db.dir, options);
+    REQUIRE_FALSE(result.has_value());
+    CHECK(result.error().IsNotFound());
+    CHECK_THAT(result.error().message(), Catch::Contains("not kept"));
+  }
 }
 
 TEST_CASE("rows out of order or undecodable are reported with their key", "[verify][fault]") {

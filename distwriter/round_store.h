@@ -1,0 +1,81 @@
+// RoundStore: the one home of a distributed db's versions in the meta group
+// (docs/DISTRIBUTED.md, "Files" and "The commit"), as webdb/manifest.h is for a
+// single-machine db. Every machine of the meta group (each writer's) holds its own
+//   ROUND-<N>  the round manifest (round_manifest.h) of round N, present only once the
+//              round is decided, and
+//   CURRENT    one line "ROUND-<N>": the round this machine has installed.
+//
+// Reads and the machine's own writes (Decide, Install, RemoveRoundsExcept) go to the
+// meta group's view: this machine when it is a writer's, else writer 0's (the group's
+// home), which is where readers look. PublishTo copies a decided round to one other
+// machine; FindDecided looks on every machine. Files are written by write-temp + sync +
+// rename, so each appears whole or not at all.
+//
+// Holds references to the NutchFs and config (both outlive it); uses scratch_dir, a
+// local directory, for copies. Not thread-safe.
+#ifndef DISTWRITER_ROUND_STORE_H_
+#define DISTWRITER_ROUND_STORE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "distwriter/dist_config.h"
+#include "distwriter/round_manifest.h"
+#include "nutchfs/nutchfs.h"
+
+namespace distwriter {
+
+// "ROUND-000007" (at least six digits).
+std::string RoundFileName(uint64_t version);
+// The version a round file name stands for; nullopt for any other name (temporary
+// files included).
+std::optional<uint64_t> ParseRoundFileName(std::string_view name);
+
+class RoundStore {
+ public:
+  RoundStore(nutchfs::NutchFs& fs, const DistConfig& config, std::string scratch_dir);
+
+  // meta/ROUND-<version>, the file whose presence means the round is decided.
+  nutchfs::NutchFile DecidedFile(uint64_t version) const;
+
+  // The version CURRENT names at the view. NotFound "no distributed webdb ..." if there
+  // is none; Corruption naming the file if it names no round.
+  Result<uint64_t> InstalledVersion();
+  // The round manifest CURRENT names at the view, checked against the config's k.
+  Result<RoundManifest> ReadInstalled();
+  // ROUND-<version> at the view, or nullopt if it is not there.
+  Result<std::optional<RoundManifest>> ReadDecided(uint64_t version);
+  // ROUND-<version> at the view or, if not there, at any other machine of the meta
+  // group that has it; nullopt if none has.
+  Result<std::optional<RoundManifest>> FindDecided(uint64_t version);
+
+  // Writes ROUND-<N> at the view: the decision.
+  Status Decide(const RoundManifest& round);
+  // Writes ROUND-<N> at machine `machine` of the meta group.
+  Status PublishTo(const RoundManifest& round, std::string_view machine);
+  // Makes CURRENT at the view name ROUND-<version>. REQUIRES: that round file is there.
+  Status Install(uint64_t version);
+  // InvalidArgument "... already exists" if CURRENT is at the view.
+  Status CheckNoDb();
+  // Writes ROUND-<N> and then CURRENT naming it at every machine of the meta group
+  // (`distwriter create`).
+  Status CreateEverywhere(const RoundManifest& round);
+  // Removes the round files at the view whose versions are not in keep.
+  Status RemoveRoundsExcept(const std::vector<uint64_t>& keep);
+
+ private:
+  Result<nutchfs::NutchFs::Located> View(const std::string& name);
+  Result<std::optional<RoundManifest>> Decode(Result<std::string> text, const std::string& where);
+  std::string ScratchPath() const;
+
+  nutchfs::NutchFs& fs_;
+  const DistConfig& config_;
+  const std::string scratch_dir_;
+};
+
+}  // namespace distwriter
+
+#endif  // DISTWRITER_ROUND_STORE_H_

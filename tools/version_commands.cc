@@ -1,0 +1,85 @@
+#include "tools/version_commands.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <ctime>
+
+#include "tools/cli_commands.h"
+#include "tools/kill_hook.h"
+#include "webdb/versions.h"
+#include "webdb/writer.h"
+
+namespace tools {
+namespace {
+
+// "2026-11-24 00:10:05 UTC", or "-" when unknown.
+std::string TimeText(int64_t ms) {
+  if (ms <= 0) return "-";
+  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  ::gmtime_r(&seconds, &tm);
+  return fmt::format("{:%Y-%m-%d %H:%M:%S} UTC", tm);
+}
+
+std::string VersionsJson(const webdb::VersionList& list) {
+  std::string out = fmt::format("{{\"keep\":{},\"versions\":[", list.keep);
+  for (size_t i = 0; i < list.versions.size(); ++i) {
+    const webdb::VersionInfo& v = list.versions[i];
+    out += fmt::format(
+        "{}{{\"version\":{},\"timeMs\":{},\"pages\":{},\"links\":{},\"bytes\":{},"
+        "\"current\":{},\"rollbackTo\":{},\"readers\":{}}}",
+        i > 0 ? "," : "", v.version, v.time_ms, v.pages, v.links, v.bytes, v.current,
+        v.restores > 0 ? std::to_string(v.restores) : "null", v.readers);
+  }
+  return out + "]}\n";
+}
+
+std::string VersionsText(const webdb::VersionList& list) {
+  std::string out = fmt::format("keep {}\n{:>8}  {:<23}  {:>12}  {:>12}  {:>14}  {}\n", list.keep,
+                                "version", "time", "pages", "links", "bytes", "");
+  for (const webdb::VersionInfo& v : list.versions) {
+    std::string notes = v.current ? "current" : "";
+    if (v.restores > 0) notes += fmt::format("{}rollback to {}", notes.empty() ? "" : ", ", v.restores);
+    if (v.readers > 0) notes += fmt::format("{}{} readers", notes.empty() ? "" : ", ", v.readers);
+    out += fmt::format("{:>8}  {:<23}  {:>12}  {:>12}  {:>14}  {}\n", v.version,
+                       TimeText(v.time_ms), v.pages, v.links, v.bytes, notes);
+  }
+  return out;
+}
+
+void Say(const Invocation& inv, const std::string& line) {
+  if (!inv.quiet) std::fputs(("webdb: " + line + "\n").c_str(), stderr);
+}
+
+}  // namespace
+
+Result<int> RunVersions(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
+  NUTCHFS_ASSIGN_OR_RETURN(webdb::VersionList list, webdb::ListVersions(env, inv.db));
+  NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, inv.json ? VersionsJson(list) : VersionsText(list)));
+  return kExitOk;
+}
+
+Result<int> RunRollback(nutchfs::Env& env, const Invocation& inv, std::FILE*) {
+  auto result = webdb::RollbackDb(env, inv.db, *inv.version, KillHookFromEnvironment());
+  if (!result) return Err(WithUnlockHint(result.error(), inv.db));
+  if (!result->done) {
+    Say(inv, fmt::format("version {} already has the tables of version {}: nothing to do",
+                         result->version, *inv.version));
+  } else {
+    Say(inv, fmt::format("rolled back to version {}: it is current as version {}", *inv.version,
+                         result->version));
+  }
+  return kExitOk;
+}
+
+Result<int> RunKeep(nutchfs::Env& env, const Invocation& inv, std::FILE*) {
+  auto opened = webdb::Writer::Open(env, inv.db, webdb::WriterOptions{});
+  if (!opened) return Err(WithUnlockHint(opened.error(), inv.db));
+  (*opened)->set_keep(*inv.keep);
+  NUTCHFS_RETURN_IF_ERROR((*opened)->Close());
+  Say(inv, fmt::format("{} keeps {} versions", inv.db, *inv.keep));
+  return kExitOk;
+}
+
+}  // namespace tools

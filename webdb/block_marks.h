@@ -1,0 +1,62 @@
+// BlockMarks: which data blocks of a link table a session's page changes can reach
+// through a join, so that every other block without edits is copied as it is.
+//
+// Stage 3 keeps a linksByMD5 row only if its source md5 still has a page, and stage 4 a
+// linksByURL row only if its target url has one (and takes targetHasOutlink from it).
+// A row without edits can therefore change only if its md5 is gone (stage 2's notices)
+// or its url's page appeared, went or flipped its numOutlinks > 0 status (stage 1's
+// notices). Stages 1 and 2 hand each notice's key to a NoticeSink; BlockMarks, built
+// over the index of the old link table that the notices concern, marks every data
+// block whose join keys (the md5 or url prefix of its keys) can include it. Memory is
+// one flag per block of that table whatever the number of notices; marking depends
+// only on the old table and the notices, so it is deterministic.
+//
+// The Table must outlive the BlockMarks. Not thread-safe.
+#ifndef WEBDB_BLOCK_MARKS_H_
+#define WEBDB_BLOCK_MARKS_H_
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "webdb/table.h"
+
+namespace webdb {
+
+// Where stages 1 and 2 report notices: the url of each target change, the md5 of each
+// md5 gone.
+class NoticeSink {
+ public:
+  virtual ~NoticeSink() = default;
+  virtual void Notice(std::string_view key) = 0;
+};
+
+class BlockMarks final : public NoticeSink {
+ public:
+  // The join key of a row key: a prefix of it, nondecreasing in key order
+  // (UrlOfLinkUrlKey for linksByURL, Md5OfKey for linksByMD5).
+  using JoinKeyFn = std::string_view (*)(std::string_view key);
+
+  BlockMarks(const Table& table, JoinKeyFn join_key);
+  BlockMarks(const BlockMarks&) = delete;
+  BlockMarks& operator=(const BlockMarks&) = delete;
+
+  // Marks every block that can hold a row whose join key is key. Keys may come in
+  // any order.
+  void Notice(std::string_view key) override;
+
+  bool marked(uint64_t block) const { return block < marked_.size() && marked_[block]; }
+  uint64_t notices() const { return notices_; }
+
+ private:
+  std::string_view JoinKeyOfBlock(uint64_t block) const;
+
+  const Table& table_;
+  const JoinKeyFn join_key_;
+  std::vector<bool> marked_;  // one per data block of table_
+  uint64_t notices_ = 0;
+};
+
+}  // namespace webdb
+
+#endif  // WEBDB_BLOCK_MARKS_H_
