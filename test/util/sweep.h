@@ -36,7 +36,8 @@ void GenerateLoad(const SweepParams& params, const std::string& path);
 std::vector<std::string> SplitCallFile(const std::string& path, int k, const std::string& prefix);
 
 // Empty when every file below `expected` that `select` accepts (by its path relative to
-// the directory) is below `actual` with the same bytes; otherwise the first difference.
+// the directory) is below `actual` with the same bytes (manifests: the same but for their
+// publication time; reader pins are not compared); otherwise the first difference.
 // Files below `actual` that `expected` lacks (selected ones) are counted into *extra.
 std::string CompareTrees(const std::string& expected, const std::string& actual,
                          const std::function<bool(const std::string&)>& select, int* extra);
