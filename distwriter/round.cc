@@ -89,6 +89,7 @@ class Round {
   Status Installed(Exchange& exchange, const RoundManifest& installed);
   Result<bool> Attempt();
   Result<bool> DecidedMeanwhile(const std::string& digest);
+  Status TidyApplied();
   void Report(const RoundManifest& round, bool already_applied);
   Result<std::string> LogCalls(webdb::StagePlumbing& plumbing);
   Result<bool> RestartedAfterCommit(const std::string& digest);
@@ -150,10 +151,18 @@ Result<RoundReport> Round::Run() {
   store_.emplace(fs_, config_, work_dir_);
   committer_.emplace(fs_, config_, self_, *store_, section_dir_, work_dir_,
                      [this](std::string_view step) { Step(step); });
-  NUTCHFS_ASSIGN_OR_RETURN(committed_, store_->ReadInstalled());
-  Status s = RunLocked();
+  auto installed = store_->ReadInstalled();
+  Status s = installed ? Status::OK() : installed.error();
+  if (s.ok()) {
+    committed_ = std::move(*installed);
+    s = RunLocked();
+    if (!s.ok()) TellPeers(s);
+  }
   if (!s.ok()) {
-    TellPeers(s);
+    // The work area (round store scratch, sort runs) goes with the failed run, as after
+    // a successful one; best effort: the next run removes it anyway.
+    Status ignored = local_.RemoveDirRecursively(work_dir_);
+    (void)ignored;
     return Err(s);
   }
   NUTCHFS_RETURN_IF_ERROR(local_.RemoveDirRecursively(work_dir_));
@@ -229,6 +238,7 @@ Result<bool> Round::Attempt() {
   NUTCHFS_ASSIGN_OR_RETURN(bool restarted, RestartedAfterCommit(digest));
   if (restarted) {
     NUTCHFS_RETURN_IF_ERROR(exchange_->RemoveIncoming());
+    NUTCHFS_RETURN_IF_ERROR(TidyApplied());
     Report(committed_, true);
     return false;
   }
@@ -240,6 +250,19 @@ Result<bool> Round::Attempt() {
   (void)ignored;  // the round failed already; that error is the one to report
   if (!exchange_->saw_decision()) return Err(s);
   return DecidedMeanwhile(digest);
+}
+
+// A round found applied already: the installed one's clean-up may have been cut short
+// (killed, or an I/O error after the switch). Removes what it would have: the section
+// files and round manifests of rounds before the previous one.
+Status Round::TidyApplied() {
+  if (committed_.version < 2) return Status::OK();
+  NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> previous,
+                           store_->ReadDecided(committed_.version - 1));
+  if (!previous) return Status::OK();  // removed by a clean-up that finished
+  NUTCHFS_RETURN_IF_ERROR(webdb::RemoveObsoleteFiles(
+      local_, section_dir_, {&committed_.sections[self_], &previous->sections[self_]}));
+  return store_->RemoveRoundsExcept({committed_.version, previous->version});
 }
 
 // The round this writer was attempting was decided by its peers (with calls of an earlier
@@ -296,7 +319,7 @@ Status Round::Exchanged(DistPlumbing& plumbing, const std::string& digest) {
   };
   Step("stage 0");
   NUTCHFS_RETURN_IF_ERROR(AgreeOnRound(digest));
-  if (report_.already_applied) return Status::OK();
+  if (report_.already_applied) return TidyApplied();
   plumbing.set_partition(next_.partition());
   NUTCHFS_ASSIGN_OR_RETURN(webdb::Manifest section,
                            RunStages(plumbing, {enter, options_.before_step}));

@@ -63,12 +63,21 @@ std::string DistCluster::MetaDir(int writer) const {
   return tmp_.path() + "/m" + std::to_string(writer) + "/webdb/meta";
 }
 
-void DistCluster::SetTimeoutMs(int ms) {
+void DistCluster::SetTimeoutMs(int ms) { SetGlobal("timeout_ms", std::to_string(ms)); }
+
+void DistCluster::SetGlobal(const std::string& key, const std::string& value) {
   const std::string text = ReadFileOrEmpty(config_);
-  const std::regex line("timeout_ms = [0-9]+");
+  const std::regex line("(^|\n)" + key + " = [^\n]*");
+  const std::string set = "$1" + key + " = " + value;
   INFO("config " << config_ << ":\n" << text);
-  REQUIRE(std::regex_search(text, line));
-  WriteText(config_, std::regex_replace(text, line, "timeout_ms = " + std::to_string(ms)));
+  if (std::regex_search(text, line)) {
+    WriteText(config_, std::regex_replace(text, line, set));
+    return;
+  }
+  // A new key goes right after the "timeout_ms" line, in the global section.
+  const std::regex timeout("(^|\n)(timeout_ms = [^\n]*)");
+  REQUIRE(std::regex_search(text, timeout));
+  WriteText(config_, std::regex_replace(text, timeout, "$1$2\n" + key + " = " + value));
 }
 
 void DistCluster::Create(const std::vector<std::string>& sample_urls) {

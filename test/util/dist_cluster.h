@@ -57,6 +57,8 @@ class DistCluster {
 
   // Rewrites the "timeout_ms = ..." line of the config.
   void SetTimeoutMs(int ms);
+  // Sets a key of the config's global section ("retries", "retry_window_ms", ...).
+  void SetGlobal(const std::string& key, const std::string& value);
   // `distwriter create`, with --sample of these urls when not empty. Requires success.
   void Create(const std::vector<std::string>& sample_urls = {});
 
