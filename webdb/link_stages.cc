@@ -89,11 +89,6 @@ class AddedLinks {
   std::string changed_;
 };
 
-Status CopyBlock(const RawBlock& block, RowSink& table, StageStats& stats) {
-  stats.rows_out += block.records;
-  return table.AddBlock(block);
-}
-
 Status EmitTo(EditSink& sink, std::string_view key, uint8_t kind, std::string_view value,
               StageStats& stats) {
   ++stats.emitted;

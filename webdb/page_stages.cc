@@ -42,11 +42,6 @@ Result<std::optional<Page>> ResolvePage(const std::optional<Page>& old, std::str
   }
 }
 
-Status CopyBlock(const RawBlock& block, RowSink& table, StageStats& stats) {
-  stats.rows_out += block.records;
-  return table.AddBlock(block);
-}
-
 // Follows the md5s of pagesByMD5 keys met in key order and reports every md5 whose
 // keys all went ("md5 gone").
 class GoneMd5s {

@@ -46,6 +46,9 @@ struct StageStats {
   uint64_t notices = 0;
 };
 
+// Hands a block the stage leaves unchanged to table (RowSink::AddBlock), counting its rows.
+Status CopyBlock(const RawBlock& block, RowSink& table, StageStats& stats);
+
 // Stage 1, pagesByURL. Resolves the calls for each url (lowest kind, then earliest
 // order, wins), writes the new pages, and emits whole-page puts/removes for
 // pagesByMD5 and the links of inserted addPageIfNotPresent calls for linksByMD5,
