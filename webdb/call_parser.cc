@@ -337,6 +337,14 @@ CallParser::~CallParser() = default;
 
 Result<Call> CallParser::Parse(std::string_view line) {
   NUTCHFS_RETURN_IF_ERROR(CheckLineBytes(line));
+  // An object left open at the end of the line is refused before simdjson sees it: its
+  // on-demand parser then reads a value past the structural index (the fuzzed line
+  // `{"op":` crashed it).
+  const size_t first = line.find_first_not_of(" \t\r");
+  if (first != std::string_view::npos && line[first] == '{' &&
+      line[line.find_last_not_of(" \t\r")] != '}') {
+    return Err(Bad("invalid JSON: the object is not closed"));
+  }
   sj::document doc;
   if (auto e = rep_->parser.iterate(line.data(), line.size(), line.size() + kPadding).get(doc)) {
     return Err(JsonError("", e));

@@ -119,6 +119,9 @@ TEST_CASE("malformed JSON is rejected") {
   CheckRejected(R"(["op"])", "expected an object, got an array");
   CheckRejected(R"("addPage")", "");
   CheckRejected("nul", "");
+  // Found by call_line_fuzz: an object left open crashed simdjson's on-demand parser.
+  CheckRejected(R"({"op":)", "invalid JSON: the object is not closed");
+  CheckRejected(R"( {"op":"deletePage","url":)" " \r", "invalid JSON: the object is not closed");
 }
 
 TEST_CASE("ops and call shapes are checked") {
