@@ -147,8 +147,13 @@ Result<Link> DecodeLinkByUrlFields(std::string_view key, std::string_view value)
 }
 
 // "<table> key <printable key>", for errors about a row.
-std::string DescribeRow(TableId t, std::string_view key) {
-  return std::string(TableName(t)) + " " + DescribeKey(t, key);
+// r, its error (if any) prefixed with "<table> key <printable key>".
+template <typename T>
+Result<T> OfRow(TableId t, std::string_view key, Result<T> r) {
+  if (!r) {
+    return Err(r.error().WithContext(std::string(TableName(t)) + " " + DescribeKey(t, key)));
+  }
+  return r;
 }
 
 }  // namespace
@@ -286,27 +291,19 @@ void EncodeLinkValue(const Link& link, std::string* out) {
 }
 
 Result<Page> DecodePageByUrl(std::string_view key, std::string_view value) {
-  auto r = DecodePageByUrlFields(key, value);
-  if (!r) return Err(r.error().WithContext(DescribeRow(TableId::kPagesByUrl, key)));
-  return r;
+  return OfRow(TableId::kPagesByUrl, key, DecodePageByUrlFields(key, value));
 }
 
 Result<Page> DecodePageByMd5(std::string_view key, std::string_view value) {
-  auto r = DecodePageByMd5Fields(key, value);
-  if (!r) return Err(r.error().WithContext(DescribeRow(TableId::kPagesByMd5, key)));
-  return r;
+  return OfRow(TableId::kPagesByMd5, key, DecodePageByMd5Fields(key, value));
 }
 
 Result<Link> DecodeLinkByMd5(std::string_view key, std::string_view value) {
-  auto r = DecodeLinkByMd5Fields(key, value);
-  if (!r) return Err(r.error().WithContext(DescribeRow(TableId::kLinksByMd5, key)));
-  return r;
+  return OfRow(TableId::kLinksByMd5, key, DecodeLinkByMd5Fields(key, value));
 }
 
 Result<Link> DecodeLinkByUrl(std::string_view key, std::string_view value) {
-  auto r = DecodeLinkByUrlFields(key, value);
-  if (!r) return Err(r.error().WithContext(DescribeRow(TableId::kLinksByUrl, key)));
-  return r;
+  return OfRow(TableId::kLinksByUrl, key, DecodeLinkByUrlFields(key, value));
 }
 
 Result<Page> DecodePage(TableId t, std::string_view key, std::string_view value) {
