@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "distwriter/round_versions.h"
+
 namespace distwriter {
 namespace {
 
@@ -192,12 +194,9 @@ Status Committer::RollForward(const RoundManifest& decided) {
   return PublishAndInstall(decided);
 }
 
-Status Committer::CleanUp(Exchange& exchange, const RoundManifest& installed,
-                          const RoundManifest& previous) {
+Status Committer::CleanUp(Exchange& exchange, const RoundManifest& installed) {
   NUTCHFS_RETURN_IF_ERROR(exchange.RemoveIncoming());
-  NUTCHFS_RETURN_IF_ERROR(webdb::RemoveObsoleteFiles(
-      fs_.local_env(), section_dir_, {&installed.sections[self_], &previous.sections[self_]}));
-  return store_.RemoveRoundsExcept({installed.version, previous.version});
+  return CollectRounds(store_, config_, fs_.local_env(), section_dir_, self_, installed);
 }
 
 Result<std::optional<webdb::Manifest>> Committer::SentSection(Exchange& exchange) {

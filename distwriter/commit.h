@@ -50,10 +50,10 @@ class Committer {
   // machine of the meta group (best effort) and installs it.
   Status RollForward(const RoundManifest& decided);
 
-  // After installing `installed` over `previous`: removes this writer's exchange files of
-  // rounds up to installed's, the section files neither round uses (a reader may still
-  // read `previous`), and the round files of other versions on this machine.
-  Status CleanUp(Exchange& exchange, const RoundManifest& installed, const RoundManifest& previous);
+  // After installing `installed`: removes this writer's exchange files of rounds up to
+  // installed's, and the section files and round files of rounds it no longer keeps and
+  // no live reader pins (round_versions.h).
+  Status CleanUp(Exchange& exchange, const RoundManifest& installed);
 
   // The section manifest this writer sent itself in stage 6 of exchange's round by an
   // earlier run with the same token, when it is in its group and names complete files:

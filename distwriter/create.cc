@@ -29,13 +29,15 @@ Result<std::vector<std::string>> ReadSample(nutchfs::Env& env, const std::string
 
 }  // namespace
 
-Status CreateDistDb(const DistConfig& config, const std::string& sample_path, nutchfs::Env* env) {
+Status CreateDistDb(const DistConfig& config, const std::string& sample_path, uint32_t keep,
+                    nutchfs::Env* env) {
   nutchfs::NutchFsOptions fs_options;
   fs_options.env = env;
   NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, "", fs_options));
   RoundManifest round;
   round.version = 1;
   round.k = config.k;
+  round.keep = keep;
   round.digests.assign(config.k, "");
   round.sections.assign(config.k, webdb::Manifest{});
   if (!sample_path.empty() && config.k > 1) {

@@ -5,17 +5,20 @@
 #ifndef DISTWRITER_CREATE_H_
 #define DISTWRITER_CREATE_H_
 
+#include <cstdint>
 #include <string>
 
 #include "distwriter/dist_config.h"
 #include "nutchfs/env.h"
+#include "webdb/manifest.h"
 
 namespace distwriter {
 
-// sample_path: a file of urls, one per line (empty: choose breakpoints in round 1).
+// sample_path: a file of urls, one per line (empty: choose breakpoints in round 1);
+// keep: the rounds kept readable (round_versions.h), 1..webdb::kMaxKeep.
 // env: tests only, as RunOptions::env (distwriter/round.h); then /tmp must exist in it.
 Status CreateDistDb(const DistConfig& config, const std::string& sample_path,
-                    nutchfs::Env* env = nullptr);
+                    uint32_t keep = webdb::kDefaultKeep, nutchfs::Env* env = nullptr);
 
 }  // namespace distwriter
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "distwriter/round_store.h"
+#include "distwriter/round_versions.h"
 #include "nutchfs/nutchfs.h"
 #include "webdb/manifest_table.h"
 
@@ -58,9 +59,10 @@ class ConcatIterator final : public Iterator {
 
 class DistTableSource final : public webdb::TableSource {
  public:
-  DistTableSource(RoundManifest round, SectionTables tables, std::unique_ptr<nutchfs::NutchFs> fs)
-      : fs_(std::move(fs)), round_(std::move(round)), partition_(round_.partition()),
-        tables_(std::move(tables)) {}
+  DistTableSource(RoundManifest round, SectionTables tables, std::unique_ptr<nutchfs::NutchFs> fs,
+                  RoundPins pins)
+      : fs_(std::move(fs)), pins_(std::move(pins)), round_(std::move(round)),
+        partition_(round_.partition()), tables_(std::move(tables)) {}
 
   std::unique_ptr<Iterator> NewIterator(TableId t) const override {
     std::vector<std::unique_ptr<Iterator>> parts;
@@ -83,6 +85,7 @@ class DistTableSource final : public webdb::TableSource {
 
  private:
   std::unique_ptr<nutchfs::NutchFs> fs_;
+  const RoundPins pins_;  // released before fs_ goes
   const RoundManifest round_;
   const Partition partition_;
   const SectionTables tables_;
@@ -107,32 +110,56 @@ Result<SectionTables> OpenSections(nutchfs::NutchFs& fs, const DistConfig& confi
 }  // namespace
 
 std::unique_ptr<webdb::TableSource> NewDistTableSource(RoundManifest round, SectionTables tables,
-                                                       std::unique_ptr<nutchfs::NutchFs> fs) {
-  return std::make_unique<DistTableSource>(std::move(round), std::move(tables), std::move(fs));
+                                                       std::unique_ptr<nutchfs::NutchFs> fs,
+                                                       RoundPins pins) {
+  return std::make_unique<DistTableSource>(std::move(round), std::move(tables), std::move(fs),
+                                           std::move(pins));
 }
 
-Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const std::string& config_path) {
+Result<RoundPins> PinRound(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t version) {
+  RoundPins pins;
+  for (int i = 0; i < config.k; ++i) {
+    NUTCHFS_ASSIGN_OR_RETURN(auto at, fs.Locate(config.WriterFile(i, "section")));
+    auto pin = webdb::VersionPin::Create(*at.env, at.path, version);
+    if (!pin) return Err(pin.error().WithContext(config.Describe(i) + ": pinning round " +
+                                                 std::to_string(version)));
+    pins.push_back(std::move(*pin));
+  }
+  return pins;
+}
+
+Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const std::string& config_path,
+                                                      std::optional<uint64_t> version) {
   NUTCHFS_ASSIGN_OR_RETURN(DistConfig config, DistConfig::Load(config_path));
-  return OpenDistReader(config);
+  return OpenDistReader(config, nullptr, version);
 }
 
-Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const DistConfig& config, nutchfs::Env* env) {
-  // A round committed between reading the manifest and opening its files may have
-  // removed files of the round before: the reader retries.
+Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const DistConfig& config, nutchfs::Env* env,
+                                                      std::optional<uint64_t> version) {
+  // A round committed between reading the manifest and making the pins may have removed
+  // files of a round no longer kept: the reader retries.
   return webdb::Reader::OpenRetrying([&]() -> Result<std::unique_ptr<webdb::TableSource>> {
     nutchfs::NutchFsOptions fs_options;
     fs_options.env = env;
     NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, "", fs_options));
-    NUTCHFS_ASSIGN_OR_RETURN(RoundManifest round, RoundStore(*fs, config, "/tmp").ReadInstalled());
+    RoundStore store(*fs, config, "/tmp");
+    NUTCHFS_ASSIGN_OR_RETURN(RoundManifest round, ReadKeptRound(store, version));
+    NUTCHFS_ASSIGN_OR_RETURN(RoundPins pins, PinRound(*fs, config, round.version));
+    // A collector that listed the pins before these were made deletes only rounds it no
+    // longer keeps: still kept after the pins, the round is safe.
+    auto still_kept = ReadKeptRound(store, round.version);
+    if (!still_kept) return Err(still_kept.error());
     NUTCHFS_ASSIGN_OR_RETURN(SectionTables tables, OpenSections(*fs, config, round));
-    return NewDistTableSource(std::move(round), std::move(tables), std::move(fs));
+    return NewDistTableSource(std::move(round), std::move(tables), std::move(fs), std::move(pins));
   });
 }
 
-Result<RoundManifest> ReadCommittedRound(const std::string& config_path) {
+Result<RoundManifest> ReadCommittedRound(const std::string& config_path,
+                                         std::optional<uint64_t> version) {
   NUTCHFS_ASSIGN_OR_RETURN(DistConfig config, DistConfig::Load(config_path));
   NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
-  return RoundStore(*fs, config, "/tmp").ReadInstalled();
+  RoundStore store(*fs, config, "/tmp");
+  return ReadKeptRound(store, version);
 }
 
 }  // namespace distwriter

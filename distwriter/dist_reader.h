@@ -8,6 +8,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,26 +18,39 @@
 #include "nutchfs/nutchfs.h"
 #include "webdb/reader.h"
 #include "webdb/table.h"
+#include "webdb/version_pin.h"
 
 namespace distwriter {
 
-// Opens the committed version of the distributed db described by the config file.
-Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const std::string& config_path);
+// Opens kept round `version` (the installed one when nullopt) of the distributed db
+// described by the config file, pinned in every writer's section (round_versions.h)
+// while it is open; NotFound naming the kept rounds when that round is not kept.
+Result<std::unique_ptr<webdb::Reader>> OpenDistReader(
+    const std::string& config_path, std::optional<uint64_t> version = std::nullopt);
 // The same for a loaded config; env: tests only, as RunOptions::env (distwriter/round.h).
-Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const DistConfig& config,
-                                                      nutchfs::Env* env = nullptr);
+Result<std::unique_ptr<webdb::Reader>> OpenDistReader(
+    const DistConfig& config, nutchfs::Env* env = nullptr,
+    std::optional<uint64_t> version = std::nullopt);
+
+// A reader's pins of one round, one in each writer's section directory.
+using RoundPins = std::vector<std::unique_ptr<webdb::VersionPin>>;
+// Pins round `version` in every writer's section; an error naming the writer.
+Result<RoundPins> PinRound(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t version);
 
 // The open tables of a round, by section then table.
 using SectionTables = std::vector<std::array<std::unique_ptr<webdb::Table>, webdb::kNumTables>>;
 
 // The TableSource of OpenDistReader over tables already open (tables[i] is section i of
 // round); a null table reads as empty (webdb verify: a table found damaged). fs, when
-// given, is what the tables read through, and lives as long as the source.
+// given, is what the tables read through, and lives as long as the source, as do pins.
 std::unique_ptr<webdb::TableSource> NewDistTableSource(RoundManifest round, SectionTables tables,
-                                                       std::unique_ptr<nutchfs::NutchFs> fs = {});
+                                                       std::unique_ptr<nutchfs::NutchFs> fs = {},
+                                                       RoundPins pins = {});
 
-// The committed round manifest of that db, without opening a table (quick stats).
-Result<RoundManifest> ReadCommittedRound(const std::string& config_path);
+// The manifest of kept round `version` (the installed one when nullopt) of that db,
+// without opening a table (quick stats).
+Result<RoundManifest> ReadCommittedRound(const std::string& config_path,
+                                         std::optional<uint64_t> version = std::nullopt);
 
 }  // namespace distwriter
 

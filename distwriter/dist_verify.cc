@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <vector>
 
 #include "distwriter/dist_reader.h"
 #include "distwriter/round_store.h"
+#include "distwriter/round_versions.h"
 #include "nutchfs/nutchfs.h"
 #include "nutchfs/publish.h"
 #include "webdb/cross_check.h"
@@ -27,7 +29,8 @@ struct DistCheck {
   nutchfs::NutchFs& fs;
   const DistConfig& config;
   RoundStore& store;
-  const RoundManifest& round;
+  const RoundManifest& installed;  // at the meta group's view
+  const RoundManifest& round;      // the one verified: installed or a kept one
   FindingLog& log;
 };
 
@@ -42,11 +45,11 @@ std::string WritersOn(const DistConfig& config, const std::string& machine) {
   return out.empty() ? "machine " + machine : out;
 }
 
-// Round files of one machine's meta directory other than the db's round and the one
-// before (what a writer's clean-up keeps) and the machine's installed round (a writer
-// behind or ahead is one finding already), and visible temporary files.
-void CheckRoundLeftovers(const Located& current, uint64_t db_round, uint64_t installed,
-                         FindingLog& log) {
+// Round files of one machine's meta directory other than the live ones (what a writer's
+// clean-up keeps) and the machine's installed round (a writer behind or ahead is one
+// finding already), and visible temporary files.
+void CheckRoundLeftovers(const Located& current, const std::vector<uint64_t>& live,
+                         uint64_t installed, FindingLog& log) {
   const std::string dir = nutchfs::DirOf(current.path);
   auto names = current.env->GetChildren(dir);
   if (!names) return log.AddStatus(dir, names.error());
@@ -56,50 +59,51 @@ void CheckRoundLeftovers(const Located& current, uint64_t db_round, uint64_t ins
       continue;
     }
     std::optional<uint64_t> version = ParseRoundFileName(name);
-    if (!version || *version == installed || *version == db_round || *version + 1 == db_round) {
+    if (!version || *version == installed ||
+        std::find(live.begin(), live.end(), *version) != live.end()) {
       continue;
     }
-    log.Add({dir + "/" + name, "",
-             fmt::format("left over: neither the db's {} nor the one before",
-                         RoundFileName(db_round))});
+    log.Add({dir + "/" + name, "", "left over: a round neither kept nor pinned by a reader"});
   }
 }
 
 // One machine's copy of the db's round manifest, which its CURRENT names.
 void CheckRoundCopy(DistCheck& c, const Located& current, const std::string& machine,
                     const std::string& who) {
-  const std::string path = nutchfs::DirOf(current.path) + "/" + RoundFileName(c.round.version);
-  auto copy = c.store.ReadDecidedAt(c.round.version, machine);
+  const std::string path =
+      nutchfs::DirOf(current.path) + "/" + RoundFileName(c.installed.version);
+  auto copy = c.store.ReadDecidedAt(c.installed.version, machine);
   if (!copy) {
     c.log.AddStatus(path, copy.error());
   } else if (!*copy) {
     c.log.Add({path, "", "missing: named by CURRENT of " + who});
-  } else if (**copy != c.round) {
+  } else if (**copy != c.installed) {
     c.log.Add({path, "", "differs from the db's round manifest (the meta group's view)"});
   }
 }
 
 // One machine of the meta group: its CURRENT names the db's round, and its copy of that
 // round's manifest is the db's.
-void CheckMachineRound(DistCheck& c, const std::string& machine, bool leftovers) {
+void CheckMachineRound(DistCheck& c, const std::string& machine,
+                       const std::optional<std::vector<uint64_t>>& live_rounds) {
   auto at = c.fs.LocateAt(c.config.MetaFile("CURRENT"), machine);
   if (!at) return c.log.AddStatus("machine " + machine, at.error());
   const std::string who = WritersOn(c.config, machine);
-  const std::string db_round = RoundFileName(c.round.version);
+  const std::string db_round = RoundFileName(c.installed.version);
   auto installed = c.store.InstalledVersionAt(machine);
   if (!installed && installed.error().IsNotFound()) {
     return c.log.Add({at->path, "", fmt::format("missing: {} has installed no round, the db is "
                                                 "on {}", who, db_round)});
   }
   if (!installed) return c.log.AddStatus(at->path, installed.error().WithContext(who));
-  if (*installed != c.round.version) {
+  if (*installed != c.installed.version) {
     c.log.Add({at->path, "",
                fmt::format("{} is on {}, {} the db's {}", who, RoundFileName(*installed),
-                           *installed < c.round.version ? "behind" : "ahead of", db_round)});
+                           *installed < c.installed.version ? "behind" : "ahead of", db_round)});
   } else {
     CheckRoundCopy(c, *at, machine, who);
   }
-  if (leftovers) CheckRoundLeftovers(*at, c.round.version, *installed, c.log);
+  if (live_rounds) CheckRoundLeftovers(*at, *live_rounds, *installed, c.log);
 }
 
 // Every table file of every section, read end to end, each key inside its section.
@@ -126,26 +130,39 @@ std::array<bool, webdb::kNumTables> CheckSections(DistCheck& c, const SectionPla
   return intact;
 }
 
-// Files of each writer's section directory named by neither the installed round nor the
-// one before; a group whose writer holds its lock is not looked at.
-void CheckSectionLeftovers(DistCheck& c, const SectionPlaces& places,
-                           const std::optional<RoundManifest>& previous,
-                           const std::vector<bool>& running) {
-  for (int i = 0; i < c.round.k; ++i) {
-    if (running[i]) continue;
-    std::vector<const webdb::Manifest*> live{&c.round.sections[i]};
-    if (previous) live.push_back(&previous->sections[i]);
-    webdb::CheckLeftovers(*places[i][0].env, nutchfs::DirOf(places[i][0].path), live, c.log);
+// Files of each writer's section directory named by no live round (kept, or pinned by a
+// reader there: round_versions.h); a group whose writer holds its lock is not looked
+// at. Returns the versions of the rounds live in some section.
+std::vector<uint64_t> CheckSectionLeftovers(DistCheck& c, const std::vector<bool>& running) {
+  std::vector<uint64_t> versions;
+  for (int i = 0; i < c.config.k; ++i) {
+    auto dir = c.fs.Locate(c.config.WriterFile(i, "section"));
+    if (!dir) {
+      c.log.AddStatus(c.config.Describe(i), dir.error());
+      continue;
+    }
+    auto rounds = LiveRounds(c.store, *dir->env, dir->path, c.installed, false);
+    if (!rounds) {
+      c.log.AddStatus(dir->path, rounds.error());
+      continue;
+    }
+    std::vector<const webdb::Manifest*> live;
+    for (const RoundManifest& r : *rounds) {
+      live.push_back(&r.sections[i]);
+      versions.push_back(r.version);
+    }
+    if (!running[i]) webdb::CheckLeftovers(*dir->env, dir->path, live, c.log);
   }
+  return versions;
 }
 
-// The writers holding their lock (their unfinished files are not left over).
+// The writers holding their LOCK (their unfinished files are not left over).
 std::vector<bool> RunningWriters(DistCheck& c) {
   std::vector<bool> running(c.config.k, false);
   for (int i = 0; i < c.config.k; ++i) {
-    auto locks = c.fs.ListLocks(c.config.db(), WriterGroup(i));
-    if (!locks) c.log.AddStatus(c.config.Describe(i), locks.error());
-    running[i] = !locks || !locks->empty();
+    auto lock = c.fs.Locate(c.config.WriterFile(i, "LOCK"));
+    if (!lock) c.log.AddStatus(c.config.Describe(i), lock.error());
+    running[i] = !lock || lock->env->FileExists(lock->path);
   }
   return running;
 }
@@ -196,16 +213,12 @@ Status CheckRound(DistCheck& c, const webdb::VerifyOptions& options,
   NUTCHFS_ASSIGN_OR_RETURN(SectionPlaces places, LocateSections(c.fs, c.config, c.round));
   const std::vector<bool> running = RunningWriters(c);
   for (bool r : running) summary->writer_running = summary->writer_running || r;
+  const std::vector<uint64_t> live = CheckSectionLeftovers(c, running);
   for (const std::string& machine : c.config.cluster.FindGroup(kMetaGroup)->machines) {
-    CheckMachineRound(c, machine, !summary->writer_running);
+    CheckMachineRound(c, machine,
+                      summary->writer_running ? std::nullopt : std::optional(live));
   }
   const auto intact = CheckSections(c, places, summary);
-  std::optional<RoundManifest> previous;
-  if (c.round.version > 1) {
-    auto read = c.store.ReadDecided(c.round.version - 1);
-    if (read) previous = std::move(*read);
-  }
-  CheckSectionLeftovers(c, places, previous, running);
   return CheckWholeDb(c, places, intact, options);
 }
 
@@ -230,10 +243,6 @@ Status CheckNoDb(nutchfs::NutchFs& fs, const DistConfig& config, RoundStore& sto
 Result<webdb::VerifySummary> VerifyDistDb(const DistConfig& config,
                                           const webdb::VerifyOptions& options,
                                           nutchfs::Env* env) {
-  if (options.version) {
-    return Err(Status::InvalidArgument("verify " + config.db() +
-                                       ": a distributed db keeps no older round to verify"));
-  }
   if (options.tmp_env == nullptr) {
     return Err(Status::InvalidArgument("verify " + config.db() +
                                        ": no Env for the sorts' scratch files"));
@@ -256,10 +265,11 @@ Result<webdb::VerifySummary> VerifyDistDb(const DistConfig& config,
     summary.findings = log.count();
     return summary;
   }
-  summary.version = round->version;
-  summary.pages = round->num_pages();
-  summary.links = round->num_links();
-  DistCheck check{*fs, config, store, *round, log};
+  NUTCHFS_ASSIGN_OR_RETURN(RoundManifest verified, ReadKeptRound(store, options.version));
+  summary.version = verified.version;
+  summary.pages = verified.num_pages();
+  summary.links = verified.num_links();
+  DistCheck check{*fs, config, store, *round, verified, log};
   NUTCHFS_RETURN_IF_ERROR(CheckRound(check, options, &summary));
   summary.findings = log.count();
   return summary;

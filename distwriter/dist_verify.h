@@ -5,10 +5,12 @@
 //   - the cross-table invariants over the whole db (webdb/cross_check.h), read through
 //     the same concatenation of sections in key order as the distributed reader;
 //   - every writer's machine on the same round: its meta/CURRENT names the round of the
-//     meta group's view, and its ROUND-<N> is that round's manifest; round files other
-//     than the installed round and the one before are left over;
-//   - each writer's section/ directory holds the files of the installed round and the one
-//     before, no other (not looked for in a group whose writer holds its lock).
+//     meta group's view, and its ROUND-<N> is that round's manifest; round files of
+//     rounds neither kept nor pinned by a reader (round_versions.h) are left over;
+//   - each writer's section/ directory holds the files of those rounds, no other (not
+//     looked for in a group whose writer holds its LOCK).
+// With options.version, the sections and invariants checked are those of that kept round;
+// the machines and directories are checked against the installed one.
 // Memory stays within the sort budget plus one read buffer per open table, whatever the
 // db size. Only reads the db. Stateless; safe from several threads on distinct dbs.
 #ifndef DISTWRITER_DIST_VERIFY_H_
@@ -20,9 +22,8 @@
 
 namespace distwriter {
 
-// options as for webdb::VerifyDb, without a version (InvalidArgument: a distributed db
-// keeps no older round to verify). NotFound when the config's db has no CURRENT at the
-// meta group's view; other errors when verification itself could not run (the scratch
+// options as for webdb::VerifyDb. NotFound when the config's db has no CURRENT at the
+// meta group's view, or options.version is not a kept round; other errors when verification itself could not run (the scratch
 // directory, a machine that cannot be reached). The summary's version is the round's.
 // env: tests only, as RunOptions::env (distwriter/round.h).
 Result<webdb::VerifySummary> VerifyDistDb(const DistConfig& config,

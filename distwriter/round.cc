@@ -10,6 +10,7 @@
 #include "distwriter/commit.h"
 #include "distwriter/dist_plumbing.h"
 #include "distwriter/round_store.h"
+#include "distwriter/round_versions.h"
 #include "distwriter/stage_zero.h"
 #include "nutchfs/scoped_lock.h"
 #include "webdb/call_file.h"
@@ -208,7 +209,7 @@ Status Round::RollForwardDecided() {
 
 // Cleans up after installing `installed` over committed_, which it becomes.
 Status Round::Installed(Exchange& exchange, const RoundManifest& installed) {
-  NUTCHFS_RETURN_IF_ERROR(committer_->CleanUp(exchange, installed, committed_));
+  NUTCHFS_RETURN_IF_ERROR(committer_->CleanUp(exchange, installed));
   committed_ = installed;
   return Status::OK();
 }
@@ -254,15 +255,9 @@ Result<bool> Round::Attempt() {
 
 // A round found applied already: the installed one's clean-up may have been cut short
 // (killed, or an I/O error after the switch). Removes what it would have: the section
-// files and round manifests of rounds before the previous one.
+// files and round manifests of rounds no longer kept.
 Status Round::TidyApplied() {
-  if (committed_.version < 2) return Status::OK();
-  NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> previous,
-                           store_->ReadDecided(committed_.version - 1));
-  if (!previous) return Status::OK();  // removed by a clean-up that finished
-  NUTCHFS_RETURN_IF_ERROR(webdb::RemoveObsoleteFiles(
-      local_, section_dir_, {&committed_.sections[self_], &previous->sections[self_]}));
-  return store_->RemoveRoundsExcept({committed_.version, previous->version});
+  return CollectRounds(*store_, config_, local_, section_dir_, self_, committed_);
 }
 
 // The round this writer was attempting was decided by its peers (with calls of an earlier
@@ -361,6 +356,7 @@ Status Round::AgreeOnRound(const std::string& digest) {
   NUTCHFS_RETURN_IF_ERROR(SendStageZero(digest));
   next_ = committed_;
   next_.version = committed_.version + 1;
+  next_.restores = 0;
   std::vector<std::string> urls;
   for (int from = 0; from < config_.k; ++from) {
     auto in = exchange_->Receive(0, from);

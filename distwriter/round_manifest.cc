@@ -40,6 +40,14 @@ Status ParseLine(const std::string& line, RoundManifest* m) {
   f >> word;
   if (word == "version") return (f >> m->version) ? Status::OK() : Status::Corruption("version");
   if (word == "token") return (f >> m->token) ? Status::OK() : Status::Corruption("token");
+  if (word == "keep") {
+    return (f >> m->keep) && m->keep >= 1 && m->keep <= webdb::kMaxKeep
+               ? Status::OK()
+               : Status::Corruption(fmt::format("keep is not in 1..{}", webdb::kMaxKeep));
+  }
+  if (word == "rollback") {
+    return (f >> m->restores) && m->restores > 0 ? Status::OK() : Status::Corruption("rollback");
+  }
   if (word == "writers") {
     if (!(f >> m->k) || m->k < 1 || m->k > kMaxWriters) return Status::Corruption("writers");
     m->digests.assign(m->k, "");
@@ -95,6 +103,9 @@ std::string RoundManifest::Encode() const {
   std::string out(kMagicLine);
   out += fmt::format("version {}\nwriters {}\n", version, k);
   if (!token.empty()) out += fmt::format("token {}\n", token);
+  // Written only when they say something, so that rounds of older writers read the same.
+  if (keep != webdb::kDefaultKeep) out += fmt::format("keep {}\n", keep);
+  if (restores != 0) out += fmt::format("rollback {}\n", restores);
   for (int i = 0; i < k; ++i) {
     if (!digests[i].empty()) out += fmt::format("digest {} {}\n", i, digests[i]);
   }
@@ -129,6 +140,10 @@ Result<RoundManifest> RoundManifest::Decode(std::string_view text, const std::st
     if (!s.ok()) return Err(Bad(path, line_no, s.message() + " in '" + line + "'"));
   }
   if (m.version == 0 || m.k == 0) return Err(Bad(path, 1, "no version or writer count"));
+  if (m.restores >= m.version) {
+    return Err(Bad(path, 1, fmt::format("round {} restores round {}, not an earlier one", m.version,
+                                        m.restores)));
+  }
   // Every section names its four table files (a file name is never empty).
   for (int i = 0; i < m.k; ++i) {
     for (int t = 0; t < webdb::kNumTables; ++t) {

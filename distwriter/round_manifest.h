@@ -1,6 +1,7 @@
 // RoundManifest: one committed version of a distributed db — its k sections (each a
 // webdb::Manifest of table files on its writer's machine), the url breakpoints, the
-// round token and each writer's input digest. Its text form (docs/FORMAT.md) ends in a
+// round token and each writer's input digest, the db's keep setting and, for a round
+// made by a rollback, the round it restores. Its text form (docs/FORMAT.md) ends in a
 // CRC32C line; every writer builds a byte-identical copy (round_store.h keeps them).
 // A plain value.
 #ifndef DISTWRITER_ROUND_MANIFEST_H_
@@ -23,6 +24,8 @@ struct RoundManifest {
   std::vector<std::string> digests;      // per writer, hex; empty strings after create
   std::vector<std::string> breakpoints;  // url breakpoints; empty until chosen
   std::vector<webdb::Manifest> sections;
+  uint32_t keep = webdb::kDefaultKeep;  // rounds kept readable, this one included
+  uint64_t restores = 0;  // a rollback: the round whose sections this one names; 0 if none
 
   uint64_t num_pages() const;
   uint64_t num_links() const;

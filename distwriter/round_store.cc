@@ -152,6 +152,11 @@ Status RoundStore::Install(uint64_t version) {
   return nutchfs::WriteFileAtomically(*at.env, at.path, RoundFileName(version) + "\n");
 }
 
+Status RoundStore::InstallAt(uint64_t version, const std::string& machine) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto at, fs_.LocateAt(config_.MetaFile(kCurrent), machine));
+  return nutchfs::WriteFileAtomically(*at.env, at.path, RoundFileName(version) + "\n");
+}
+
 // Refuses when the db exists: CURRENT at every machine of the meta group, or any CURRENT
 // naming a round after the first. CURRENT at some machines only, all naming ROUND-1, is
 // a create cut short (killed, or a power loss, between its puts): it is done again.
@@ -189,8 +194,9 @@ Status RoundStore::CreateEverywhere(const RoundManifest& round) {
   return s.ok() ? removed : s;
 }
 
-Status RoundStore::RemoveRoundsExcept(const std::vector<uint64_t>& keep) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto current, View(kCurrent));
+Status RoundStore::RemoveRoundsExcept(const std::vector<uint64_t>& keep,
+                                      const std::string& machine) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto current, fs_.LocateAt(config_.MetaFile(kCurrent), machine));
   const std::string dir = nutchfs::DirOf(current.path);
   NUTCHFS_ASSIGN_OR_RETURN(std::vector<std::string> names, current.env->GetChildren(dir));
   for (const std::string& name : names) {

@@ -63,13 +63,16 @@ class RoundStore {
   Status PublishTo(const RoundManifest& round, std::string_view machine);
   // Makes CURRENT at the view name ROUND-<version>. REQUIRES: that round file is there.
   Status Install(uint64_t version);
+  // The same at machine `machine` of the meta group (rollback, keep).
+  Status InstallAt(uint64_t version, const std::string& machine);
   // InvalidArgument "... already exists" if CURRENT is at the view.
   Status CheckNoDb();
   // Writes ROUND-<N> and then CURRENT naming it at every machine of the meta group
   // (`distwriter create`).
   Status CreateEverywhere(const RoundManifest& round);
-  // Removes the round files at the view whose versions are not in keep.
-  Status RemoveRoundsExcept(const std::vector<uint64_t>& keep);
+  // Removes the round files at machine `machine` of the meta group whose versions are
+  // not in keep.
+  Status RemoveRoundsExcept(const std::vector<uint64_t>& keep, const std::string& machine);
 
  private:
   Result<nutchfs::NutchFs::Located> View(const std::string& name);

@@ -83,9 +83,9 @@ constexpr CommandSpec kCommands[] = {
      "webdb verify (DB | --config FILE) [--json] [--memory SIZE] [--version V]"},
     {"explain", 2, 2, kConfigOpt | kJsonOpt | kVersionOpt,
      "webdb explain (DB | --config FILE) URL [--json] [--version V]"},
-    {"versions", 1, 1, kJsonOpt, "webdb versions DB [--json]"},
-    {"rollback", 2, 2, 0, "webdb rollback DB VERSION"},
-    {"keep", 2, 2, 0, "webdb keep DB N"},
+    {"versions", 1, 1, kConfigOpt | kJsonOpt, "webdb versions (DB | --config FILE) [--json]"},
+    {"rollback", 2, 2, kConfigOpt, "webdb rollback (DB | --config FILE) VERSION"},
+    {"keep", 2, 2, kConfigOpt, "webdb keep (DB | --config FILE) N"},
 };
 
 po::options_description AllOptions() {
@@ -259,9 +259,6 @@ Status FillVersionArgs(const po::variables_map& vm, const std::vector<std::strin
                        Invocation* inv) {
   if (vm.count("version")) {
     NUTCHFS_ASSIGN_OR_RETURN(inv->version, ParseVersionArg("version", vm["version"].as<std::string>()));
-    if (!inv->config.empty()) {
-      return Usage("--version reads a kept version of a single-machine db; not with --config");
-    }
     if (inv->command == "generate" && !inv->crawl.dry_run) {
       return Usage("generate --version V needs --dry-run: leases go to the current version");
     }

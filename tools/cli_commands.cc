@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "distwriter/dist_reader.h"
+#include "distwriter/round_versions.h"
 #include "nutchfs/lock_file.h"
 #include "webdb/call_file.h"
 #include "webdb/json_out.h"
@@ -251,8 +252,19 @@ constexpr std::pair<const char*, CrawlFn> kCrawlRunners[] = {
 }  // namespace
 
 Result<std::unique_ptr<webdb::Reader>> OpenReader(nutchfs::Env& env, const Invocation& inv) {
-  if (!inv.config.empty()) return distwriter::OpenDistReader(inv.config);
-  return webdb::Reader::Open(env, inv.db, inv.version);
+  return OpenReaderAt(env, inv, inv.version);
+}
+
+Result<std::unique_ptr<webdb::Reader>> OpenReaderAt(nutchfs::Env& env, const Invocation& inv,
+                                                    std::optional<uint64_t> version) {
+  if (!inv.config.empty()) return distwriter::OpenDistReader(inv.config, version);
+  return webdb::Reader::Open(env, inv.db, version);
+}
+
+Result<webdb::VersionList> ListKeptVersions(nutchfs::Env& env, const Invocation& inv) {
+  if (inv.config.empty()) return webdb::ListVersions(env, inv.db);
+  NUTCHFS_ASSIGN_OR_RETURN(distwriter::DistConfig config, distwriter::DistConfig::Load(inv.config));
+  return distwriter::ListRounds(config);
 }
 
 Status WriteToStream(std::FILE* out, std::string_view text) {

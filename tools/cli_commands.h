@@ -14,6 +14,7 @@
 #include "nutchfs/env.h"
 #include "tools/cli_args.h"
 #include "webdb/reader.h"
+#include "webdb/versions.h"
 
 namespace tools {
 
@@ -32,8 +33,13 @@ Result<int> RunCommand(nutchfs::Env& env, const Invocation& inv, std::FILE* out)
 int ExitCodeFor(const Status& status);
 
 // The db a read command names: the distributed db of inv.config, else the
-// single-machine db at inv.db (its version inv.version when given).
+// single-machine db at inv.db; its kept version inv.version when given.
 Result<std::unique_ptr<webdb::Reader>> OpenReader(nutchfs::Env& env, const Invocation& inv);
+// The same at kept version `version` (the current one when nullopt).
+Result<std::unique_ptr<webdb::Reader>> OpenReaderAt(nutchfs::Env& env, const Invocation& inv,
+                                                    std::optional<uint64_t> version);
+// The versions (a distributed db: rounds) that db keeps, newest first.
+Result<webdb::VersionList> ListKeptVersions(nutchfs::Env& env, const Invocation& inv);
 
 // Writes text to out and flushes; an error names standard output.
 Status WriteToStream(std::FILE* out, std::string_view text);

@@ -1,6 +1,6 @@
 // The `distwriter` command (docs/DISTRIBUTED.md, spec/interfaces.md section 3):
 //   distwriter init-local --writers K --root DIR --out FILE [--db NAME] [--force]
-//   distwriter create --config FILE [--sample URLFILE]
+//   distwriter create --config FILE [--sample URLFILE] [--keep N]
 //   distwriter run --config FILE --writer I CALLFILE...
 //   distwriter launch --config FILE CALLFILE...
 //   distwriter unlock --config FILE --writer I
@@ -41,7 +41,7 @@ namespace {
 constexpr char kUsage[] =
     "usage:\n"
     "  distwriter init-local --writers K --root DIR --out FILE [--db NAME] [--force]\n"
-    "  distwriter create --config FILE [--sample URLFILE]\n"
+    "  distwriter create --config FILE [--sample URLFILE] [--keep N]\n"
     "  distwriter run --config FILE --writer I [options] CALLFILE...\n"
     "  distwriter launch --config FILE [options] CALLFILE...\n"
     "  distwriter unlock --config FILE --writer I\n"
@@ -54,6 +54,7 @@ struct Args {
   std::string command, config, root, out, db = "webdb", sample, memory, log_level = "warn", get;
   int writers = 0;
   std::optional<int> writer;
+  uint32_t keep = webdb::kDefaultKeep;  // create --keep
   std::optional<size_t> memory_budget;  // --memory, parsed
   bool quiet = false, help = false, force = false;
   std::vector<std::string> files;
@@ -84,7 +85,7 @@ Result<Args> Parse(int argc, char** argv) {
       "root", po::value(&a.root))("out", po::value(&a.out))("db", po::value(&a.db))(
       "sample", po::value(&a.sample))("memory", po::value(&a.memory))(
       "log-level", po::value(&a.log_level))("writers", po::value(&a.writers))(
-      "writer", po::value<int>())("quiet", po::bool_switch(&a.quiet))(
+      "writer", po::value<int>())("keep", po::value<int64_t>())("quiet", po::bool_switch(&a.quiet))(
       "force", po::bool_switch(&a.force))("get", po::value(&a.get))(
       "args", po::value<std::vector<std::string>>());
   po::positional_options_description pos;
@@ -98,6 +99,14 @@ Result<Args> Parse(int argc, char** argv) {
   }
   if (vm.count("args")) a.files = vm["args"].as<std::vector<std::string>>();
   if (vm.count("writer")) a.writer = vm["writer"].as<int>();
+  if (vm.count("keep")) {
+    const int64_t keep = vm["keep"].as<int64_t>();
+    if (keep < 1 || keep > webdb::kMaxKeep) {
+      return nutchfs::Err(Status::InvalidArgument(
+          "--keep " + std::to_string(keep) + ": not in 1.." + std::to_string(webdb::kMaxKeep)));
+    }
+    a.keep = static_cast<uint32_t>(keep);
+  }
   if (a.help) return a;
   if (a.files.empty()) return nutchfs::Err(Status::InvalidArgument("no command given"));
   a.command = a.files.front();
@@ -131,6 +140,10 @@ Result<Args> Parse(int argc, char** argv) {
     return nutchfs::Err(Status::InvalidArgument("--get is for config only"));
   }
   if (!a.get.empty()) NUTCHFS_RETURN_IF_ERROR(tools::CheckConfigKey(a.get));
+  if (vm.count("keep") && a.command != "create") {
+    return nutchfs::Err(Status::InvalidArgument(
+        "--keep is for create only (later: webdb keep --config FILE N)"));
+  }
   if (a.force && a.command != "init-local") {
     return nutchfs::Err(Status::InvalidArgument("--force is for init-local only"));
   }
@@ -225,7 +238,7 @@ Status Dispatch(const Args& a) {
   NUTCHFS_ASSIGN_OR_RETURN(auto config, distwriter::DistConfig::Load(a.config));
   if (a.command == "run") return Run(a, config);
   if (a.command == "unlock") return Unlock(a, config);
-  if (a.command == "create") return distwriter::CreateDistDb(config, a.sample);
+  if (a.command == "create") return distwriter::CreateDistDb(config, a.sample, a.keep);
   if (a.command == "machines") return tools::PrintWriterMachines(config, stdout);
   if (a.command == "config") return tools::PrintConfigValue(config, a.get, stdout);
   // Each writer checks the budget (the config's, unless --memory) against its machine.

@@ -144,11 +144,11 @@ std::string ExplainText(std::string_view url, const webdb::Explanation& e,
   return out;
 }
 
-// The url's history in the kept versions of a single-machine db, up to the version
-// `reader` reads (inv.version, or the current one).
+// The url's history in the kept versions (a distributed db: rounds) of the db, up to
+// the version `reader` reads (inv.version, or the current one).
 Result<webdb::History> HistoryOf(nutchfs::Env& env, const Invocation& inv,
                                  const webdb::Reader& reader) {
-  NUTCHFS_ASSIGN_OR_RETURN(webdb::VersionList list, webdb::ListVersions(env, inv.db));
+  NUTCHFS_ASSIGN_OR_RETURN(webdb::VersionList list, ListKeptVersions(env, inv));
   const uint64_t explained = inv.version.value_or(list.versions.front().version);
   std::vector<std::unique_ptr<webdb::Reader>> readers;
   std::vector<webdb::KeptVersion> kept;
@@ -156,7 +156,7 @@ Result<webdb::History> HistoryOf(nutchfs::Env& env, const Invocation& inv,
     if (v->version > explained) break;
     const webdb::Reader* r = &reader;
     if (v->version != explained) {
-      auto opened = webdb::Reader::Open(env, inv.db, v->version);
+      auto opened = OpenReaderAt(env, inv, v->version);
       if (!opened && opened.error().IsNotFound()) continue;  // no longer kept
       if (!opened) return Err(opened.error());
       readers.push_back(std::move(*opened));
@@ -173,10 +173,7 @@ Result<int> RunExplain(nutchfs::Env& env, const Invocation& inv, std::FILE* out)
   NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<webdb::Reader> reader, OpenReader(env, inv));
   NUTCHFS_ASSIGN_OR_RETURN(webdb::Explanation e,
                            webdb::Explain(*reader, *inv.url, webdb::NowMs()));
-  std::optional<webdb::History> history;
-  if (inv.config.empty()) {
-    NUTCHFS_ASSIGN_OR_RETURN(history, HistoryOf(env, inv, *reader));
-  }
+  NUTCHFS_ASSIGN_OR_RETURN(webdb::History history, HistoryOf(env, inv, *reader));
   NUTCHFS_RETURN_IF_ERROR(WriteToStream(
       out, inv.json ? ExplainJson(*inv.url, e, history) : ExplainText(*inv.url, e, history)));
   return kExitOk;

@@ -186,7 +186,7 @@ std::string StatsText(const StatsReport& r) {
 Result<StatsReport> QuickReport(nutchfs::Env& env, const Invocation& inv) {
   if (!inv.config.empty()) {
     NUTCHFS_ASSIGN_OR_RETURN(distwriter::RoundManifest round,
-                             distwriter::ReadCommittedRound(inv.config));
+                             distwriter::ReadCommittedRound(inv.config, inv.version));
     std::vector<const webdb::Manifest*> sections;
     for (const webdb::Manifest& m : round.sections) sections.push_back(&m);
     return webdb::QuickStats(sections);
@@ -207,12 +207,10 @@ Result<int> RunStats(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
     options.now_ms = webdb::NowMs();
     NUTCHFS_ASSIGN_OR_RETURN(report, webdb::ComputeStats(*reader, options));
   }
-  if (inv.config.empty()) {
-    NUTCHFS_ASSIGN_OR_RETURN(webdb::VersionList list, webdb::ListVersions(env, inv.db));
-    report.version = inv.version.value_or(list.versions.front().version);
-    report.keep = list.keep;
-    report.versions_kept = list.versions.size();
-  }
+  NUTCHFS_ASSIGN_OR_RETURN(webdb::VersionList list, ListKeptVersions(env, inv));
+  report.version = inv.version.value_or(list.versions.front().version);
+  report.keep = list.keep;
+  report.versions_kept = list.versions.size();
   NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, inv.text ? StatsText(report) : StatsJson(report)));
   return kExitOk;
 }

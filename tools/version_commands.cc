@@ -5,6 +5,8 @@
 
 #include <ctime>
 
+#include "distwriter/dist_config.h"
+#include "distwriter/round_versions.h"
 #include "tools/cli_commands.h"
 #include "tools/kill_hook.h"
 #include "webdb/versions.h"
@@ -52,28 +54,51 @@ void Say(const Invocation& inv, const std::string& line) {
   if (!inv.quiet) std::fputs(("webdb: " + line + "\n").c_str(), stderr);
 }
 
+// what: "version", or "round" for a distributed db.
+void SayRolledBack(const Invocation& inv, const webdb::RollbackResult& result,
+                   std::string_view what) {
+  if (!result.done) {
+    Say(inv, fmt::format("{} {} already has the tables of {} {}: nothing to do", what,
+                         result.version, what, *inv.version));
+  } else {
+    Say(inv, fmt::format("rolled back to {} {}: it is current as {} {}", what, *inv.version, what,
+                         result.version));
+  }
+}
+
 }  // namespace
 
 Result<int> RunVersions(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
-  NUTCHFS_ASSIGN_OR_RETURN(webdb::VersionList list, webdb::ListVersions(env, inv.db));
+  NUTCHFS_ASSIGN_OR_RETURN(webdb::VersionList list, ListKeptVersions(env, inv));
   NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, inv.json ? VersionsJson(list) : VersionsText(list)));
   return kExitOk;
 }
 
 Result<int> RunRollback(nutchfs::Env& env, const Invocation& inv, std::FILE*) {
+  if (!inv.config.empty()) {
+    NUTCHFS_ASSIGN_OR_RETURN(distwriter::DistConfig config,
+                             distwriter::DistConfig::Load(inv.config));
+    NUTCHFS_ASSIGN_OR_RETURN(
+        webdb::RollbackResult result,
+        distwriter::RollbackDistDb(config, *inv.version, KillHookFromEnvironment()));
+    SayRolledBack(inv, result, "round");
+    return kExitOk;
+  }
   auto result = webdb::RollbackDb(env, inv.db, *inv.version, KillHookFromEnvironment());
   if (!result) return Err(WithUnlockHint(result.error(), inv.db));
-  if (!result->done) {
-    Say(inv, fmt::format("version {} already has the tables of version {}: nothing to do",
-                         result->version, *inv.version));
-  } else {
-    Say(inv, fmt::format("rolled back to version {}: it is current as version {}", *inv.version,
-                         result->version));
-  }
+  SayRolledBack(inv, *result, "version");
   return kExitOk;
 }
 
 Result<int> RunKeep(nutchfs::Env& env, const Invocation& inv, std::FILE*) {
+  if (!inv.config.empty()) {
+    NUTCHFS_ASSIGN_OR_RETURN(distwriter::DistConfig config,
+                             distwriter::DistConfig::Load(inv.config));
+    NUTCHFS_ASSIGN_OR_RETURN(uint64_t round,
+                             distwriter::SetDistKeep(config, *inv.keep, KillHookFromEnvironment()));
+    Say(inv, fmt::format("{} keeps {} rounds (round {})", config.db(), *inv.keep, round));
+    return kExitOk;
+  }
   auto opened = webdb::Writer::Open(env, inv.db, webdb::WriterOptions{});
   if (!opened) return Err(WithUnlockHint(opened.error(), inv.db));
   (*opened)->set_keep(*inv.keep);

@@ -16,6 +16,7 @@
 
 #include "distwriter/round_store.h"
 #include "nutchfs/nutchfs.h"
+#include "nutchfs/scoped_lock.h"
 #include "test/util/corrupt.h"
 #include "test/util/dist_cluster.h"
 #include "test/util/session_gen.h"
@@ -147,7 +148,7 @@ TEST_CASE("a sound distributed db has no finding", "[verify]") {
   CHECK_FALSE(summary.writer_running);
 }
 
-TEST_CASE("no distributed db is NotFound and a version to verify is refused", "[verify]") {
+TEST_CASE("no distributed db is NotFound and so is a version it does not keep", "[verify]") {
   DistCluster cluster(kDistwriter, 2);
   auto config = DistConfig::Load(cluster.config());
   REQUIRE(config.has_value());
@@ -159,10 +160,16 @@ TEST_CASE("no distributed db is NotFound and a version to verify is refused", "[
   REQUIRE_FALSE(none.has_value());
   CHECK(none.error().IsNotFound());
   cluster.Create();
-  options.version = 1;
+  options.version = 2;
   auto versioned = VerifyDistDb(*config, options);
   REQUIRE_FALSE(versioned.has_value());
-  CHECK(versioned.error().IsInvalidArgument());
+  CHECK(versioned.error().IsNotFound());
+  CHECK_THAT(versioned.error().message(), Catch::Contains("round 2 is not kept"));
+  options.version = 1;
+  auto first = VerifyDistDb(*config, options);
+  REQUIRE(first.has_value());
+  CHECK(first->version == 1);
+  CHECK(first->findings == 0);
 }
 
 TEST_CASE("damaged section files are reported with their file", "[verify][fault]") {
@@ -192,18 +199,14 @@ TEST_CASE("damaged section files are reported with their file", "[verify][fault]
     INFO(Joined(findings));
     CHECK(findings.size() == 3);
     CHECK(Reported(findings, {table + ": left over: named by no manifest"}));
-    CHECK(Reported(findings, {round_file + ": left over: neither the db's ROUND-000003"}));
+    CHECK(Reported(findings, {round_file + ": left over: a round neither kept nor pinned"}));
     CHECK(Reported(findings, {tmp + ": left over: temporary file"}));
   }
 }
 
 TEST_CASE("a running writer's unfinished files are not left over", "[verify]") {
   TestDb db;
-  auto config = DistConfig::Load(db.cluster.config());
-  REQUIRE(config.has_value());
-  auto fs = nutchfs::NutchFs::Open(config->cluster, "");
-  REQUIRE(fs.has_value());
-  auto held = (*fs)->Lock(config->WriterFile(1, "LOCK"));
+  auto held = nutchfs::ScopedLock::Acquire(*db.env, db.cluster.GroupDir(1) + "/LOCK", "m1");
   REQUIRE(held.has_value());
   const std::string unfinished = db.cluster.GroupDir(1) + "/section/pagesByURL-000004.tbl";
   const std::string orphan = db.cluster.GroupDir(0) + "/section/pagesByURL-000004.tbl";
@@ -215,7 +218,7 @@ TEST_CASE("a running writer's unfinished files are not left over", "[verify]") {
   CHECK(summary.writer_running);
   CHECK(findings.size() == 1);
   CHECK(Reported(findings, {orphan + ": left over: named by no manifest"}));
-  REQUIRE((*fs)->Unlock(*held).ok());
+  REQUIRE((*held)->Release().ok());
   CHECK(Reported(db.Verify(), {unfinished + ": left over: named by no manifest"}));
 }
 

@@ -78,4 +78,43 @@ TEST_CASE("round manifest: a section file outside the db directory is refused", 
   }
 }
 
+
+TEST_CASE("round manifest: keep and rollback lines round-trip, and are written only when set",
+          "[distwriter]") {
+  RoundManifest m = TwoSections();
+  REQUIRE(m.Encode().find("\nkeep ") == std::string::npos);
+  REQUIRE(m.Encode().find("\nrollback ") == std::string::npos);
+  m.keep = 5;
+  m.restores = 2;
+  const std::string text = m.Encode();
+  REQUIRE(text.find("\nkeep 5\n") != std::string::npos);
+  REQUIRE(text.find("\nrollback 2\n") != std::string::npos);
+  auto back = RoundManifest::Decode(text, "ROUND-000003");
+  REQUIRE(back);
+  REQUIRE(*back == m);
+  auto plain = RoundManifest::Decode(TwoSections().Encode(), "ROUND-000003");
+  REQUIRE(plain);
+  REQUIRE(plain->keep == webdb::kDefaultKeep);
+  REQUIRE(plain->restores == 0);
+}
+
+TEST_CASE("round manifest: a keep out of range or a rollback to a later round is refused",
+          "[distwriter]") {
+  const std::string plain = TwoSections().Encode();
+  const std::string body = plain.substr(0, plain.rfind("crc "));
+  const size_t after_writers = body.find("writers 2\n") + std::string("writers 2\n").size();
+  for (const std::string& line :
+       {std::string("keep 0\n"), std::string("keep 10001\n"), std::string("keep -1\n"),
+        std::string("keep x\n"), std::string("rollback 0\n"), std::string("rollback 3\n"),
+        std::string("rollback 9\n")}) {
+    CAPTURE(line);
+    auto m = RoundManifest::Decode(WithCrc(body.substr(0, after_writers) + line +
+                                           body.substr(after_writers)),
+                                   "ROUND-000003");
+    REQUIRE_FALSE(m);
+    REQUIRE(m.error().IsCorruption());
+    REQUIRE_THAT(m.error().message(), Catch::Contains("ROUND-000003:"));
+  }
+}
+
 }  // namespace distwriter

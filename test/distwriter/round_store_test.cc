@@ -104,7 +104,10 @@ TEST_CASE("a round store creates, decides, finds, publishes, installs and cleans
   CHECK(*m0.store.InstalledVersion() == 1);
   CHECK(*outside.store.InstalledVersion() == 1);  // readers look at writer 0's machine
 
-  REQUIRE(m1.store.RemoveRoundsExcept({2}).ok());
+  REQUIRE(m1.store.RemoveRoundsExcept({2}, "m1").ok());
+  REQUIRE(m0.store.InstallAt(2, "m2").ok());
+  CHECK(*m2.store.InstalledVersion() == 2);
+  CHECK(*m0.store.InstalledVersion() == 1);
   CHECK_FALSE(std::filesystem::exists(Meta(dir, 1, "ROUND-000001")));
   CHECK(std::filesystem::exists(Meta(dir, 1, "ROUND-000002")));
   CHECK(std::filesystem::exists(Meta(dir, 0, "ROUND-000001")));

@@ -115,14 +115,13 @@ TEST_CASE("usage errors") {
   CheckUsageError({"stats", "db", "--json", "--text"}, "--json and --text exclude each other");
   CheckUsageError({"versions", "db", "--text"}, "--text does not apply to versions");
   CheckUsageError({"dump", "db", "--table", "pagesByURL", "--version", "0"}, "--version 0");
-  CheckUsageError({"stats", "--config", "c.conf", "--version", "2"}, "not with --config");
   CheckUsageError({"generate", "db", "--top", "1", "--version", "2"}, "needs --dry-run");
   CheckUsageError({"create", "db", "--keep", "0"}, "--keep 0: expected an integer in 1..10000");
   CheckUsageError({"apply", "db", "f", "--version", "2"}, "--version does not apply to apply");
-  CheckUsageError({"rollback", "db"}, "usage: webdb rollback DB VERSION");
+  CheckUsageError({"rollback", "db"}, "usage: webdb rollback (DB | --config FILE) VERSION");
+  CheckUsageError({"keep", "--config", "c.conf"}, "usage: webdb keep (DB | --config FILE) N");
   CheckUsageError({"keep", "db", "many"}, "expected an integer");
   CheckUsageError({"verify", "db", "--quick"}, "--quick does not apply to verify");
-  CheckUsageError({"verify", "--config", "c.conf", "--version", "2"}, "not with --config");
   CheckUsageError({"page", "db", "http://a/", "--text"}, "--text does not apply to page");
 }
 

@@ -80,9 +80,6 @@ TEST_CASE("versions lists the kept versions, read commands take --version") {
   ProcessResult gone = cli.Run({"dump", cli.db(), "--table", "pagesByURL", "--version", "1"});
   CHECK(gone.exit_code == 4);
   CHECK_THAT(gone.err, Catch::Contains("version 1 of " + cli.db() + " is not kept"));
-  CHECK(cli.Run({"dump", "--config", cli.File("c.conf"), "--table", "pagesByURL", "--version",
-                 "2"})
-            .exit_code == 2);
   CHECK(cli.Run({"generate", cli.db(), "--top", "5", "--version", "2"}).exit_code == 2);
   CHECK(cli.Run({"generate", cli.db(), "--top", "5", "--version", "2", "--dry-run", "--now", "1"})
             .out == "http://p1/\n");

@@ -46,7 +46,7 @@ void ThreadCluster::Prepare(nutchfs::Env& env) {
 }
 
 nutchfs::Status ThreadCluster::Create(nutchfs::Env& env) const {
-  return distwriter::CreateDistDb(config_, "", &env);
+  return distwriter::CreateDistDb(config_, "", webdb::kDefaultKeep, &env);
 }
 
 std::vector<std::string> ThreadCluster::WriteCalls(nutchfs::Env& env, const std::string& round,

@@ -1,0 +1,310 @@
+#include "distwriter/round_versions.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "nutchfs/nutchfs.h"
+#include "nutchfs/scoped_lock.h"
+#include "webdb/manifest.h"
+#include "webdb/version_pin.h"
+
+namespace distwriter {
+namespace {
+
+// "5, 4 and 3"
+std::string VersionsText(const std::vector<RoundManifest>& rounds) {
+  std::string out;
+  for (size_t i = 0; i < rounds.size(); ++i) {
+    if (i > 0) out += i + 1 == rounds.size() ? " and " : ", ";
+    out += std::to_string(rounds[i].version);
+  }
+  return out;
+}
+
+Result<std::vector<RoundManifest>> KeptRounds(RoundStore& store, const RoundManifest& installed) {
+  std::vector<RoundManifest> kept{installed};
+  for (uint64_t v = installed.version - 1; v >= 1 && RoundKept(installed, v); --v) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> round, store.ReadDecided(v));
+    if (round) kept.push_back(std::move(*round));
+  }
+  return kept;
+}
+
+bool SameSections(const RoundManifest& a, const RoundManifest& b) {
+  if (a.k != b.k) return false;
+  for (int i = 0; i < a.k; ++i) {
+    if (a.sections[i].tables != b.sections[i].tables) return false;
+  }
+  return true;
+}
+
+// An operator's change of a distributed db (rollback, keep): holds every writer's LOCK
+// for its life, so that no round runs meanwhile, and reaches every machine of the meta
+// group before it changes anything.
+class Admin {
+ public:
+  static Result<std::unique_ptr<Admin>> Open(const DistConfig& config, nutchfs::Env* env) {
+    nutchfs::NutchFsOptions options;
+    options.env = env;
+    NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, "", options));
+    auto admin = std::unique_ptr<Admin>(new Admin(config, std::move(fs)));
+    NUTCHFS_RETURN_IF_ERROR(admin->LockWriters());
+    return admin;
+  }
+
+  RoundStore& store() { return store_; }
+  nutchfs::NutchFs& fs() { return *fs_; }
+
+  // Every machine's installed round; a round installed on some machines only (a rollback
+  // or a round cut short) is installed on the others first. Returns the installed round.
+  Result<RoundManifest> Installed(const webdb::StepHook& hook) {
+    std::map<std::string, uint64_t> at;
+    uint64_t newest = 0;
+    for (const std::string& machine : Machines()) {
+      auto v = store_.InstalledVersionAt(machine);
+      if (!v) return Err(v.error().WithContext("machine " + machine));
+      at[machine] = *v;
+      newest = std::max(newest, *v);
+    }
+    NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> round, store_.FindDecided(newest));
+    if (!round) {
+      return Err(Status::Corruption(fmt::format("round {} is installed but no machine has {}",
+                                                newest, RoundFileName(newest))));
+    }
+    if (round->k != config_.k) {
+      return Err(Status::InvalidArgument(
+          fmt::format("round {} has {} writers, the config {}", newest, round->k, config_.k)));
+    }
+    for (const auto& [machine, version] : at) {
+      if (version == newest) continue;
+      NUTCHFS_RETURN_IF_ERROR(Install(*round, machine, hook));
+    }
+    return *round;
+  }
+
+  // Writes next on every machine of the meta group, then installs it on every one.
+  Status PublishEverywhere(const RoundManifest& next, const webdb::StepHook& hook) {
+    for (const std::string& machine : Machines()) {
+      if (hook) hook("publish " + machine);
+      Status s = store_.PublishTo(next, machine);
+      if (!s.ok()) return s.WithContext("machine " + machine);
+    }
+    for (const std::string& machine : Machines()) {
+      if (hook) hook("install " + machine);
+      Status s = store_.InstallAt(next.version, machine);
+      if (!s.ok()) return s.WithContext("machine " + machine);
+    }
+    return Status::OK();
+  }
+
+  // Every writer's clean-up after `installed` (which the writers would do after their
+  // next round): the files of rounds no longer kept go.
+  Status Collect(const RoundManifest& installed, const webdb::StepHook& hook) {
+    if (hook) hook("collect");
+    for (int i = 0; i < config_.k; ++i) {
+      NUTCHFS_ASSIGN_OR_RETURN(auto dir, fs_->Locate(config_.WriterFile(i, "section")));
+      Status s = CollectRounds(store_, config_, *dir.env, dir.path, i, installed);
+      if (!s.ok()) return s.WithContext(config_.Describe(i));
+    }
+    return Status::OK();
+  }
+
+  // Every table file of round's sections, where it lives, with the size the round names.
+  Status CheckSectionFiles(const RoundManifest& round) {
+    for (int i = 0; i < round.k; ++i) {
+      for (const webdb::TableFile& f : round.sections[i].tables) {
+        const nutchfs::NutchFile file = config_.WriterFile(i, "section/" + f.name);
+        auto at = fs_->Locate(file);
+        if (!at) return at.error().WithContext(config_.Describe(i));
+        auto size = at->env->GetFileSize(at->path);
+        if (!size) {
+          return size.error().WithContext(fmt::format("{}: {} of round {}", config_.Describe(i),
+                                                      f.name, round.version));
+        }
+        if (*size != f.size) {
+          return Status::Corruption(fmt::format("{}: {} has {} bytes where round {} says {}",
+                                                config_.Describe(i), at->path, *size,
+                                                round.version, f.size));
+        }
+      }
+    }
+    return Status::OK();
+  }
+
+ private:
+  Admin(const DistConfig& config, std::unique_ptr<nutchfs::NutchFs> fs)
+      : config_(config), fs_(std::move(fs)), store_(*fs_, config_, "/tmp") {}
+
+  const std::vector<std::string>& Machines() const {
+    return config_.cluster.FindGroup(kMetaGroup)->machines;
+  }
+
+  Status LockWriters() {
+    for (int i = 0; i < config_.k; ++i) {
+      auto at = fs_->Locate(config_.WriterFile(i, "LOCK"));
+      if (!at) return at.error().WithContext(config_.Describe(i));
+      auto lock = nutchfs::ScopedLock::Acquire(*at->env, at->path, "webdb admin");
+      if (!lock) return lock.error().WithContext(config_.Describe(i));
+      locks_.push_back(std::move(*lock));
+    }
+    return Status::OK();
+  }
+
+  Status Install(const RoundManifest& round, const std::string& machine,
+                 const webdb::StepHook& hook) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> there,
+                             store_.ReadDecidedAt(round.version, machine));
+    if (!there) {
+      if (hook) hook("publish " + machine);
+      Status s = store_.PublishTo(round, machine);
+      if (!s.ok()) return s.WithContext("machine " + machine);
+    }
+    if (hook) hook("install " + machine);
+    Status s = store_.InstallAt(round.version, machine);
+    return s.ok() ? s : s.WithContext("machine " + machine);
+  }
+
+  const DistConfig& config_;
+  std::unique_ptr<nutchfs::NutchFs> fs_;
+  RoundStore store_;
+  std::vector<std::unique_ptr<nutchfs::ScopedLock>> locks_;  // released before fs_ goes
+};
+
+// What an operator's change reports when it is refused: nothing was changed (or, after
+// the first publication, the change can be finished by running it again).
+Status Refused(const Status& s, std::string_view what) {
+  return s.WithContext(fmt::format("{} refused", what));
+}
+
+}  // namespace
+
+Result<RoundManifest> ReadKeptRound(RoundStore& store, std::optional<uint64_t> version) {
+  NUTCHFS_ASSIGN_OR_RETURN(RoundManifest installed, store.ReadInstalled());
+  if (!version || *version == installed.version) return installed;
+  if (RoundKept(installed, *version)) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> round, store.ReadDecided(*version));
+    if (round) return *round;
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(std::vector<RoundManifest> kept, KeptRounds(store, installed));
+  return Err(Status::NotFound(fmt::format("round {} is not kept (the db keeps rounds {})",
+                                          *version, VersionsText(kept))));
+}
+
+Result<std::vector<RoundManifest>> LiveRounds(RoundStore& store, nutchfs::Env& env,
+                                              const std::string& section_dir,
+                                              const RoundManifest& installed,
+                                              bool remove_stale_pins) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::vector<RoundManifest> live, KeptRounds(store, installed));
+  NUTCHFS_ASSIGN_OR_RETURN(auto pins,
+                           webdb::LivePins(env, section_dir, webdb::NowMs(), remove_stale_pins));
+  for (const auto& [version, readers] : pins) {
+    if (RoundKept(installed, version) || version > installed.version) continue;
+    NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> round, store.ReadDecided(version));
+    if (round) live.push_back(std::move(*round));
+  }
+  return live;
+}
+
+Status CollectRounds(RoundStore& store, const DistConfig& config, nutchfs::Env& env,
+                     const std::string& section_dir, int writer,
+                     const RoundManifest& installed) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::vector<RoundManifest> live,
+                           LiveRounds(store, env, section_dir, installed, true));
+  std::vector<const webdb::Manifest*> sections;
+  std::vector<uint64_t> versions;
+  for (const RoundManifest& round : live) {
+    sections.push_back(&round.sections[writer]);
+    versions.push_back(round.version);
+  }
+  NUTCHFS_RETURN_IF_ERROR(webdb::RemoveObsoleteFiles(env, section_dir, sections));
+  return store.RemoveRoundsExcept(versions, config.writer_machines[writer]);
+}
+
+Result<webdb::VersionList> ListRounds(const DistConfig& config, nutchfs::Env* env) {
+  nutchfs::NutchFsOptions options;
+  options.env = env;
+  NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, "", options));
+  RoundStore store(*fs, config, "/tmp");
+  NUTCHFS_ASSIGN_OR_RETURN(RoundManifest installed, store.ReadInstalled());
+  NUTCHFS_ASSIGN_OR_RETURN(std::vector<RoundManifest> kept, KeptRounds(store, installed));
+  // Readers pin a round in every section: writer 0's pins count them.
+  NUTCHFS_ASSIGN_OR_RETURN(auto section, fs->Locate(config.WriterFile(0, "section")));
+  NUTCHFS_ASSIGN_OR_RETURN(auto pins,
+                           webdb::LivePins(*section.env, section.path, webdb::NowMs(), false));
+  webdb::VersionList list;
+  list.keep = installed.keep;
+  for (const RoundManifest& round : kept) {
+    webdb::VersionInfo info;
+    info.version = round.version;
+    info.pages = round.num_pages();
+    info.links = round.num_links();
+    for (const webdb::Manifest& s : round.sections) {
+      for (const webdb::TableFile& f : s.tables) info.bytes += f.size;
+    }
+    info.restores = round.restores;
+    info.readers = pins.contains(round.version) ? pins.at(round.version) : 0;
+    info.current = round.version == installed.version;
+    list.versions.push_back(info);
+  }
+  return list;
+}
+
+Result<webdb::RollbackResult> RollbackDistDb(const DistConfig& config, uint64_t version,
+                                             const webdb::StepHook& hook, nutchfs::Env* env) {
+  auto admin = Admin::Open(config, env);
+  if (!admin) return Err(Refused(admin.error(), "rollback"));
+  auto installed = (*admin)->Installed(hook);
+  if (!installed) return Err(Refused(installed.error(), "rollback"));
+  if (hook) hook("rollback");
+  if (installed->restores == version) {  // done, perhaps by a run cut short before its clean-up
+    NUTCHFS_RETURN_IF_ERROR((*admin)->Collect(*installed, hook));
+    return webdb::RollbackResult{installed->version, false};
+  }
+  auto target = ReadKeptRound((*admin)->store(), version);
+  if (!target) return Err(Refused(target.error(), "rollback"));
+  if (SameSections(*installed, *target)) {
+    NUTCHFS_RETURN_IF_ERROR((*admin)->Collect(*installed, hook));
+    return webdb::RollbackResult{installed->version, false};
+  }
+  Status checked = (*admin)->CheckSectionFiles(*target);
+  if (!checked.ok()) return Err(Refused(checked, "rollback"));
+  RoundManifest next = *target;
+  next.version = installed->version + 1;
+  next.keep = installed->keep;
+  next.restores = version;
+  next.token.clear();
+  next.digests.assign(config.k, "");
+  NUTCHFS_RETURN_IF_ERROR((*admin)->PublishEverywhere(next, hook));
+  NUTCHFS_RETURN_IF_ERROR((*admin)->Collect(next, hook));
+  return webdb::RollbackResult{next.version, true};
+}
+
+Result<uint64_t> SetDistKeep(const DistConfig& config, uint32_t keep, const webdb::StepHook& hook,
+                             nutchfs::Env* env) {
+  if (keep < 1 || keep > webdb::kMaxKeep) {
+    return Err(Status::InvalidArgument(fmt::format("keep {} is not in 1..{}", keep,
+                                                   webdb::kMaxKeep)));
+  }
+  auto admin = Admin::Open(config, env);
+  if (!admin) return Err(Refused(admin.error(), "keep"));
+  auto installed = (*admin)->Installed(hook);
+  if (!installed) return Err(Refused(installed.error(), "keep"));
+  if (installed->keep == keep) {
+    NUTCHFS_RETURN_IF_ERROR((*admin)->Collect(*installed, hook));
+    return installed->version;
+  }
+  // The same sections, digests and token: a writer restarted after the round before
+  // still finds its calls applied.
+  RoundManifest next = *installed;
+  next.version = installed->version + 1;
+  next.keep = keep;
+  next.restores = 0;
+  NUTCHFS_RETURN_IF_ERROR((*admin)->PublishEverywhere(next, hook));
+  NUTCHFS_RETURN_IF_ERROR((*admin)->Collect(next, hook));
+  return next.version;
+}
+
+}  // namespace distwriter

@@ -1,0 +1,76 @@
+// The rounds a distributed db keeps readable, and the operations on them: which rounds a
+// writer's clean-up keeps, reading a kept round, listing them, rolling back and changing
+// the keep setting (docs/DISTRIBUTED.md, "Retained rounds"). The distributed counterpart
+// of webdb/versions.h.
+//
+// A db keeps the `keep` newest rounds (the installed one included; `keep` is carried by
+// every round manifest): round v is kept while installed - keep < v <= installed and
+// ROUND-<v> is there. Writer i deletes a file of its section only when neither a kept
+// round nor a round pinned by a live reader (a pin in its section directory,
+// webdb/version_pin.h) names it. Rounds only grow: a rollback or a keep change is a new
+// round, published and installed on every machine of the meta group while every
+// writer's LOCK is held, so no round runs meanwhile.
+//
+// Stateless functions; not thread-safe (a NutchFs is not).
+#ifndef DISTWRITER_ROUND_VERSIONS_H_
+#define DISTWRITER_ROUND_VERSIONS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "distwriter/dist_config.h"
+#include "distwriter/round_manifest.h"
+#include "distwriter/round_store.h"
+#include "nutchfs/env.h"
+#include "webdb/versions.h"
+
+namespace distwriter {
+
+// Whether round v is kept by a db whose installed round is installed.
+inline bool RoundKept(const RoundManifest& installed, uint64_t v) {
+  return v <= installed.version && v + installed.keep > installed.version;
+}
+
+// The round manifest of kept round `version` at the store's view (the installed one when
+// nullopt); NotFound naming the kept rounds when it is not kept.
+Result<RoundManifest> ReadKeptRound(RoundStore& store, std::optional<uint64_t> version);
+
+// The rounds whose files writer `writer`'s section directory (section_dir, through env)
+// must keep: the kept rounds at the view, newest first, then older rounds pinned by live
+// readers in that directory (with remove_stale_pins, the pins of gone readers are removed).
+Result<std::vector<RoundManifest>> LiveRounds(RoundStore& store, nutchfs::Env& env,
+                                              const std::string& section_dir,
+                                              const RoundManifest& installed,
+                                              bool remove_stale_pins);
+
+// Writer `writer`'s clean-up after installing `installed`: removes from its section
+// directory the files no live round names, and from its machine's copy of the meta group
+// the round files of rounds that are not live.
+Status CollectRounds(RoundStore& store, const DistConfig& config, nutchfs::Env& env,
+                     const std::string& section_dir, int writer,
+                     const RoundManifest& installed);
+
+// The kept rounds of the db, as webdb::ListVersions gives a single-machine db's versions
+// (time_ms 0: rounds carry no time). env: tests only, as RunOptions::env.
+Result<webdb::VersionList> ListRounds(const DistConfig& config, nutchfs::Env* env = nullptr);
+
+// Makes the sections of kept round `version` current again, as a new round on every
+// machine. Refused (Busy) while a writer holds its LOCK, and (with the machine named)
+// when a machine of the meta group cannot be reached or a section file of the round is
+// not the one it names: nothing is changed then. A rollback cut short (some machines
+// installed it) is finished by running it again, or by the next round.
+Result<webdb::RollbackResult> RollbackDistDb(const DistConfig& config, uint64_t version,
+                                             const webdb::StepHook& hook,
+                                             nutchfs::Env* env = nullptr);
+
+// Publishes a new round with the sections of the installed one and keep rounds kept
+// (1 <= keep <= webdb::kMaxKeep), under the same rules as RollbackDistDb. Returns the
+// new round's version (the installed one when it keeps that many already).
+Result<uint64_t> SetDistKeep(const DistConfig& config, uint32_t keep, const webdb::StepHook& hook,
+                             nutchfs::Env* env = nullptr);
+
+}  // namespace distwriter
+
+#endif  // DISTWRITER_ROUND_VERSIONS_H_

@@ -1,0 +1,264 @@
+// Retained rounds of a distributed db (distwriter/round_versions.h), with real `distwriter
+// run` processes: the db keeps its `keep` newest rounds readable (each reads as it was
+// right after that round) and collects the others' files; a rollback makes a kept round
+// current again as a new round, on every machine, after which rounds go on from it as a
+// single-machine db fed the same sessions would; rollback and keep are refused, with
+// nothing changed, while a writer holds its LOCK or a machine cannot be reached; a
+// reader's pins keep a round's files past `keep` until it closes.
+#include "distwriter/round_versions.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "distwriter/dist_reader.h"
+#include "nutchfs/env.h"
+#include "nutchfs/scoped_lock.h"
+#include "test/util/db_dump.h"
+#include "test/util/dist_cluster.h"
+#include "test/util/session_gen.h"
+
+namespace distwriter {
+namespace {
+
+using testutil::DbDump;
+using testutil::DistCluster;
+using testutil::Session;
+
+const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
+constexpr int kK = 2;
+
+DistConfig Load(const DistCluster& cluster) {
+  auto config = DistConfig::Load(cluster.config());
+  REQUIRE(config);
+  return *config;
+}
+
+DbDump DumpAt(const DistCluster& cluster, uint64_t version) {
+  auto reader = OpenDistReader(cluster.config(), version);
+  INFO("reading round " << version);
+  REQUIRE(reader);
+  auto dump = testutil::DumpDb(**reader);
+  REQUIRE(dump);
+  return *dump;
+}
+
+std::set<std::string> Names(const std::string& dir) {
+  std::set<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.is_regular_file()) names.insert(e.path().filename().string());
+  }
+  return names;
+}
+
+std::set<uint64_t> RoundFiles(const DistCluster& cluster, int machine) {
+  std::set<uint64_t> versions;
+  for (const std::string& name : Names(cluster.MetaDir(machine))) {
+    if (auto v = ParseRoundFileName(name)) versions.insert(*v);
+  }
+  return versions;
+}
+
+// A db of kK writers keeping `keep` rounds, and the sessions its rounds applied.
+struct TestDb {
+  explicit TestDb(uint32_t keep) : cluster(kDistwriter, kK, 60000), gen(7, Options()) {
+    cluster.Create();
+    auto set = SetDistKeep(Load(cluster), keep, nullptr);
+    REQUIRE(set);
+    REQUIRE(*set == 2);
+  }
+
+  static testutil::GenOptions Options() {
+    testutil::GenOptions o;
+    o.universe_urls = 40;
+    o.hostile_bytes = false;
+    return o;
+  }
+
+  // One round of a new session; returns the dump right after it.
+  DbDump Round() {
+    sessions.push_back(gen.Next());
+    cluster.RunRound(testutil::SplitSession(sessions.back(), kK, cuts));
+    return cluster.Dump();
+  }
+
+  DistCluster cluster;
+  testutil::SessionGenerator gen;
+  std::mt19937_64 cuts{3};
+  std::vector<Session> sessions;
+};
+
+}  // namespace
+
+TEST_CASE("round versions: the db keeps its newest rounds readable and collects the others",
+          "[distwriter][versions]") {
+  TestDb db(3);
+  std::vector<DbDump> after;  // after[i]: right after round 3 + i
+  for (int i = 0; i < 4; ++i) after.push_back(db.Round());
+  REQUIRE(db.cluster.Committed().version == 6);
+  REQUIRE(db.cluster.Committed().keep == 3);
+  for (uint64_t v = 4; v <= 6; ++v) REQUIRE(testutil::CompareDumps(after[v - 3], DumpAt(db.cluster, v)) == "");
+  auto gone = OpenDistReader(db.cluster.config(), uint64_t{3});
+  REQUIRE_FALSE(gone);
+  REQUIRE(gone.error().IsNotFound());
+  REQUIRE_THAT(gone.error().message(), Catch::Contains("round 3 is not kept") &&
+                                           Catch::Contains("rounds 6, 5 and 4"));
+  for (int m = 0; m < kK; ++m) REQUIRE(RoundFiles(db.cluster, m) == std::set<uint64_t>{4, 5, 6});
+  // Every section holds the files of the kept rounds and no other: verify looks.
+  REQUIRE(db.cluster.VerifyFindings() == "");
+  auto list = ListRounds(Load(db.cluster));
+  REQUIRE(list);
+  REQUIRE(list->keep == 3);
+  REQUIRE(list->versions.size() == 3);
+  REQUIRE(list->versions[0].version == 6);
+  REQUIRE(list->versions[0].current);
+  REQUIRE(list->versions[2].version == 4);
+  REQUIRE_FALSE(list->versions[2].current);
+  REQUIRE(list->versions[1].pages == after[2].num_pages);
+
+  // Keeping fewer: the next round's clean-up removes what is no longer kept.
+  REQUIRE(SetDistKeep(Load(db.cluster), 1, nullptr) == uint64_t{7});
+  db.Round();
+  for (int m = 0; m < kK; ++m) REQUIRE(RoundFiles(db.cluster, m) == std::set<uint64_t>{8});
+  REQUIRE(db.cluster.VerifyFindings() == "");
+}
+
+TEST_CASE("round versions: rollback makes a kept round current again as a new round",
+          "[distwriter][versions]") {
+  TestDb db(3);
+  db.Round();                           // 3
+  const DbDump at_four = db.Round();    // 4
+  db.Round();                           // 5
+  auto rolled = RollbackDistDb(Load(db.cluster), 4, nullptr);
+  REQUIRE(rolled);
+  REQUIRE(rolled->done);
+  REQUIRE(rolled->version == 6);
+  for (int m = 0; m < kK; ++m) {
+    const RoundManifest installed = db.cluster.Committed(m);
+    REQUIRE(installed.version == 6);
+    REQUIRE(installed.restores == 4);
+    REQUIRE(installed.keep == 3);
+  }
+  REQUIRE(testutil::CompareDumps(at_four, db.cluster.Dump()) == "");
+  REQUIRE(db.cluster.VerifyFindings() == "");
+  // Done already: nothing to do.
+  auto again = RollbackDistDb(Load(db.cluster), 4, nullptr);
+  REQUIRE(again);
+  REQUIRE_FALSE(again->done);
+  REQUIRE(again->version == 6);
+  // A round not kept is refused.
+  auto old = RollbackDistDb(Load(db.cluster), 3, nullptr);
+  REQUIRE_FALSE(old);
+  REQUIRE(old.error().IsNotFound());
+  // Rounds go on from round 4: the db is what one machine makes of the sessions of
+  // rounds 3 and 4 and the next one.
+  db.sessions.erase(db.sessions.begin() + 2);
+  db.Round();
+  REQUIRE(db.cluster.Committed().version == 7);
+  REQUIRE(db.cluster.Committed().restores == 0);
+  testutil::CheckDistDbMatchesSingle(db.cluster.config(), db.sessions);
+  REQUIRE(db.cluster.VerifyFindings() == "");
+}
+
+TEST_CASE("round versions: rollback and keep are refused while a writer holds its LOCK",
+          "[distwriter][versions]") {
+  TestDb db(4);
+  db.Round();
+  const DbDump before = db.Round();
+  auto env = nutchfs::NewLocalEnv();
+  auto lock = nutchfs::ScopedLock::Acquire(*env, db.cluster.GroupDir(1) + "/LOCK", "m1");
+  REQUIRE(lock);
+  auto rolled = RollbackDistDb(Load(db.cluster), 3, nullptr);
+  REQUIRE_FALSE(rolled);
+  REQUIRE(rolled.error().IsBusy());
+  REQUIRE_THAT(rolled.error().message(),
+               Catch::Contains("rollback refused") && Catch::Contains("writer 1"));
+  auto kept = SetDistKeep(Load(db.cluster), 5, nullptr);
+  REQUIRE_FALSE(kept);
+  REQUIRE(kept.error().IsBusy());
+  for (int m = 0; m < kK; ++m) REQUIRE(db.cluster.Committed(m).version == 4);
+  // The locks it took before it met writer 1's are released.
+  REQUIRE_FALSE(std::filesystem::exists(db.cluster.GroupDir(0) + "/LOCK"));
+  REQUIRE((*lock)->Release().ok());
+  REQUIRE(testutil::CompareDumps(before, db.cluster.Dump()) == "");
+  REQUIRE(RollbackDistDb(Load(db.cluster), 3, nullptr));
+}
+
+TEST_CASE("round versions: rollback is refused, naming it, when a machine cannot be reached",
+          "[distwriter][versions]") {
+  TestDb db(4);
+  db.Round();
+  db.Round();
+  // Machine m1 moved to an ssh location where nothing listens (a machine that is down).
+  const std::string path = db.cluster.config();
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string root = db.cluster.dir().path() + "/m1";
+  const std::string down = std::regex_replace(
+      text, std::regex("location = " + root), "location = 127.0.0.1:1:" + root);
+  REQUIRE(down != text);
+  const std::string down_path = db.cluster.dir().File("down.conf");
+  std::ofstream(down_path) << down;
+  auto config = DistConfig::Load(down_path);
+  REQUIRE(config);
+  auto rolled = RollbackDistDb(*config, 3, nullptr);
+  REQUIRE_FALSE(rolled);
+  REQUIRE_THAT(rolled.error().message(),
+               Catch::Contains("rollback refused") && Catch::Contains("m1"));
+  for (int m = 0; m < kK; ++m) {
+    REQUIRE(db.cluster.Committed(m).version == 4);
+    REQUIRE(RoundFiles(db.cluster, m).count(5) == 0);
+  }
+  REQUIRE_FALSE(std::filesystem::exists(db.cluster.GroupDir(0) + "/LOCK"));
+}
+
+TEST_CASE("round versions: a rollback cut short on some machines is finished by running it "
+          "again",
+          "[distwriter][versions]") {
+  TestDb db(3);
+  db.Round();
+  const DbDump at_three = db.cluster.Dump();
+  db.Round();
+  struct Cut {};
+  auto cut = [](std::string_view step) {
+    if (step == "install m1") throw Cut{};
+  };
+  REQUIRE_THROWS_AS(RollbackDistDb(Load(db.cluster), 3, cut), Cut);
+  REQUIRE(db.cluster.Committed(0).version == 5);  // installed on m0 only
+  REQUIRE(db.cluster.Committed(1).version == 4);
+  auto rolled = RollbackDistDb(Load(db.cluster), 3, nullptr);
+  REQUIRE(rolled);
+  REQUIRE_FALSE(rolled->done);  // round 5 is that rollback: installed everywhere now
+  for (int m = 0; m < kK; ++m) REQUIRE(db.cluster.Committed(m).version == 5);
+  REQUIRE(testutil::CompareDumps(at_three, db.cluster.Dump()) == "");
+  REQUIRE(db.cluster.VerifyFindings() == "");
+}
+
+TEST_CASE("round versions: a reader's pins keep its round's files past keep until it closes",
+          "[distwriter][versions]") {
+  TestDb db(1);
+  const DbDump at_three = db.Round();
+  auto reader = OpenDistReader(db.cluster.config(), std::nullopt);
+  REQUIRE(reader);
+  db.Round();
+  db.Round();
+  // Round 3 is not kept, but its reader still reads it whole.
+  auto dump = testutil::DumpDb(**reader);
+  REQUIRE(dump);
+  REQUIRE(testutil::CompareDumps(at_three, *dump) == "");
+  auto list = ListRounds(Load(db.cluster));
+  REQUIRE(list);
+  REQUIRE(list->versions.size() == 1);
+  REQUIRE(RoundFiles(db.cluster, 0).count(3) == 1);
+  reader->reset();
+  db.Round();
+  for (int m = 0; m < kK; ++m) REQUIRE(RoundFiles(db.cluster, m) == std::set<uint64_t>{6});
+  REQUIRE(db.cluster.VerifyFindings() == "");
+}
+
+}  // namespace distwriter
