@@ -113,17 +113,24 @@ void Table::Iter::SeekToFirst() {
 
 void Table::Iter::Seek(std::string_view target) {
   Restart(false);
-  const auto& keys = table_->last_keys_;
-  auto it = std::lower_bound(keys.begin(), keys.end(), target,
-                             [](const std::string& a, std::string_view b) { return a < b; });
-  if (it == keys.end()) return;
-  size_t index = static_cast<size_t>(it - keys.begin());
+  // The first block whose last key is not below target.
+  size_t lo = 0, hi = table_->num_blocks();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (table_->block_last_key(mid) < target) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo == table_->num_blocks()) return;
+  const size_t index = lo;
   if (!LoadBlock(index, false)) return;
-  valid_ = reader_.Seek(target) && reader_.key() <= std::string_view(*it);
+  valid_ = reader_.Seek(target) && reader_.key() <= table_->block_last_key(index);
   if (valid_) return;
   if (!reader_.status().ok()) return Fail(reader_.status());
   Fail(Corruption(table_->path(), "keys of the block disagree with its index key: block",
-                  table_->handles_[index].offset));
+                  table_->block_handle(index).offset));
 }
 
 void Table::Iter::Next() {
@@ -140,7 +147,7 @@ void Table::Iter::Next() {
 // Positions at the first record of block index, or past the end when there is none.
 void Table::Iter::EnterBlock(size_t index, bool readahead) {
   valid_ = false;
-  if (index == table_->handles_.size()) {
+  if (index == table_->num_blocks()) {
     if (counting_ && seen_ != table_->num_records()) {
       Fail(Corruption(table_->path(),
                       "scan found " + std::to_string(seen_) + " records, footer says " +
@@ -150,12 +157,12 @@ void Table::Iter::EnterBlock(size_t index, bool readahead) {
     return;
   }
   if (!LoadBlock(index, readahead)) return;
-  uint64_t offset = table_->handles_[index].offset;
+  const uint64_t offset = table_->block_handle(index).offset;
   if (!reader_.Next()) {
     if (!reader_.status().ok()) return Fail(reader_.status());
     return Fail(Corruption(table_->path(), "empty data block", offset));
   }
-  if (index > 0 && reader_.key() <= std::string_view(table_->last_keys_[index - 1])) {
+  if (index > 0 && reader_.key() <= table_->block_last_key(index - 1)) {
     return Fail(Corruption(
         table_->path(), "first key not greater than the previous block's last key: block", offset));
   }
@@ -166,17 +173,17 @@ void Table::Iter::EnterBlock(size_t index, bool readahead) {
 
 std::optional<BlockStart> Table::Iter::AtBlockStart() const {
   if (!valid_ || !at_block_start_) return std::nullopt;
-  return BlockStart{block_, table_->last_keys_[block_]};
+  return BlockStart{block_, table_->block_last_key(block_)};
 }
 
 std::optional<RawBlock> Table::Iter::CurrentBlock() const {
   if (!valid_ || !at_block_start_) return std::nullopt;
-  const BlockHandle& h = table_->handles_[block_];
+  const BlockHandle h = table_->block_handle(block_);
   std::string_view raw = buf_.substr(h.offset - buf_offset_, h.end() - h.offset);
   std::optional<uint64_t> records = CountBlockRecords(raw.substr(0, h.size));
   if (!records) return std::nullopt;
   block_records_ = *records;
-  return RawBlock{raw, reader_.key(), table_->last_keys_[block_], *records, block_};
+  return RawBlock{raw, reader_.key(), table_->block_last_key(block_), *records, block_};
 }
 
 void Table::Iter::SkipBlock() {
@@ -190,9 +197,9 @@ bool Table::Iter::FinishBlock() {
     Fail(reader_.status());
     return false;
   }
-  if (reader_.key() != std::string_view(table_->last_keys_[block_])) {
+  if (reader_.key() != table_->block_last_key(block_)) {
     Fail(Corruption(table_->path(), "last key differs from the index: block",
-                    table_->handles_[block_].offset));
+                    table_->block_handle(block_).offset));
     return false;
   }
   return true;
@@ -201,13 +208,13 @@ bool Table::Iter::FinishBlock() {
 // Makes reader_ decode block index, reading it (and with readahead, the blocks that follow
 // it, up to kReadaheadSize) unless it is already in buf_.
 bool Table::Iter::LoadBlock(size_t index, bool readahead) {
-  const auto& handles = table_->handles_;
-  const BlockHandle& h = handles[index];
+  const BlockHandle h = table_->block_handle(index);
   if (h.offset < buf_offset_ || h.end() > buf_offset_ + buf_.size()) {
+    const std::vector<uint64_t>& ends = table_->block_ends_;
     uint64_t end = h.end();
-    for (size_t j = index + 1; readahead && j < handles.size(); ++j) {
-      if (handles[j].end() - h.offset > kReadaheadSize) break;
-      end = handles[j].end();
+    for (size_t j = index + 1; readahead && j < ends.size(); ++j) {
+      if (ends[j] - h.offset > kReadaheadSize) break;
+      end = ends[j];
     }
     if (!ReadRange(h.offset, end - h.offset)) return false;
   }
@@ -274,8 +281,9 @@ Status Table::ReadIndex() {
 
 Status Table::ParseIndex(std::string_view index) {
   const uint64_t index_offset = footer_.index.offset;
-  last_keys_.reserve(footer_.num_blocks);
-  handles_.reserve(footer_.num_blocks);
+  key_ends_.reserve(footer_.num_blocks);
+  block_ends_.reserve(footer_.num_blocks);
+  keys_.reserve(index.size());
   uint64_t expected = 0;  // where the next data block must start
   while (!index.empty()) {
     uint64_t entry_offset = index_offset + footer_.index.size - index.size();
@@ -287,14 +295,16 @@ Status Table::ParseIndex(std::string_view index) {
         index_offset - h.offset - h.size < kBlockTrailerSize) {
       return CorruptionAt("index entry with a bad block handle", entry_offset);
     }
-    if (!last_keys_.empty() && key <= std::string_view(last_keys_.back())) {
+    if (!key_ends_.empty() && key <= block_last_key(key_ends_.size() - 1)) {
       return CorruptionAt("index keys out of order", entry_offset);
     }
-    last_keys_.emplace_back(key);
-    handles_.push_back(h);
+    keys_.append(key);
+    key_ends_.push_back(keys_.size());
+    block_ends_.push_back(h.end());
     expected = h.end();
   }
-  if (expected != index_offset || handles_.size() != footer_.num_blocks) {
+  keys_.shrink_to_fit();
+  if (expected != index_offset || block_ends_.size() != footer_.num_blocks) {
     return CorruptionAt("index does not cover the data blocks: index", index_offset);
   }
   return Status::OK();

@@ -1,5 +1,6 @@
 // Table: an open, immutable table file (docs/FORMAT.md, "Table files"). Open() checks the
-// footer and loads the sparse index (each data block's last key and handle) into memory;
+// footer and loads the sparse index (each data block's last key and handle) into memory,
+// as compactly as it is on disk (the keys back to back, two integers per block);
 // data blocks are read on demand by iterators: Seek reads one block, sequential scans read
 // ahead in large chunks covering many blocks.
 //
@@ -44,9 +45,17 @@ class Table {
 
   uint64_t num_records() const { return footer_.num_records; }
   const Footer& footer() const { return footer_; }
-  uint64_t num_blocks() const { return handles_.size(); }
+  uint64_t num_blocks() const { return block_ends_.size(); }
   // The last key of data block i, from the index. REQUIRES: i < num_blocks().
-  std::string_view block_last_key(uint64_t i) const { return last_keys_[i]; }
+  std::string_view block_last_key(uint64_t i) const {
+    const uint64_t begin = i == 0 ? 0 : key_ends_[i - 1];
+    return std::string_view(keys_).substr(begin, key_ends_[i] - begin);
+  }
+  // Where data block i is. REQUIRES: i < num_blocks().
+  BlockHandle block_handle(uint64_t i) const {
+    const uint64_t offset = i == 0 ? 0 : block_ends_[i - 1];
+    return {offset, block_ends_[i] - offset - kBlockTrailerSize};
+  }
   uint64_t file_size() const { return file_->size(); }
   const std::string& path() const { return file_->path(); }
 
@@ -61,8 +70,12 @@ class Table {
 
   std::unique_ptr<nutchfs::RandomAccessFile> file_;
   Footer footer_;
-  std::vector<std::string> last_keys_;  // one per data block
-  std::vector<BlockHandle> handles_;    // one per data block
+  // The index: the last keys of the data blocks back to back, where each one ends in
+  // keys_, and where each block ends (its trailer included: blocks are contiguous from
+  // offset 0, which Open checks).
+  std::string keys_;
+  std::vector<uint64_t> key_ends_;
+  std::vector<uint64_t> block_ends_;
 };
 
 }  // namespace webdb
