@@ -1,8 +1,11 @@
 #include "crawl/generator.h"
 
+#include <malloc.h>
+
 #include <bit>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "crawl/domain.h"
@@ -260,11 +263,17 @@ std::string DescendingScoreKey(float score) {
 Status Generate(nutchfs::Env& env, const webdb::Reader& reader, const GenerateOptions& options,
                 const std::function<Status(const webdb::Page&)>& emit, GenerateStats* stats) {
   *stats = GenerateStats();
+  std::optional<Status> emitted;
   {
     BestPages best(options);
     NUTCHFS_ASSIGN_OR_RETURN(bool fits, SelectInMemory(reader, options, best, stats));
-    if (fits) return best.Emit(emit, stats);
+    if (fits) emitted = best.Emit(emit, stats);
   }
+  // The candidates' many small blocks are free now but still held by the allocator,
+  // where neither the sorts' buffers nor the lease session's can reuse them: give them
+  // back, so that the peak stays near the budget instead of the sum of two.
+  ::malloc_trim(0);
+  if (emitted) return *emitted;
   *stats = GenerateStats();
   stats->sorted = true;
   return SelectBySorting(env, reader, options, emit, stats);
