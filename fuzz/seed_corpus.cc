@@ -131,6 +131,13 @@ void Manifests() {
   created.digests.assign(2, "");
   created.sections = {SomeManifest(1), SomeManifest(1)};
   Seed("round_manifest", "created-k2", created.Encode());
+  distwriter::RoundManifest rollback = created;
+  rollback.version = 6;
+  rollback.keep = 5;
+  rollback.restores = 2;
+  rollback.breakpoints = {"http://m.example/"};
+  rollback.sections = {SomeManifest(2), SomeManifest(2)};
+  Seed("round_manifest", "rollback-k2", rollback.Encode());
 }
 
 // Rows of each table for a few pages and links.
