@@ -21,6 +21,14 @@ using testutil::ProcessResult;
 const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
 const std::string kWebdb = PROJECT_BINARY_DIR "/tools/webdb";
 
+// Sessions of well-formed calls over `universe` urls.
+testutil::SessionGenerator Sessions(uint64_t seed, int universe) {
+  testutil::GenOptions o;
+  o.universe_urls = universe;
+  o.hostile_bytes = false;
+  return testutil::SessionGenerator(seed, o);
+}
+
 ProcessResult Webdb(const testutil::DistCluster& cluster, std::vector<std::string> args) {
   args.insert(args.begin(), kWebdb);
   return testutil::RunProcess(args, {}, cluster.dir().File("run"));
@@ -40,10 +48,7 @@ TEST_CASE("webdb verify --config exits 0 on a sound distributed db and 3 with it
   CHECK(none.exit_code == 4);
   CHECK_THAT(none.err, Catch::Contains("no distributed webdb"));
   cluster.Create();
-  testutil::GenOptions o;
-  o.universe_urls = 40;
-  o.hostile_bytes = false;
-  testutil::SessionGenerator gen(3, o);
+  testutil::SessionGenerator gen = Sessions(3, 40);
   std::mt19937_64 cuts(1);
   cluster.RunRound(testutil::SplitSession(gen.Next(), 3, cuts));
 
@@ -78,10 +83,7 @@ TEST_CASE("webdb versions and keep and rollback and --version with --config") {
   INFO(keep.Describe());
   REQUIRE(keep.exit_code == 0);
   CHECK_THAT(keep.err, Catch::Contains("keeps 3 rounds (round 2)"));
-  testutil::GenOptions o;
-  o.universe_urls = 30;
-  o.hostile_bytes = false;
-  testutil::SessionGenerator gen(5, o);
+  testutil::SessionGenerator gen = Sessions(5, 30);
   std::mt19937_64 cuts(2);
   std::vector<std::string> dumps;  // pagesByURL after rounds 3, 4, 5
   for (int i = 0; i < 3; ++i) {
@@ -142,10 +144,7 @@ TEST_CASE("webdb rollback --config killed as each step begins is finished by run
     testutil::DistCluster cluster(kDistwriter, 2, 60000);
     cluster.Create();
     const std::string& config = cluster.config();
-    testutil::GenOptions o;
-    o.universe_urls = 20;
-    o.hostile_bytes = false;
-    testutil::SessionGenerator gen(9, o);
+    testutil::SessionGenerator gen = Sessions(9, 20);
     std::mt19937_64 cuts(4);
     cluster.RunRound(testutil::SplitSession(gen.Next(), 2, cuts));
     const std::string two =
