@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "distwriter/round_versions.h"
+#include "webdb/versions.h"
 
 namespace distwriter {
 namespace {
@@ -61,12 +64,15 @@ Status Committer::SendSection(Exchange& exchange, const webdb::Manifest& section
 Result<RoundManifest> Committer::Commit(Exchange& exchange, RoundManifest next,
                                         const webdb::Manifest& section) {
   own_section_ = section;
+  // When this writer finished its section: a section sent by an earlier attempt keeps
+  // the time it was sent with, so that every copy a peer may read says the same.
+  if (own_section_.time_ms == 0) own_section_.time_ms = webdb::NowMs();
   // Itself first, then the others in index order: a manifest found anywhere is then also
   // in its own group (SentSection).
   for (int n = 0; n < config_.k; ++n) {
     const int to = n == 0 ? self_ : (n <= self_ ? n - 1 : n);
     Step(fmt::format("commit send {}", to));
-    Status sent = SendSection(exchange, section, to);
+    Status sent = SendSection(exchange, own_section_, to);
     if (sent.ok()) continue;
     // A peer that decided the round meanwhile may have cleaned up the directory the
     // manifest was going to: the round is what matters, not this copy.
@@ -101,6 +107,8 @@ Result<RoundManifest> Committer::Commit(Exchange& exchange, RoundManifest next,
         "writers' groups after: {}",
         self_, next.version, waited.ToString());
   }
+  // The round's time: the last section's, which every writer computes alike.
+  for (const webdb::Manifest& s : next.sections) next.time_ms = std::max(next.time_ms, s.time_ms);
   Step("commit decide");
   return Decide(next);
 }
@@ -134,7 +142,8 @@ Result<bool> Committer::Collect(Exchange& exchange, RoundManifest& next, std::ve
 }
 
 Result<RoundManifest> Committer::Adopt(const RoundManifest& decided) {
-  if (decided.sections[self_] != own_section_) {
+  const webdb::Manifest& decided_own = decided.sections[self_];
+  if (decided_own.version != own_section_.version || decided_own.tables != own_section_.tables) {
     return Err(Status::Corruption(fmt::format(
         "writer {}: round {} was decided with another section of this writer than the one it "
         "wrote (token {} there)",

@@ -6,6 +6,7 @@
 
 #include "distwriter/round_store.h"
 #include "nutchfs/nutchfs.h"
+#include "webdb/versions.h"
 
 namespace distwriter {
 namespace {
@@ -38,6 +39,7 @@ Status CreateDistDb(const DistConfig& config, const std::string& sample_path, ui
   round.version = 1;
   round.k = config.k;
   round.keep = keep;
+  round.time_ms = webdb::NowMs();
   round.digests.assign(config.k, "");
   round.sections.assign(config.k, webdb::Manifest{});
   if (!sample_path.empty() && config.k > 1) {

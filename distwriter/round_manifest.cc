@@ -45,6 +45,9 @@ Status ParseLine(const std::string& line, RoundManifest* m) {
                ? Status::OK()
                : Status::Corruption(fmt::format("keep is not in 1..{}", webdb::kMaxKeep));
   }
+  if (word == "time") {
+    return (f >> m->time_ms) && m->time_ms > 0 ? Status::OK() : Status::Corruption("time");
+  }
   if (word == "rollback") {
     return (f >> m->restores) && m->restores > 0 ? Status::OK() : Status::Corruption("rollback");
   }
@@ -103,9 +106,10 @@ std::string RoundManifest::Encode() const {
   std::string out(kMagicLine);
   out += fmt::format("version {}\nwriters {}\n", version, k);
   if (!token.empty()) out += fmt::format("token {}\n", token);
-  // Written only when they say something, so that rounds of older writers read the same.
+  // Written only when they say something: rounds of older writers decode the same.
   if (keep != webdb::kDefaultKeep) out += fmt::format("keep {}\n", keep);
   if (restores != 0) out += fmt::format("rollback {}\n", restores);
+  if (time_ms != 0) out += fmt::format("time {}\n", time_ms);
   for (int i = 0; i < k; ++i) {
     if (!digests[i].empty()) out += fmt::format("digest {} {}\n", i, digests[i]);
   }

@@ -1,7 +1,7 @@
 // RoundManifest: one committed version of a distributed db — its k sections (each a
 // webdb::Manifest of table files on its writer's machine), the url breakpoints, the
-// round token and each writer's input digest, the db's keep setting and, for a round
-// made by a rollback, the round it restores. Its text form (docs/FORMAT.md) ends in a
+// round token and each writer's input digest, the db's keep setting, when it was made
+// and, for a round made by a rollback, the round it restores. Its text form (docs/FORMAT.md) ends in a
 // CRC32C line; every writer builds a byte-identical copy (round_store.h keeps them).
 // A plain value.
 #ifndef DISTWRITER_ROUND_MANIFEST_H_
@@ -26,6 +26,7 @@ struct RoundManifest {
   std::vector<webdb::Manifest> sections;
   uint32_t keep = webdb::kDefaultKeep;  // rounds kept readable, this one included
   uint64_t restores = 0;  // a rollback: the round whose sections this one names; 0 if none
+  int64_t time_ms = 0;    // when it was made, ms since the epoch; 0: unknown
 
   uint64_t num_pages() const;
   uint64_t num_links() const;

@@ -239,6 +239,7 @@ Result<webdb::VersionList> ListRounds(const DistConfig& config, nutchfs::Env* en
   for (const RoundManifest& round : kept) {
     webdb::VersionInfo info;
     info.version = round.version;
+    info.time_ms = round.time_ms;
     info.pages = round.num_pages();
     info.links = round.num_links();
     for (const webdb::Manifest& s : round.sections) {
@@ -277,6 +278,7 @@ Result<webdb::RollbackResult> RollbackDistDb(const DistConfig& config, uint64_t 
   next.restores = version;
   next.token.clear();
   next.digests.assign(config.k, "");
+  next.time_ms = webdb::NowMs();
   NUTCHFS_RETURN_IF_ERROR((*admin)->PublishEverywhere(next, hook));
   NUTCHFS_RETURN_IF_ERROR((*admin)->Collect(next, hook));
   return webdb::RollbackResult{next.version, true};
@@ -302,6 +304,7 @@ Result<uint64_t> SetDistKeep(const DistConfig& config, uint32_t keep, const webd
   next.version = installed->version + 1;
   next.keep = keep;
   next.restores = 0;
+  next.time_ms = webdb::NowMs();
   NUTCHFS_RETURN_IF_ERROR((*admin)->PublishEverywhere(next, hook));
   NUTCHFS_RETURN_IF_ERROR((*admin)->Collect(next, hook));
   return next.version;

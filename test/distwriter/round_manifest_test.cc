@@ -79,16 +79,19 @@ TEST_CASE("round manifest: a section file outside the db directory is refused", 
 }
 
 
-TEST_CASE("round manifest: keep and rollback lines round-trip, and are written only when set",
+TEST_CASE("round manifest: keep and rollback and time lines round-trip and are written only when set",
           "[distwriter]") {
   RoundManifest m = TwoSections();
   REQUIRE(m.Encode().find("\nkeep ") == std::string::npos);
   REQUIRE(m.Encode().find("\nrollback ") == std::string::npos);
+  REQUIRE(m.Encode().find("\ntime ") == std::string::npos);
   m.keep = 5;
   m.restores = 2;
+  m.time_ms = 1795480158239;
   const std::string text = m.Encode();
   REQUIRE(text.find("\nkeep 5\n") != std::string::npos);
   REQUIRE(text.find("\nrollback 2\n") != std::string::npos);
+  REQUIRE(text.find("\ntime 1795480158239\n") != std::string::npos);
   auto back = RoundManifest::Decode(text, "ROUND-000003");
   REQUIRE(back);
   REQUIRE(*back == m);
@@ -96,9 +99,10 @@ TEST_CASE("round manifest: keep and rollback lines round-trip, and are written o
   REQUIRE(plain);
   REQUIRE(plain->keep == webdb::kDefaultKeep);
   REQUIRE(plain->restores == 0);
+  REQUIRE(plain->time_ms == 0);
 }
 
-TEST_CASE("round manifest: a keep out of range or a rollback to a later round is refused",
+TEST_CASE("round manifest: a keep out of range or a rollback to a later round or a bad time is refused",
           "[distwriter]") {
   const std::string plain = TwoSections().Encode();
   const std::string body = plain.substr(0, plain.rfind("crc "));
@@ -106,7 +110,7 @@ TEST_CASE("round manifest: a keep out of range or a rollback to a later round is
   for (const std::string& line :
        {std::string("keep 0\n"), std::string("keep 10001\n"), std::string("keep -1\n"),
         std::string("keep x\n"), std::string("rollback 0\n"), std::string("rollback 3\n"),
-        std::string("rollback 9\n")}) {
+        std::string("rollback 9\n"), std::string("time 0\n"), std::string("time -5\n")}) {
     CAPTURE(line);
     auto m = RoundManifest::Decode(WithCrc(body.substr(0, after_writers) + line +
                                            body.substr(after_writers)),

@@ -120,6 +120,10 @@ TEST_CASE("round versions: the db keeps its newest rounds readable and collects 
   REQUIRE(list->versions[2].version == 4);
   REQUIRE_FALSE(list->versions[2].current);
   REQUIRE(list->versions[1].pages == after[2].num_pages);
+  // A round's time is its last section's: every writer's copy says the same.
+  REQUIRE(list->versions[2].time_ms > 0);
+  REQUIRE(list->versions[0].time_ms >= list->versions[2].time_ms);
+  for (int m = 1; m < kK; ++m) REQUIRE(db.cluster.Committed(m) == db.cluster.Committed(0));
 
   // Keeping fewer: the next round's clean-up removes what is no longer kept.
   REQUIRE(SetDistKeep(Load(db.cluster), 1, nullptr) == uint64_t{7});

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "distwriter/round_manifest.h"
 #include "nutchfs/lock_owner.h"
 #include "webdb/manifest.h"
 #include "webdb/verify.h"
@@ -62,21 +63,33 @@ FileMap FilesBelow(nutchfs::Env& env, const std::string& dir, const std::vector<
   return files;
 }
 
-// Two manifests say the same when they differ at most in when they were published.
-bool SameManifest(const std::string& name, const std::string& a, const std::string& b) {
-  if (!BaseName(name).starts_with("MANIFEST-")) return false;
-  auto ma = webdb::Manifest::Decode(a, name);
-  auto mb = webdb::Manifest::Decode(b, name);
+namespace {
+
+// Equal once decoded as T, with their times set aside.
+template <typename T>
+bool SameButTime(const std::string& name, const std::string& a, const std::string& b) {
+  auto ma = T::Decode(a, name);
+  auto mb = T::Decode(b, name);
   if (!ma || !mb) return false;
   ma->time_ms = mb->time_ms = 0;
   return *ma == *mb;
+}
+
+}  // namespace
+
+bool SameDbFile(const std::string& name, const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  const std::string base = BaseName(name);
+  if (base.starts_with("MANIFEST-")) return SameButTime<webdb::Manifest>(name, a, b);
+  if (base.starts_with("ROUND-")) return SameButTime<distwriter::RoundManifest>(name, a, b);
+  return false;
 }
 
 std::string DiffFiles(const FileMap& expected, const FileMap& actual) {
   for (const auto& [name, data] : expected) {
     auto it = actual.find(name);
     if (it == actual.end()) return name + " is missing";
-    if (it->second != data && !SameManifest(name, data, it->second)) {
+    if (!SameDbFile(name, data, it->second)) {
       return name + " differs (" + std::to_string(data.size()) + " bytes expected, " +
              std::to_string(it->second.size()) + " found)";
     }

@@ -26,7 +26,13 @@ void Reboot(nutchfs::Env& env, const std::string& root);
 // Every file below dir; `skip` names files (base names) left out. Requires dir to list.
 FileMap FilesBelow(nutchfs::Env& env, const std::string& dir,
                    const std::vector<std::string>& skip = {});
-// Empty when equal; otherwise the first difference (a missing, extra or different file).
+// Whether two contents of the db file `name` say the same: equal bytes, or two manifests
+// (a single-machine MANIFEST-*, a distributed db's ROUND-*) that differ at most in when
+// they were made.
+bool SameDbFile(const std::string& name, const std::string& a, const std::string& b);
+
+// Empty when equal (SameDbFile); otherwise the first difference (a missing, extra or
+// different file).
 std::string DiffFiles(const FileMap& expected, const FileMap& actual);
 
 // Empty when webdb::VerifyDb finds nothing in the db at dir; otherwise the findings (or

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "test/util/crash_recovery.h"
 #include "test/util/subprocess.h"
-#include "webdb/manifest.h"
 
 namespace testutil {
 namespace {
@@ -51,15 +51,6 @@ std::string ReadAll(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// Two manifests say the same when they differ at most in when they were published.
-bool SameManifest(const std::string& a, const std::string& b) {
-  if (!fs::path(a).filename().string().starts_with("MANIFEST-")) return false;
-  auto ma = webdb::Manifest::Decode(ReadAll(a), a);
-  auto mb = webdb::Manifest::Decode(ReadAll(b), b);
-  if (!ma || !mb) return false;
-  ma->time_ms = mb->time_ms = 0;
-  return *ma == *mb;
-}
 
 }  // namespace
 
@@ -119,7 +110,7 @@ std::string CompareTrees(const std::string& expected, const std::string& actual,
     if (!select(rel)) continue;
     if (!fs::exists(actual + "/" + rel)) return rel + " is missing";
     const std::string a = expected + "/" + rel, b = actual + "/" + rel;
-    if (!SameBytes(a, b) && !SameManifest(a, b)) return rel + " differs";
+    if (!SameBytes(a, b) && !SameDbFile(rel, ReadAll(a), ReadAll(b))) return rel + " differs";
   }
   for (const std::string& rel : FilesOf(actual)) {
     if (select(rel) && !fs::exists(expected + "/" + rel)) ++*extra;
