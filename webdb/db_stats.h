@@ -49,8 +49,8 @@ struct StatsReport {
   Histogram outdegree;  // links per content md5 that has any: "1", "2-3", "4-7", ...
   Histogram score;      // "<0", "0", "(0,0.01)", "[0.01,0.1)", ..., ">=1000"
   Histogram retries;    // one bucket per value
-  // Of a single-machine db (left 0 otherwise): the version read, the keep setting and
-  // the number of versions kept (webdb/versions.h).
+  // Filled in by the caller, who knows the db: the version (a distributed db's round)
+  // read, the keep setting and the number of versions kept (webdb/versions.h).
   uint64_t version = 0;
   uint32_t keep = 0;
   uint64_t versions_kept = 0;
