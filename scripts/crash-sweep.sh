@@ -7,8 +7,8 @@
 #   scripts/crash-sweep.sh [PAGES] [KILLS] [SEED]     (defaults: 20000 10 1, a quick check)
 #   scripts/crash-sweep.sh 1000000 200                 (the full sweep; hours, ~10 GB free)
 #
-# env: BUILD (default build; reconfigured with -DWEBDB_BUILD_BENCH=ON for the workload
-# generator), SWEEP_DIR (scratch space, default $TMPDIR or /tmp), SWEEP_PAIR_KILLS and
+# env: BUILD (default build-sweep, a build directory of its own, configured with
+# -DWEBDB_BUILD_BENCH=ON for the workload generator), SWEEP_DIR (scratch space, default $TMPDIR or /tmp), SWEEP_PAIR_KILLS and
 # SWEEP_LAUNCH_KILLS (default KILLS), ONLY=webdb|distwriter (one of the two sweeps).
 # ONLY=io runs instead the I/O-error sweep of a distributed round (ENOSPC, EIO, EDQUOT
 # at every write, sync, rename and directory call of writer 1's disk; [sweep][io]).
@@ -18,10 +18,13 @@ cd "$(dirname "$0")/.."
 PAGES=${1:-20000}
 KILLS=${2:-10}
 SEED=${3:-1}
-BUILD=${BUILD:-build}
+BUILD=${BUILD:-build-sweep}
 ONLY=${ONLY:-}
 
-cmake -S . -B "$BUILD" -DWEBDB_BUILD_BENCH=ON > /dev/null
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEBDB_BUILD_BENCH=ON \
+  "${launcher[@]}" > /dev/null
 cmake --build "$BUILD" -j2 --target webdb_bench webdb_tests distwriter_tests webdb_tool \
   distwriter_tool > /dev/null
 
