@@ -1,5 +1,6 @@
 #include "webdb/table_builder.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "webdb/crc32c.h"
@@ -46,7 +47,7 @@ Status TableBuilder::AddBlock(const RawBlock& block) {
   if (!block_.empty()) NUTCHFS_RETURN_IF_ERROR(FlushBlock());
   BlockHandle handle{offset_, block.bytes.size() - kBlockTrailerSize};
   NUTCHFS_RETURN_IF_ERROR(Write(block.bytes));
-  AppendIndexEntry(block.last_key, handle, &index_);
+  AddIndexEntry(block.last_key, handle);
   ++num_blocks_;
   num_records_ += block.records;
   last_key_.assign(block.last_key);
@@ -57,11 +58,24 @@ Status TableBuilder::FlushBlock() {
   BlockHandle handle{offset_, block_.size()};
   std::string_view bytes = block_.Finish();
   NUTCHFS_RETURN_IF_ERROR(Write(bytes));
-  AppendIndexEntry(block_.last_key(), handle, &index_);
+  AddIndexEntry(block_.last_key(), handle);
   ++num_blocks_;
   last_key_.assign(block_.last_key());
   block_.Reset();
   return Status::OK();
+}
+
+void TableBuilder::AddIndexEntry(std::string_view last_key, const BlockHandle& handle) {
+  constexpr size_t kIndexPiece = size_t{1} << 20;
+  std::string entry;
+  AppendIndexEntry(last_key, handle, &entry);
+  if (index_.empty() || index_.back().size() + entry.size() > index_.back().capacity()) {
+    index_.emplace_back();
+    index_.back().reserve(std::max(kIndexPiece, entry.size()));
+  }
+  index_.back().append(entry);
+  index_size_ += entry.size();
+  index_crc_ = crc32c::Extend(index_crc_, entry.data(), entry.size());
 }
 
 Status TableBuilder::Write(std::string_view data) {
@@ -78,14 +92,15 @@ Status TableBuilder::Finish() {
   finished_ = true;
   if (!block_.empty()) NUTCHFS_RETURN_IF_ERROR(FlushBlock());
   Footer footer;
-  footer.index = BlockHandle{offset_, index_.size()};
+  footer.index = BlockHandle{offset_, index_size_};
   footer.num_records = num_records_;
   footer.num_blocks = num_blocks_;
+  for (const std::string& piece : index_) NUTCHFS_RETURN_IF_ERROR(Write(piece));
+  index_.clear();
   std::string trailer;
-  AppendBlockTrailer(index_, &trailer);
-  NUTCHFS_RETURN_IF_ERROR(Write(index_));
+  AppendBlockTrailerWithCrc(index_crc_, &trailer);
   NUTCHFS_RETURN_IF_ERROR(Write(trailer));
-  footer.file_id = file_id_ = TableFileId(file_crc_, crc32c::Value(index_));
+  footer.file_id = file_id_ = TableFileId(file_crc_, index_crc_);
   std::string encoded;
   EncodeFooter(footer, &encoded);
   NUTCHFS_RETURN_IF_ERROR(Write(encoded));

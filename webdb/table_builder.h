@@ -12,11 +12,13 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "nutchfs/env.h"
 #include "nutchfs/status.h"
 #include "webdb/block_builder.h"
 #include "webdb/iterator.h"
+#include "webdb/table_format.h"
 
 namespace webdb {
 
@@ -59,10 +61,16 @@ class TableBuilder {
   std::string_view LastKey() const { return block_.empty() ? last_key_ : block_.last_key(); }
   Status FlushBlock();
   Status Write(std::string_view data);
+  void AddIndexEntry(std::string_view last_key, const BlockHandle& handle);
 
   std::unique_ptr<nutchfs::WritableFile> file_;
   BlockBuilder block_;
-  std::string index_;  // encoded index entries
+  // The encoded index entries, in pieces of about kIndexPiece bytes: one string that
+  // doubled as it grew would hold up to twice its size, and leave its smaller copies
+  // behind in the heap (a 10M-page table's index is about 10 MB).
+  std::vector<std::string> index_;
+  uint64_t index_size_ = 0;
+  uint32_t index_crc_ = 0;  // unmasked CRC32C of the entries so far
   std::string last_key_;  // of the last block written
   uint64_t offset_ = 0;
   uint64_t num_records_ = 0;

@@ -11,8 +11,12 @@ std::string At(uint64_t offset) { return " at offset " + std::to_string(offset);
 }  // namespace
 
 void AppendBlockTrailer(std::string_view block, std::string* dst) {
+  AppendBlockTrailerWithCrc(crc32c::Value(block), dst);
+}
+
+void AppendBlockTrailerWithCrc(uint32_t contents_crc, std::string* dst) {
   const char type = static_cast<char>(kBlockTypeNone);
-  uint32_t crc = crc32c::Extend(crc32c::Value(block), &type, 1);
+  uint32_t crc = crc32c::Extend(contents_crc, &type, 1);
   dst->push_back(type);
   PutFixed32(dst, crc32c::Mask(crc));
 }

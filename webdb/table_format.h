@@ -48,6 +48,8 @@ inline uint64_t TableFileId(uint32_t content_crc, uint32_t index_crc) {
 
 // Appends the trailer (type none, masked CRC32C of block + type) for the block bytes.
 void AppendBlockTrailer(std::string_view block, std::string* dst);
+// The same for a block whose bytes have the unmasked CRC32C contents_crc.
+void AppendBlockTrailerWithCrc(uint32_t contents_crc, std::string* dst);
 
 // Checks the trailer that follows block (block_with_trailer = block bytes + trailer) and
 // returns the block bytes. Corruption "<path>: ... at offset <offset>" on a bad type or crc.
