@@ -175,6 +175,11 @@ Status Committer::PublishAndInstall(const RoundManifest& round) {
           self_, round.version, machine, s.ToString());
     }
   }
+  // A round rolled forward from another machine's copy may be missing here (its
+  // decider could not publish it to this machine): CURRENT must never name a round file
+  // this machine does not have.
+  NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> here, store_.ReadDecided(round.version));
+  if (!here) NUTCHFS_RETURN_IF_ERROR(store_.Decide(round));
   Step("commit install");
   return store_.Install(round.version);
 }

@@ -8,11 +8,15 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
+#include <random>
 
 #include "distwriter/round_store.h"
 #include "test/util/call_writer.h"
+#include "test/util/dist_cluster.h"
 #include "test/util/fault_db.h"
 #include "test/util/hosts_config.h"
+#include "test/util/session_gen.h"
 
 namespace distwriter {
 namespace {
@@ -205,6 +209,33 @@ TEST_CASE("launch with writer 1 killed at each step of the commit, then launched
     db.ExpectUnchanged();
     db.ExpectEveryMachineCurrent();
   }
+}
+
+// Found by the [sweep][io] sweep: a writer whose machine never got the decided round
+// (its decider could not publish it there) rolled it forward from another machine's
+// copy and installed it, leaving CURRENT naming a round file its machine did not have.
+TEST_CASE("a writer rolling forward a round its machine has no copy of writes the copy first",
+          "[fault]") {
+  testutil::DistCluster cluster(kDistwriter, 2, 60000);
+  cluster.Create();
+  testutil::GenOptions o;
+  o.universe_urls = 20;
+  o.hostile_bytes = false;
+  testutil::SessionGenerator gen(8, o);
+  std::mt19937_64 cuts(8);
+  const std::vector<testutil::Session> slices = testutil::SplitSession(gen.Next(), 2, cuts);
+  cluster.RunRound(slices);
+  const std::string round = cluster.MetaDir(1) + "/" + RoundFileName(2);
+  REQUIRE(std::filesystem::remove(round));
+  std::ofstream(cluster.MetaDir(1) + "/CURRENT", std::ios::trunc) << RoundFileName(1) << "\n";
+  ProcessResult rerun = cluster.StartWriter(1, cluster.WriteCallFile(1, slices[1]))->Wait();
+  INFO(rerun.Describe());
+  REQUIRE(rerun.exit_code == 0);
+  CHECK(testutil::ParseRunReport(rerun.out).already_applied);
+  CHECK(std::filesystem::exists(round));
+  CHECK(testutil::ReadFileOrEmpty(cluster.MetaDir(1) + "/CURRENT") == RoundFileName(2) + "\n");
+  CHECK(cluster.Committed(1) == cluster.Committed(0));
+  CHECK(cluster.VerifyFindings() == "");
 }
 
 }  // namespace

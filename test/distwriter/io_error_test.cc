@@ -318,6 +318,7 @@ void FailEveryCall(const std::vector<Op>& ops, bool every) {
   for (size_t i = 0; i < mixed_failures.size() && i < 5; ++i) WARN(mixed_failures[i]);
   for (size_t i = 0; i < failures.size() && i < 20; ++i) UNSCOPED_INFO(failures[i]);
   CHECK(failures.empty());
+  CHECK(mixed_failures.empty());
   CHECK(inconclusive == 0);
 }
 
