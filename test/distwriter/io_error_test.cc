@@ -20,6 +20,7 @@
 #include "nutchfs/fault_env.h"
 #include "nutchfs/power_loss_env.h"
 #include "test/util/crash_recovery.h"
+#include "test/util/fault_ops.h"
 #include "test/util/session_gen.h"
 #include "test/util/thread_cluster.h"
 
@@ -32,14 +33,8 @@ using testutil::ThreadCluster;
 
 constexpr char kDisk[] = "/m1/";
 
-struct Op {
-  FaultOp op;
-  const char* name;
-};
-constexpr Op kOps[] = {{FaultOp::kNewWritable, "create"}, {FaultOp::kAppend, "write"},
-                       {FaultOp::kSync, "sync"},          {FaultOp::kClose, "close"},
-                       {FaultOp::kRename, "rename"},      {FaultOp::kSyncDir, "sync directory"},
-                       {FaultOp::kCreateDirs, "mkdir"},   {FaultOp::kCreateExclusive, "lock"}};
+using Op = testutil::WriteOp;
+constexpr auto& kOps = testutil::kWriteOps;
 
 // Retries would only repeat a failure that persists; the short timeout bounds the wait
 // of a writer whose peer failed.

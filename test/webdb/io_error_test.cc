@@ -15,6 +15,7 @@
 #include "nutchfs/mem_env.h"
 #include "test/util/crash_recovery.h"
 #include "test/util/db_dump.h"
+#include "test/util/fault_ops.h"
 #include "test/util/session_gen.h"
 #include "webdb/reader.h"
 
@@ -27,14 +28,8 @@ using testutil::Session;
 constexpr char kDb[] = "/db";
 constexpr char kScratch[] = "/verify-scratch";
 
-struct Op {
-  FaultOp op;
-  const char* name;
-};
-constexpr Op kOps[] = {{FaultOp::kNewWritable, "create"}, {FaultOp::kAppend, "write"},
-                       {FaultOp::kSync, "sync"},          {FaultOp::kClose, "close"},
-                       {FaultOp::kRename, "rename"},      {FaultOp::kSyncDir, "sync directory"},
-                       {FaultOp::kCreateDirs, "mkdir"},   {FaultOp::kCreateExclusive, "lock"}};
+using Op = testutil::WriteOp;
+constexpr auto& kOps = testutil::kWriteOps;
 constexpr int kErrors[] = {ENOSPC, EIO, EDQUOT};
 
 WriterOptions SmallBudget() {
