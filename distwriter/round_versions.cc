@@ -56,10 +56,10 @@ class Admin {
   }
 
   RoundStore& store() { return store_; }
-  nutchfs::NutchFs& fs() { return *fs_; }
 
-  // Every machine's installed round; a round installed on some machines only (a rollback
-  // or a round cut short) is installed on the others first. Returns the installed round.
+  // Every machine's installed round. A round installed on some machines only (a
+  // rollback or a round cut short), or decided and installed nowhere yet, is rolled
+  // forward first, as the writers would: installed on every machine. Returns it.
   Result<RoundManifest> Installed(const webdb::StepHook& hook) {
     std::map<std::string, uint64_t> at;
     uint64_t newest = 0;
@@ -74,12 +74,19 @@ class Admin {
       return Err(Status::Corruption(fmt::format("round {} is installed but no machine has {}",
                                                 newest, RoundFileName(newest))));
     }
-    if (round->k != config_.k) {
-      return Err(Status::InvalidArgument(
-          fmt::format("round {} has {} writers, the config {}", newest, round->k, config_.k)));
+    while (true) {
+      NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> decided,
+                               store_.FindDecided(round->version + 1));
+      if (!decided) break;
+      round = std::move(decided);
     }
+    if (round->k != config_.k) {
+      return Err(Status::InvalidArgument(fmt::format(
+          "round {} has {} writers, the config {}", round->version, round->k, config_.k)));
+    }
+    if (round->version != newest) NUTCHFS_RETURN_IF_ERROR(CheckSectionFiles(*round));
     for (const auto& [machine, version] : at) {
-      if (version == newest) continue;
+      if (version == round->version) continue;
       NUTCHFS_RETURN_IF_ERROR(Install(*round, machine, hook));
     }
     return *round;

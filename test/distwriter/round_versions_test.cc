@@ -243,6 +243,24 @@ TEST_CASE("round versions: a rollback cut short on some machines is finished by 
   REQUIRE(db.cluster.VerifyFindings() == "");
 }
 
+TEST_CASE("round versions: keep and rollback roll forward a round decided but installed nowhere",
+          "[distwriter][versions]") {
+  TestDb db(4);
+  const DbDump at_three = db.Round();
+  // Round 3 decided (every machine has ROUND-000003), its writers stopped before any
+  // installed it.
+  for (int m = 0; m < kK; ++m) {
+    std::ofstream(db.cluster.MetaDir(m) + "/CURRENT", std::ios::trunc) << RoundFileName(2) << "\n";
+  }
+  auto kept = SetDistKeep(Load(db.cluster), 5, nullptr);
+  REQUIRE(kept);
+  REQUIRE(*kept == 4);  // round 3 first, then the keep change
+  for (int m = 0; m < kK; ++m) REQUIRE(db.cluster.Committed(m).version == 4);
+  REQUIRE(testutil::CompareDumps(at_three, db.cluster.Dump()) == "");
+  REQUIRE(testutil::CompareDumps(at_three, DumpAt(db.cluster, 3)) == "");
+  REQUIRE(db.cluster.VerifyFindings() == "");
+}
+
 TEST_CASE("round versions: a reader's pins keep its round's files past keep until it closes",
           "[distwriter][versions]") {
   TestDb db(1);
