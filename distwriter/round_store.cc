@@ -149,11 +149,15 @@ Status RoundStore::PublishTo(const RoundManifest& round, std::string_view machin
 
 Status RoundStore::Install(uint64_t version) {
   NUTCHFS_ASSIGN_OR_RETURN(auto at, View(kCurrent));
-  return nutchfs::WriteFileAtomically(*at.env, at.path, RoundFileName(version) + "\n");
+  return WriteCurrent(at, version);
 }
 
 Status RoundStore::InstallAt(uint64_t version, const std::string& machine) {
   NUTCHFS_ASSIGN_OR_RETURN(auto at, fs_.LocateAt(config_.MetaFile(kCurrent), machine));
+  return WriteCurrent(at, version);
+}
+
+Status RoundStore::WriteCurrent(const nutchfs::NutchFs::Located& at, uint64_t version) {
   return nutchfs::WriteFileAtomically(*at.env, at.path, RoundFileName(version) + "\n");
 }
 

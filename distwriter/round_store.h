@@ -78,6 +78,8 @@ class RoundStore {
   Result<nutchfs::NutchFs::Located> View(const std::string& name);
   // CURRENT or ROUND-<version> as found at `at` (the view or one machine).
   Result<uint64_t> ReadCurrent(const nutchfs::NutchFs::Located& at);
+  // Makes CURRENT at `at` name ROUND-<version>.
+  Status WriteCurrent(const nutchfs::NutchFs::Located& at, uint64_t version);
   Result<std::optional<RoundManifest>> ReadRound(const nutchfs::NutchFs::Located& at,
                                                  uint64_t version);
   Result<std::optional<RoundManifest>> Decode(Result<std::string> text, const std::string& where);
