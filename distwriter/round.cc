@@ -230,7 +230,10 @@ Result<bool> Round::Attempt() {
   exchange_ = std::make_unique<Exchange>(fs_, config_, self_, committed_.version + 1, timeout());
   // Markers of an earlier attempt at this round must not stop this one.
   NUTCHFS_RETURN_IF_ERROR(exchange_->ClearFailures());
-  DistPlumbing plumbing(local_, work_dir_, options_.memory_budget, *exchange_, self_, config_.k);
+  NUTCHFS_ASSIGN_OR_RETURN(size_t sorter_budget,
+                           webdb::SorterBudget(local_, section_dir_, committed_.sections[self_],
+                                               options_.memory_budget));
+  DistPlumbing plumbing(local_, work_dir_, sorter_budget, *exchange_, self_, config_.k);
   NUTCHFS_ASSIGN_OR_RETURN(std::string digest, LogCalls(plumbing));
   if (rolled_forward_ && committed_.digests[self_] == digest) {
     Report(committed_, true);  // the round it was killed in, finished by its peers

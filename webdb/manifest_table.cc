@@ -44,11 +44,17 @@ Result<std::unique_ptr<Table>> OpenTableOf(nutchfs::Env& env, const TableRef& re
   return table;
 }
 
-Status CheckTableOf(nutchfs::Env& env, const TableRef& ref) {
+Result<Footer> CheckedFooterOf(nutchfs::Env& env, const TableRef& ref) {
   NUTCHFS_ASSIGN_OR_RETURN(auto file, OpenFile(env, ref));
   NUTCHFS_RETURN_IF_ERROR(CheckTableSize(ref, file->size()));
   NUTCHFS_ASSIGN_OR_RETURN(Footer footer, ReadTableFooter(*file));
-  return CheckTableFooter(ref, footer);
+  NUTCHFS_RETURN_IF_ERROR(CheckTableFooter(ref, footer));
+  return footer;
+}
+
+Status CheckTableOf(nutchfs::Env& env, const TableRef& ref) {
+  auto footer = CheckedFooterOf(env, ref);
+  return footer ? Status::OK() : footer.error();
 }
 
 Status CheckManifestTables(nutchfs::Env& env, const std::string& dir, const Manifest& m) {

@@ -33,7 +33,8 @@ struct TableRef {
 // Opens the file and checks it against the entry.
 Result<std::unique_ptr<Table>> OpenTableOf(nutchfs::Env& env, const TableRef& ref);
 
-// The same checks, reading only the file's size and its footer.
+// The same checks, reading only the file's size and its footer; the footer.
+Result<Footer> CheckedFooterOf(nutchfs::Env& env, const TableRef& ref);
 Status CheckTableOf(nutchfs::Env& env, const TableRef& ref);
 
 // CheckTableOf for every table m names in dir: before a version is published, so that

@@ -43,6 +43,12 @@ class Table {
   // ("<path>: ... at offset N") on a bad block, and it then stops (Valid() false).
   std::unique_ptr<Iterator> NewIterator() const;
 
+  // The most memory Open() keeps for a table with this footer: the index keys and two
+  // integers per block (the writers leave it out of their sorters' budget).
+  static uint64_t IndexMemory(const Footer& footer) {
+    return footer.index.size + 2 * sizeof(uint64_t) * footer.num_blocks;
+  }
+
   uint64_t num_records() const { return footer_.num_records; }
   const Footer& footer() const { return footer_; }
   uint64_t num_blocks() const { return block_ends_.size(); }

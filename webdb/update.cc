@@ -1,5 +1,6 @@
 #include "webdb/update.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "webdb/block_marks.h"
@@ -147,6 +148,28 @@ class Update {
 };
 
 }  // namespace
+
+Result<size_t> SorterBudget(nutchfs::Env& env, const std::string& dir, const Manifest& old,
+                            size_t memory_budget) {
+  auto index_memory = [&](TableId t) -> Result<uint64_t> {
+    const TableFile& f = old.table(t);
+    NUTCHFS_ASSIGN_OR_RETURN(Footer footer,
+                             CheckedFooterOf(env, {dir + "/" + f.name, f,
+                                                   "the manifest of version " +
+                                                       std::to_string(old.version)}));
+    return Table::IndexMemory(footer);
+  };
+  uint64_t held = 0;
+  for (TableId t : {TableId::kLinksByMd5, TableId::kLinksByUrl}) {
+    NUTCHFS_ASSIGN_OR_RETURN(uint64_t bytes, index_memory(t));
+    held += bytes;
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(uint64_t by_url, index_memory(TableId::kPagesByUrl));
+  NUTCHFS_ASSIGN_OR_RETURN(uint64_t by_md5, index_memory(TableId::kPagesByMd5));
+  held += std::max(by_url, by_md5);
+  const size_t floor = memory_budget / 4;
+  return held >= memory_budget - floor ? floor : memory_budget - held;
+}
 
 Result<Manifest> RunUpdate(nutchfs::Env& env, const Manifest& old, const UpdateParams& params,
                            StagePlumbing& plumbing) {

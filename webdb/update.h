@@ -47,6 +47,14 @@ struct UpdateParams {
   const WriterOptions* options = nullptr;
 };
 
+// The part of memory_budget that the sorters of an update of `old` (in dir) may take:
+// the budget less the indexes of the tables the update holds open at once (both link
+// tables throughout, and one page table in stages 3 to 5, reckoned at the larger of the
+// old ones), so that sorters and indexes together stay within the budget. Never less
+// than a quarter of the budget. Reads the tables' footers (checked as OpenTableOf does).
+Result<size_t> SorterBudget(nutchfs::Env& env, const std::string& dir, const Manifest& old,
+                            size_t memory_budget);
+
 // Runs stages 1..5. The returned manifest shares the files of tables that no stage
 // had to change. On error, new files may be left behind; the old version is intact.
 Result<Manifest> RunUpdate(nutchfs::Env& env, const Manifest& old, const UpdateParams& params,

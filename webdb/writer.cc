@@ -42,13 +42,13 @@ class LocalPlumbing final : public StagePlumbing {
 class SingleWriter final : public Writer {
  public:
   SingleWriter(nutchfs::Env& env, std::string dir, WriterOptions options, Manifest current,
-               std::unique_ptr<nutchfs::ScopedLock> lock)
+               std::unique_ptr<nutchfs::ScopedLock> lock, size_t sorter_budget)
       : env_(env),
         dir_(std::move(dir)),
         options_(std::move(options)),
         current_(std::move(current)),
         lock_(std::move(lock)),
-        plumbing_(env, dir_ + "/work", options_.memory_budget, options_.sort_thread),
+        plumbing_(env, dir_ + "/work", sorter_budget, options_.sort_thread),
         log_(plumbing_.Sink(1), plumbing_.Sink(3), /*writer=*/0) {}
 
   Status AddPage(const Page& p) override { return log_.AddPage(p); }
@@ -155,12 +155,17 @@ Result<std::unique_ptr<Writer>> Writer::Open(nutchfs::Env& env, const std::strin
   // keeps, it keeps the LOCK that marks it as unfinished (docs/DESIGN.md).
   NUTCHFS_RETURN_IF_ERROR(env.SyncDir(dir));
   NUTCHFS_ASSIGN_OR_RETURN(Manifest current, ReadCurrentManifest(env, dir));
+  auto sorter_budget = SorterBudget(env, dir, current, options.memory_budget);
+  if (!sorter_budget) {
+    return Err(sorter_budget.error().WithContext(
+        fmt::format("{}: version {} not published", dir, current.version + 1)));
+  }
   // Whatever an interrupted session left behind is not part of any version.
   NUTCHFS_RETURN_IF_ERROR(env.RemoveDirRecursively(dir + "/work"));
   NUTCHFS_RETURN_IF_ERROR(env.CreateDirs(dir + "/work"));
   NUTCHFS_RETURN_IF_ERROR(CollectGarbage(env, dir, current));
-  return std::unique_ptr<Writer>(
-      new SingleWriter(env, dir, std::move(options), std::move(current), std::move(lock)));
+  return std::unique_ptr<Writer>(new SingleWriter(env, dir, std::move(options), std::move(current),
+                                                  std::move(lock), *sorter_budget));
 }
 
 }  // namespace webdb
