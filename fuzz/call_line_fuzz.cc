@@ -1,7 +1,9 @@
 // Fuzzes call lines (webdb/call_parser.h) and call files (webdb/call_file.h).
 // Properties: no crash; every parse error is InvalidArgument (a call file's names
-// FILE:LINE); a parsed call written back as JSON (webdb/json_out.h) parses to the same
-// call; the call file reader yields exactly the calls of its non-blank lines.
+// FILE:LINE); a line the plain-form scanner takes (webdb/plain_call_scanner.h) parses
+// to the same call with simdjson's parser alone; a parsed call written back as JSON
+// (webdb/json_out.h) parses to the same call; the call file reader yields exactly the
+// calls of its non-blank lines.
 #include <cstdint>
 #include <string>
 
@@ -9,6 +11,7 @@
 #include "webdb/call_file.h"
 #include "webdb/call_parser.h"
 #include "webdb/json_out.h"
+#include "webdb/plain_call_scanner.h"
 
 namespace {
 
@@ -21,7 +24,13 @@ std::string Padded(std::string_view line) {
 // The call parsed from line, checked to round-trip through AppendCallJson.
 std::optional<webdb::Call> ParseChecked(webdb::CallParser& parser, std::string_view line) {
   const std::string padded = Padded(line);
-  auto call = parser.Parse(std::string_view(padded).substr(0, line.size()));
+  const std::string_view view = std::string_view(padded).substr(0, line.size());
+  if (std::optional<webdb::Call> fast = webdb::ScanPlainCall(view)) {
+    auto full = parser.ParseJson(view);
+    FUZZ_CHECK_MSG(full.has_value(), full ? "" : full.error().ToString());
+    FUZZ_CHECK(*full == *fast);
+  }
+  auto call = parser.Parse(view);
   if (!call) {
     FUZZ_CHECK_MSG(call.error().IsInvalidArgument(), call.error().ToString());
     return std::nullopt;

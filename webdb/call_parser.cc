@@ -7,7 +7,10 @@
 #include <cstdio>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
+
+#include "webdb/plain_call_scanner.h"
 
 namespace webdb {
 namespace {
@@ -336,6 +339,11 @@ CallParser::CallParser() : rep_(std::make_unique<Rep>()) {}
 CallParser::~CallParser() = default;
 
 Result<Call> CallParser::Parse(std::string_view line) {
+  if (std::optional<Call> call = ScanPlainCall(line)) return std::move(*call);
+  return ParseJson(line);
+}
+
+Result<Call> CallParser::ParseJson(std::string_view line) {
   NUTCHFS_RETURN_IF_ERROR(CheckLineBytes(line));
   // An object left open at the end of the line is refused before simdjson sees it: its
   // on-demand parser then reads a value past the structural index (the fuzzed line

@@ -1,6 +1,7 @@
 // CallParser: one line of a call file -> one Call, with the strict grammar described
 // in webdb/call_file.h. Used by CallFileReader; exposed for tests and other readers of
-// call streams.
+// call streams. A line in plain form (webdb/plain_call_scanner.h) is read by the fast
+// scanner; every other line, and every line with an error, by simdjson's parser.
 //
 // A CallParser owns a simdjson parser whose buffers are reused from line to line, so
 // one parser should live as long as the stream. Not thread-safe.
@@ -30,6 +31,9 @@ class CallParser {
   // reason only; the caller adds FILE:LINE.
   // REQUIRES: the kPadding bytes after line.data() + line.size() are readable.
   Result<Call> Parse(std::string_view line);
+  // Parse with simdjson's parser alone, whatever the line's form (what Parse does for a
+  // line the fast scanner does not take; for tests that hold the scanner to it).
+  Result<Call> ParseJson(std::string_view line);
 
  private:
   struct Rep;
