@@ -5,18 +5,17 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace webdb {
 namespace {
 
-// Reads tokens front to back; every method returns false (and may leave the
-// position anywhere) when the text is not what it wants, and the caller gives
-// up on the line.
+// Reads tokens front to back; every method returns false (and may leave the position
+// anywhere) when the text is not what it wants, and the caller gives up on the line.
 class Scanner {
-public:
-  explicit Scanner(std::string_view text)
-      : p_(text.data()), end_(text.data() + text.size()) {}
+ public:
+  explicit Scanner(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
 
   bool AtEnd() {
     SkipSpace();
@@ -24,95 +23,76 @@ public:
   }
   bool Consume(char c) {
     SkipSpace();
-    if (p_ == end_ || *p_ != c)
-      return false;
+    if (p_ == end_ || *p_ != c) return false;
     ++p_;
     return true;
   }
   // A string without escapes or bytes below 0x20: a view of its bytes.
-  bool String(std::string_view *out) {
-    if (!Consume('"'))
-      return false;
-    const char *start = p_;
+  bool String(std::string_view* out) {
+    if (!Consume('"')) return false;
+    const char* start = p_;
+    SkipPlainWords();
     for (; p_ < end_; ++p_) {
       const unsigned char c = static_cast<unsigned char>(*p_);
-      if (c == '"')
-        break;
-      if (c == '\\' || c < 0x20)
-        return false;
+      if (c == '"') break;
+      if (c == '\\' || c < 0x20) return false;
     }
-    if (p_ == end_)
-      return false;
+    if (p_ == end_) return false;
     *out = std::string_view(start, static_cast<size_t>(p_ - start));
     ++p_;
     return true;
   }
-  // 0 or -?[1-9][0-9]{0,18} that fits in int64_t, within lo..hi, then a
-  // delimiter.
-  bool Int(int64_t lo, int64_t hi, int64_t *out) {
+  // 0 or -?[1-9][0-9]{0,18} that fits in int64_t, within lo..hi, then a delimiter.
+  bool Int(int64_t lo, int64_t hi, int64_t* out) {
     SkipSpace();
     const bool negative = p_ < end_ && *p_ == '-';
-    if (negative)
-      ++p_;
-    if (p_ == end_ || *p_ < '0' || *p_ > '9' || (*p_ == '0' && negative))
-      return false;
-    uint64_t magnitude = 0; // 19 digits always fit
+    if (negative) ++p_;
+    if (p_ == end_ || *p_ < '0' || *p_ > '9' || (*p_ == '0' && negative)) return false;
+    uint64_t magnitude = 0;  // 19 digits always fit
     if (*p_ == '0') {
       ++p_;
     } else {
       for (int digits = 0; p_ < end_ && *p_ >= '0' && *p_ <= '9'; ++p_) {
-        if (++digits > 19)
-          return false;
+        if (++digits > 19) return false;
         magnitude = magnitude * 10 + static_cast<uint64_t>(*p_ - '0');
       }
     }
-    const uint64_t limit =
-        uint64_t{std::numeric_limits<int64_t>::max()} + (negative ? 1 : 0);
-    if (magnitude > limit)
-      return false;
-    const int64_t v = negative ? static_cast<int64_t>(0 - magnitude)
-                               : static_cast<int64_t>(magnitude);
-    if (v < lo || v > hi || !BeforeDelimiter())
-      return false;
+    const uint64_t limit = uint64_t{std::numeric_limits<int64_t>::max()} + (negative ? 1 : 0);
+    if (magnitude > limit) return false;
+    const int64_t v =
+        negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
+    if (v < lo || v > hi || !BeforeDelimiter()) return false;
     *out = v;
     return true;
   }
-  // A JSON number of at most 64 bytes that rounds to a finite float without
-  // over- or underflow, then a delimiter.
-  bool Float(float *out) {
+  // A JSON number of at most 64 bytes that rounds to a finite float without over- or
+  // underflow, then a delimiter.
+  bool Float(float* out) {
     SkipSpace();
-    const char *start = p_;
-    if (p_ < end_ && *p_ == '-')
-      ++p_;
+    const char* start = p_;
+    if (p_ < end_ && *p_ == '-') ++p_;
     if (p_ < end_ && *p_ == '0') {
       ++p_;
     } else if (!Digits()) {
       return false;
     }
-    if (p_ < end_ && *p_ == '.' && (++p_, !Digits()))
-      return false;
+    if (p_ < end_ && *p_ == '.' && (++p_, !Digits())) return false;
     if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
       ++p_;
-      if (p_ < end_ && (*p_ == '+' || *p_ == '-'))
-        ++p_;
-      if (!Digits())
-        return false;
+      if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
+      if (!Digits()) return false;
     }
-    if (p_ - start > 64 || !BeforeDelimiter())
-      return false;
+    if (p_ - start > 64 || !BeforeDelimiter()) return false;
     float x;
     auto [end, ec] = std::from_chars(start, p_, x);
-    if (ec != std::errc() || end != p_ || !std::isfinite(x))
-      return false;
+    if (ec != std::errc() || end != p_ || !std::isfinite(x)) return false;
     *out = x;
     return true;
   }
   bool Bool() {
     SkipSpace();
-    for (std::string_view word :
-         {std::string_view("true"), std::string_view("false")}) {
-      if (std::string_view(p_, static_cast<size_t>(end_ - p_))
-              .starts_with(word)) {
+    for (std::string_view word : {std::string_view("true"), std::string_view("false")}) {
+      if (std::string_view(p_, static_cast<size_t>(end_ - p_)).starts_with(word)) {
         p_ += word.size();
         return BeforeDelimiter();
       }
@@ -120,16 +100,30 @@ public:
     return false;
   }
 
-private:
+ private:
+  // Moves over whole 8-byte words that hold no '"', no '\' and no byte below 0x20 (the
+  // bytes where a string ends or the scanner gives up).
+  void SkipPlainWords() {
+    constexpr uint64_t kOnes = 0x0101010101010101, kHighs = 0x8080808080808080;
+    while (end_ - p_ >= 8) {
+      uint64_t w;
+      std::memcpy(&w, p_, 8);
+      const uint64_t quote = w ^ (kOnes * '"'), backslash = w ^ (kOnes * '\\');
+      // The high bit of a byte is set for a zero byte of quote or backslash and for a
+      // byte of w below 0x20, and may be set above one; never in a word without them.
+      const uint64_t found = ((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
+                             ((w - kOnes * 0x20) & ~w);
+      if (found & kHighs) return;
+      p_ += 8;
+    }
+  }
   void SkipSpace() {
-    while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\r'))
-      ++p_;
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\r')) ++p_;
   }
   // One or more digits.
   bool Digits() {
-    const char *start = p_;
-    while (p_ < end_ && *p_ >= '0' && *p_ <= '9')
-      ++p_;
+    const char* start = p_;
+    while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
     return p_ > start;
   }
   bool BeforeDelimiter() {
@@ -137,66 +131,56 @@ private:
     return p_ < end_ && (*p_ == ',' || *p_ == '}');
   }
 
-  const char *p_;
-  const char *const end_;
+  const char* p_;
+  const char* const end_;
 };
 
 // The index of key in names, or -1.
 template <size_t N>
 int FieldIndex(std::string_view key, const std::string_view (&names)[N]) {
   for (size_t i = 0; i < N; ++i) {
-    if (names[i] == key)
-      return static_cast<int>(i);
+    if (names[i] == key) return static_cast<int>(i);
   }
   return -1;
 }
 
-// Calls field(index) for each field of an object, each name at most once; the
-// set of fields seen, or nullopt.
+// Calls field(index) for each field of an object, each name at most once; the set of
+// fields seen, or nullopt.
 template <size_t N, typename Fn>
-std::optional<uint32_t> Fields(Scanner &s, const std::string_view (&names)[N],
-                               Fn &&field) {
-  if (!s.Consume('{'))
-    return std::nullopt;
+std::optional<uint32_t> Fields(Scanner& s, const std::string_view (&names)[N], Fn&& field) {
+  if (!s.Consume('{')) return std::nullopt;
   uint32_t seen = 0;
   do {
     std::string_view key;
-    if (!s.String(&key) || !s.Consume(':'))
-      return std::nullopt;
+    if (!s.String(&key) || !s.Consume(':')) return std::nullopt;
     const int i = FieldIndex(key, names);
-    if (i < 0 || (seen & (1u << i)) || !field(i))
-      return std::nullopt;
+    if (i < 0 || (seen & (1u << i)) || !field(i)) return std::nullopt;
     seen |= 1u << i;
   } while (s.Consume(','));
-  if (!s.Consume('}'))
-    return std::nullopt;
+  if (!s.Consume('}')) return std::nullopt;
   return seen;
 }
 
-bool Url(Scanner &s, std::string *out) {
+bool Url(Scanner& s, std::string* out) {
   std::string_view url;
-  if (!s.String(&url) || !ValidateUrl(url).ok())
-    return false;
+  if (!s.String(&url) || !ValidateUrl(url).ok()) return false;
   out->assign(url);
   return true;
 }
 
-bool Md5Field(Scanner &s, Md5 *out) {
+bool Md5Field(Scanner& s, Md5* out) {
   std::string_view hex;
-  if (!s.String(&hex))
-    return false;
+  if (!s.String(&hex)) return false;
   auto md5 = ParseMd5Hex(hex);
-  if (!md5)
-    return false;
+  if (!md5) return false;
   *out = *md5;
   return true;
 }
 
 template <typename T>
-bool IntField(Scanner &s, int64_t lo, int64_t hi, T *out) {
+bool IntField(Scanner& s, int64_t lo, int64_t hi, T* out) {
   int64_t v;
-  if (!s.Int(lo, hi, &v))
-    return false;
+  if (!s.Int(lo, hi, &v)) return false;
   *out = static_cast<T>(v);
   return true;
 }
@@ -205,60 +189,42 @@ constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 constexpr std::string_view kPageNames[] = {
-    "url",           "md5",         "nextFetch", "retries",
-    "fetchInterval", "numOutlinks", "score",     "nextScore"};
+    "url", "md5", "nextFetch", "retries", "fetchInterval", "numOutlinks", "score", "nextScore"};
 
-bool ScanPage(Scanner &s, Page *page) {
+bool ScanPage(Scanner& s, Page* page) {
   auto field = [&](int i) {
     switch (i) {
-    case 0:
-      return Url(s, &page->url);
-    case 1:
-      return Md5Field(s, &page->md5);
-    case 2:
-      return IntField(s, kInt64Min, kInt64Max, &page->next_fetch);
-    case 3:
-      return IntField(s, 0, 255, &page->retries);
-    case 4:
-      return IntField(s, 0, 255, &page->fetch_interval);
-    case 5:
-      return IntField(s, 0, std::numeric_limits<int32_t>::max(),
-                      &page->num_outlinks);
-    case 6:
-      return s.Float(&page->score);
-    default:
-      return s.Float(&page->next_score);
+      case 0: return Url(s, &page->url);
+      case 1: return Md5Field(s, &page->md5);
+      case 2: return IntField(s, kInt64Min, kInt64Max, &page->next_fetch);
+      case 3: return IntField(s, 0, 255, &page->retries);
+      case 4: return IntField(s, 0, 255, &page->fetch_interval);
+      case 5: return IntField(s, 0, std::numeric_limits<int32_t>::max(), &page->num_outlinks);
+      case 6: return s.Float(&page->score);
+      default: return s.Float(&page->next_score);
     }
   };
   auto seen = Fields(s, kPageNames, field);
-  if (!seen || !(*seen & 1u))
-    return false;
-  if (!(*seen & 2u))
-    page->md5 = Md5Of(page->url);
+  if (!seen || !(*seen & 1u)) return false;
+  if (!(*seen & 2u)) page->md5 = Md5Of(page->url);
   return true;
 }
 
-constexpr std::string_view kLinkNames[] = {"from", "url", "anchor", "domainID",
-                                           "targetHasOutlink"};
+constexpr std::string_view kLinkNames[] = {"from", "url", "anchor", "domainID", "targetHasOutlink"};
 
-bool ScanLink(Scanner &s, Link *link) {
+bool ScanLink(Scanner& s, Link* link) {
   auto field = [&](int i) {
     switch (i) {
-    case 0:
-      return Md5Field(s, &link->from);
-    case 1:
-      return Url(s, &link->url);
-    case 2: {
-      std::string_view anchor;
-      if (!s.String(&anchor) || anchor.size() > kMaxAnchorLength)
-        return false;
-      link->anchor.assign(anchor);
-      return true;
-    }
-    case 3:
-      return IntField(s, kInt64Min, kInt64Max, &link->domain_id);
-    default:
-      return s.Bool(); // ignored: the db computes it
+      case 0: return Md5Field(s, &link->from);
+      case 1: return Url(s, &link->url);
+      case 2: {
+        std::string_view anchor;
+        if (!s.String(&anchor) || anchor.size() > kMaxAnchorLength) return false;
+        link->anchor.assign(anchor);
+        return true;
+      }
+      case 3: return IntField(s, kInt64Min, kInt64Max, &link->domain_id);
+      default: return s.Bool();  // ignored: the db computes it
     }
   };
   auto seen = Fields(s, kLinkNames, field);
@@ -268,13 +234,11 @@ bool ScanLink(Scanner &s, Link *link) {
 constexpr std::string_view kCallNames[] = {"op", "page", "link", "url"};
 constexpr uint32_t kOp = 1, kPage = 2, kLink = 4, kUrl = 8;
 
-bool ScanOp(Scanner &s, Call::Op *op) {
+bool ScanOp(Scanner& s, Call::Op* op) {
   std::string_view name;
-  if (!s.String(&name))
-    return false;
-  for (Call::Op o :
-       {Call::Op::kAddPage, Call::Op::kAddLink, Call::Op::kAddPageWithScore,
-        Call::Op::kAddPageIfNotPresent, Call::Op::kDeletePage}) {
+  if (!s.String(&name)) return false;
+  for (Call::Op o : {Call::Op::kAddPage, Call::Op::kAddLink, Call::Op::kAddPageWithScore,
+                     Call::Op::kAddPageIfNotPresent, Call::Op::kDeletePage}) {
     if (name == CallOpName(o)) {
       *op = o;
       return true;
@@ -286,42 +250,33 @@ bool ScanOp(Scanner &s, Call::Op *op) {
 // The fields an op takes, as CallParser checks them.
 bool ShapeFits(Call::Op op, uint32_t seen) {
   switch (op) {
-  case Call::Op::kAddPage:
-  case Call::Op::kAddPageWithScore:
-    return seen == (kOp | kPage);
-  case Call::Op::kAddPageIfNotPresent:
-    return seen == (kOp | kPage) || seen == (kOp | kPage | kLink);
-  case Call::Op::kDeletePage:
-    return seen == (kOp | kUrl);
-  case Call::Op::kAddLink:
-    return seen == (kOp | kLink);
+    case Call::Op::kAddPage:
+    case Call::Op::kAddPageWithScore: return seen == (kOp | kPage);
+    case Call::Op::kAddPageIfNotPresent:
+      return seen == (kOp | kPage) || seen == (kOp | kPage | kLink);
+    case Call::Op::kDeletePage: return seen == (kOp | kUrl);
+    case Call::Op::kAddLink: return seen == (kOp | kLink);
   }
   return false;
 }
 
-} // namespace
+}  // namespace
 
 std::optional<Call> ScanPlainCall(std::string_view line) {
-  if (!simdjson::validate_utf8(line.data(), line.size()))
-    return std::nullopt;
+  if (!simdjson::validate_utf8(line.data(), line.size())) return std::nullopt;
   Scanner s(line);
   Call call;
   auto field = [&](int i) {
     switch (i) {
-    case 0:
-      return ScanOp(s, &call.op);
-    case 1:
-      return ScanPage(s, &call.page);
-    case 2:
-      return ScanLink(s, &call.link.emplace());
-    default:
-      return Url(s, &call.url);
+      case 0: return ScanOp(s, &call.op);
+      case 1: return ScanPage(s, &call.page);
+      case 2: return ScanLink(s, &call.link.emplace());
+      default: return Url(s, &call.url);
     }
   };
   auto seen = Fields(s, kCallNames, field);
-  if (!seen || !s.AtEnd() || !(*seen & kOp) || !ShapeFits(call.op, *seen))
-    return std::nullopt;
+  if (!seen || !s.AtEnd() || !(*seen & kOp) || !ShapeFits(call.op, *seen)) return std::nullopt;
   return call;
 }
 
-} // namespace webdb
+}  // namespace webdb

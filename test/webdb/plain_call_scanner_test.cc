@@ -1,7 +1,7 @@
-// The fast path of the call parser (webdb/plain_call_scanner.h): for every line
-// it takes, the Call simdjson's parser gives; it leaves every other line to
-// that parser. Checked on hand-picked edge cases, on the lines of generated
-// sessions, and on ~100k single-byte mutations of plain lines.
+// The fast path of the call parser (webdb/plain_call_scanner.h): for every line it takes,
+// the Call simdjson's parser gives; it leaves every other line to that parser. Checked
+// on hand-picked edge cases, on the lines of generated sessions, and on 100k single-byte
+// mutations of their lines.
 #include "webdb/plain_call_scanner.h"
 
 #include <catch2/catch.hpp>
@@ -16,18 +16,16 @@
 namespace webdb {
 namespace {
 
-Result<Call> ParseJson(const std::string &line) {
+Result<Call> ParseJson(const std::string& line) {
   static CallParser parser;
   std::string padded = line + std::string(CallParser::kPadding, ' ');
   return parser.ParseJson(std::string_view(padded.data(), line.size()));
 }
 
-// When the scanner takes line, the full parser gives the same call. True if it
-// took it.
-bool TakenAlike(const std::string &line) {
+// When the scanner takes line, the full parser gives the same call. True if it took it.
+bool TakenAlike(const std::string& line) {
   std::optional<Call> fast = ScanPlainCall(line);
-  if (!fast)
-    return false;
+  if (!fast) return false;
   auto full = ParseJson(line);
   INFO(line);
   REQUIRE(full.has_value());
@@ -42,28 +40,23 @@ const std::string kLink =
     R"({"op":"addLink","link":{"from":"0123456789abcdef0123456789abcdef","url":"http://t.example/",)"
     R"("domainID":-5,"anchor":"an anchor","targetHasOutlink":true}})";
 
-std::string Replace(std::string line, const std::string &from,
-                    const std::string &to) {
+std::string Replace(std::string line, const std::string& from, const std::string& to) {
   const size_t at = line.find(from);
   REQUIRE(at != std::string::npos);
   return line.replace(at, from.size(), to);
 }
 
-TEST_CASE("the plain-form scanner reads plain lines as the JSON parser does",
-          "[call_parser]") {
+TEST_CASE("the plain-form scanner reads plain lines as the JSON parser does", "[call_parser]") {
   for (
-      const std::string &line : std::vector<std::string>{
-          kPage, kLink,
-          std::string(
-              R"({"page":{"url":"http://a/"},"op":"addPageWithScore"})"),
+      const std::string& line : std::vector<std::string>{
+          kPage, kLink, std::string(R"({"page":{"url":"http://a/"},"op":"addPageWithScore"})"),
           std::string(
               R"(  { "op" : "addPageIfNotPresent" , "page" : { "url" : "http://a/" } ,)"
               R"( "link" : {"url":"http://b/","from":"0123456789abcdef0123456789abcdef"} }	)"),
           std::string("{\"op\":\"deletePage\",\"url\":\"http://a/~\"}"),
-          std::string(
-              "{\"op\":\"addLink\",\"link\":{\"from\":"
-              "\"0123456789abcdef0123456789abcdef\","
-              "\"url\":\"http://t/\xc3\xa9\",\"anchor\":\"\xe2\x82\xac\"}}\r"),
+          std::string("{\"op\":\"addLink\",\"link\":{\"from\":"
+                      "\"0123456789abcdef0123456789abcdef\","
+                      "\"url\":\"http://t/\xc3\xa9\",\"anchor\":\"\xe2\x82\xac\"}}\r"),
           Replace(kPage, "1.5", "-0.0"), Replace(kPage, "1.5", "3.4e38"),
           Replace(kPage, "1.5", "1E-3"),
           Replace(kPage, "1.5", "0.1000000000000000055511151231257827"),
@@ -78,59 +71,57 @@ TEST_CASE("the plain-form scanner reads plain lines as the JSON parser does",
   CHECK(no_md5->page.md5 == Md5Of("http://a/"));
 }
 
-TEST_CASE(
-    "the plain-form scanner leaves unusual and bad lines to the JSON parser",
-    "[call_parser]") {
-  for (
-      const std::string &line : std::vector<std::string>{
-          Replace(kPage, "\"url\"", "\"u\\u0072l\""), // an escape in a key
-          Replace(kLink, "an anchor",
-                  "an \\\"anchor\\\""),              // an escape in a value
-          Replace(kLink, "an anchor", "an\tanchor"), // a raw tab in a string
-          Replace(kPage, "-12", "-0"),
-          Replace(kPage, "-12", "012"),
-          Replace(kPage, "-12", "9223372036854775808"),
-          Replace(kPage, "-12", "-9223372036854775809"),
-          Replace(kPage, "-12", "10000000000000000000"),
-          Replace(kPage, "-12", "1.0"),
-          Replace(kPage, "-12", "1e3"),
-          Replace(kPage, "\"retries\":3", "\"retries\":256"),
-          Replace(kPage, "1.5", "1e39"),
-          Replace(kPage, "1.5", "1e-50"),
-          Replace(kPage, "1.5", ".5"),
-          Replace(kPage, "1.5", "1."),
-          Replace(kPage, "1.5", "+1"),
-          Replace(kPage, "1.5", "\"1\""),
-          Replace(kPage, "1.5", "1." + std::string(70, '0')),
-          Replace(kLink, "true", "null"),
-          Replace(kLink, "true", "truex"),
-          Replace(kPage, "\"retries\":3", "\"retries\":3,\"retries\":3"),
-          Replace(kPage, "\"retries\":3", "\"tries\":3"),
-          Replace(kPage, "http://a.example/x", ""), // not a url
-          Replace(kPage, "0123456789abcdef0123456789abcdef",
-                  "0123456789ABCDEF0123456789ABCDEF"),
-          Replace(kPage, "addPage", "addpage"),
-          Replace(kLink, "addLink", "addPage"),
-          R"({"op":"deletePage","url":"http://a/","page":{"url":"http://a/"}})",
-          R"({"op":"addLink","link":{"url":"http://a/"}})",
-          R"({"page":{"url":"http://a/"}})",
-          kPage + " x",
-          kPage.substr(0, kPage.size() - 1),
-          "\xEF\xBB\xBF" + kPage,
-          Replace(kPage, "http://a.example/x",
-                  "http://a.example/\xc3"), // bad UTF-8
-          "",
-          "{}",
-          "[]",
-          "null"}) {
+TEST_CASE("the plain-form scanner leaves unusual and bad lines to the JSON parser",
+          "[call_parser]") {
+  for (const std::string& line : std::vector<std::string>{
+           Replace(kPage, "\"url\"", "\"u\\u0072l\""),  // an escape in a key
+           Replace(kLink, "an anchor",
+                   "an \\\"anchor\\\""),               // an escape in a value
+           Replace(kLink, "an anchor", "an\tanchor"),  // a raw tab in a string
+           Replace(kPage, "-12", "-0"),
+           Replace(kPage, "-12", "012"),
+           Replace(kPage, "-12", "9223372036854775808"),
+           Replace(kPage, "-12", "-9223372036854775809"),
+           Replace(kPage, "-12", "10000000000000000000"),
+           Replace(kPage, "-12", "1.0"),
+           Replace(kPage, "-12", "1e3"),
+           Replace(kPage, "\"retries\":3", "\"retries\":256"),
+           Replace(kPage, "1.5", "1e39"),
+           Replace(kPage, "1.5", "1e-50"),
+           Replace(kPage, "1.5", ".5"),
+           Replace(kPage, "1.5", "1."),
+           Replace(kPage, "1.5", "+1"),
+           Replace(kPage, "1.5", "\"1\""),
+           Replace(kPage, "1.5", "1." + std::string(70, '0')),
+           Replace(kLink, "true", "null"),
+           Replace(kLink, "true", "truex"),
+           Replace(kPage, "\"retries\":3", "\"retries\":3,\"retries\":3"),
+           Replace(kPage, "\"retries\":3", "\"tries\":3"),
+           Replace(kPage, "http://a.example/x", ""),  // not a url
+           Replace(kPage, "0123456789abcdef0123456789abcdef", "0123456789ABCDEF0123456789ABCDEF"),
+           Replace(kPage, "addPage", "addpage"),
+           Replace(kLink, "addLink", "addPage"),
+           R"({"op":"deletePage","url":"http://a/","page":{"url":"http://a/"}})",
+           R"({"op":"addLink","link":{"url":"http://a/"}})",
+           R"({"page":{"url":"http://a/"}})",
+           kPage + " x",
+           kPage.substr(0, kPage.size() - 1),
+           "\xEF\xBB\xBF" + kPage,
+           Replace(kPage, "http://a.example/x",
+                   "http://a.example/\xc3"),  // bad UTF-8
+           "",
+           "{}",
+           "[]",
+           "null"}) {
     INFO(line);
     CHECK_FALSE(ScanPlainCall(line).has_value());
   }
 }
 
-TEST_CASE("generated sessions and mutations of their lines: the scanner agrees "
-          "with the parser",
-          "[call_parser][random]") {
+TEST_CASE(
+    "generated sessions and mutations of their lines: the scanner agrees "
+    "with the parser",
+    "[call_parser][random]") {
   const uint64_t seed = std::random_device{}();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
@@ -142,7 +133,7 @@ TEST_CASE("generated sessions and mutations of their lines: the scanner agrees "
     options.long_anchor_chance = 0;
     testutil::SessionGenerator gen(rng(), options);
     for (int s = 0; s < 20; ++s) {
-      for (const testutil::Call &call : gen.Next()) {
+      for (const testutil::Call& call : gen.Next()) {
         std::string line;
         AppendCallJson(call, &line);
         lines.push_back(line);
@@ -150,8 +141,7 @@ TEST_CASE("generated sessions and mutations of their lines: the scanner agrees "
     }
   }
   size_t taken = 0;
-  for (const std::string &line : lines)
-    taken += TakenAlike(line);
+  for (const std::string& line : lines) taken += TakenAlike(line);
   CHECK(taken > lines.size() / 2);
 
   const std::string bytes = "\"\\{}[]:,. 0123456789-+eEtrufalsn\t\x80\xc3";
@@ -160,20 +150,14 @@ TEST_CASE("generated sessions and mutations of their lines: the scanner agrees "
     std::string line = lines[rng() % lines.size()];
     const size_t at = rng() % line.size();
     switch (rng() % 3) {
-    case 0:
-      line.erase(at, 1);
-      break;
-    case 1:
-      line[at] = bytes[rng() % bytes.size()];
-      break;
-    default:
-      line.insert(at, 1, bytes[rng() % bytes.size()]);
-      break;
+      case 0: line.erase(at, 1); break;
+      case 1: line[at] = bytes[rng() % bytes.size()]; break;
+      default: line.insert(at, 1, bytes[rng() % bytes.size()]); break;
     }
     mutated_taken += TakenAlike(line);
   }
   CHECK(mutated_taken > 0);
 }
 
-} // namespace
-} // namespace webdb
+}  // namespace
+}  // namespace webdb

@@ -1,7 +1,6 @@
-// The sorters' share of the memory budget (webdb::SorterBudget): the budget
-// less the indexes of the tables an update holds open at once, reckoned from
-// their footers so that it covers what Table::Open keeps, and never less than a
-// quarter of the budget.
+// The sorters' share of the memory budget (webdb::SorterBudget): the budget less the
+// indexes of the tables an update holds open at once, reckoned from their footers so
+// that it covers what Table::Open keeps, and never less than a quarter of the budget.
 #include "webdb/update.h"
 
 #include <catch2/catch.hpp>
@@ -15,25 +14,22 @@
 namespace webdb {
 namespace {
 
-// A db of 6,000 pages with ten links each, to other pages: each table has many
-// data blocks.
+// A db of 6,000 pages with ten links each, to other pages: each table has many data blocks.
 struct Db {
   static constexpr int kPages = 6000;
 
   Db() : env(nutchfs::NewLocalEnv()), dir(tmp.File("db")) {
     REQUIRE(Writer::Create(*env, dir, 2).ok());
     auto url = [](int i) {
-      return "http://host" + std::to_string(i % 50) + ".example/page/" +
-             std::to_string(i);
+      return "http://host" + std::to_string(i % 50) + ".example/page/" + std::to_string(i);
     };
     testutil::Session session;
     for (int i = 0; i < kPages; ++i) {
       Page page = Page::WithDefaults(url(i));
       page.num_outlinks = 10;
       for (int j = 0; j < 10; ++j) {
-        session.push_back(
-            testutil::AddLinkCall({page.md5, url((i * 7 + j) % kPages), j,
-                                   "anchor text " + std::to_string(j), false}));
+        session.push_back(testutil::AddLinkCall(
+            {page.md5, url((i * 7 + j) % kPages), j, "anchor text " + std::to_string(j), false}));
       }
       session.push_back(testutil::AddPageCall(std::move(page)));
     }
@@ -43,8 +39,7 @@ struct Db {
     manifest = *m;
   }
   std::unique_ptr<Table> Open(TableId t) {
-    auto table = OpenTableOf(
-        *env, {dir + "/" + manifest.table(t).name, manifest.table(t), "m"});
+    auto table = OpenTableOf(*env, {dir + "/" + manifest.table(t).name, manifest.table(t), "m"});
     REQUIRE(table.has_value());
     return std::move(*table);
   }
@@ -55,15 +50,13 @@ struct Db {
   Manifest manifest;
 };
 
-TEST_CASE("the sorters get the budget less the indexes an update holds open",
-          "[update]") {
+TEST_CASE("the sorters get the budget less the indexes an update holds open", "[update]") {
   Db db;
   uint64_t index[4] = {};
-  for (TableId t : {TableId::kPagesByUrl, TableId::kPagesByMd5,
-                    TableId::kLinksByMd5, TableId::kLinksByUrl}) {
+  for (TableId t : {TableId::kPagesByUrl, TableId::kPagesByMd5, TableId::kLinksByMd5,
+                    TableId::kLinksByUrl}) {
     auto table = db.Open(t);
-    INFO("table " << static_cast<int>(t) << ": " << table->num_records()
-                  << " records");
+    INFO("table " << static_cast<int>(t) << ": " << table->num_records() << " records");
     REQUIRE(table->num_blocks() > 1);
     // What Open keeps: the last key of every block and two integers per block.
     uint64_t kept = 0;
@@ -88,8 +81,7 @@ TEST_CASE("the sorters get the budget less the indexes an update holds open",
     CHECK(*floor == small / 4);
   }
   SECTION("a table file cut short is an error naming it") {
-    const std::string path =
-        db.dir + "/" + db.manifest.table(TableId::kLinksByUrl).name;
+    const std::string path = db.dir + "/" + db.manifest.table(TableId::kLinksByUrl).name;
     std::filesystem::resize_file(path, std::filesystem::file_size(path) - 1);
     auto bad = SorterBudget(*db.env, db.dir, db.manifest, budget);
     REQUIRE_FALSE(bad.has_value());
@@ -97,5 +89,5 @@ TEST_CASE("the sorters get the budget less the indexes an update holds open",
   }
 }
 
-} // namespace
-} // namespace webdb
+}  // namespace
+}  // namespace webdb
