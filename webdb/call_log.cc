@@ -29,8 +29,8 @@ Status CallLog::AddLink(const Link& link) {
   NUTCHFS_ASSIGN_OR_RETURN(uint64_t order, NextOrder());
   value_.clear();
   EncodeLinkValue(link, &value_);
-  const std::string key = LinkMd5Key(link.from, link.url);
-  return link_edits_.Add(EditView{key, order, kPut, value_});
+  SetLinkMd5Key(link.from, link.url, &key_);
+  return link_edits_.Add(EditView{key_, order, kPut, value_});
 }
 
 }  // namespace webdb

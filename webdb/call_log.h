@@ -46,6 +46,7 @@ class CallLog final : public CallSink {
   EditSink& link_edits_;
   const uint64_t writer_;
   uint64_t calls_ = 0;
+  std::string key_;    // the key and value of the edit being logged, reused
   std::string value_;
 };
 

@@ -270,6 +270,11 @@ std::string PageMd5Key(const Md5& md5, std::string_view url) {
 
 std::string LinkMd5Key(const Md5& from, std::string_view url) { return PageMd5Key(from, url); }
 
+void SetLinkMd5Key(const Md5& from, std::string_view url, std::string* key) {
+  key->assign(Md5Bytes(from));
+  key->append(url);
+}
+
 std::string LinkUrlKey(std::string_view url, const Md5& from) {
   std::string k(url);
   k.push_back('\0');

@@ -75,6 +75,8 @@ Result<TableId> ParseTableName(std::string_view name);
 std::string PageUrlKey(std::string_view url);
 std::string PageMd5Key(const Md5& md5, std::string_view url);
 std::string LinkMd5Key(const Md5& from, std::string_view url);
+// LinkMd5Key into *key, reusing its memory (the call log builds one per addLink).
+void SetLinkMd5Key(const Md5& from, std::string_view url, std::string* key);
 std::string LinkUrlKey(std::string_view url, const Md5& from);
 
 // Values. Encode* append to *out.

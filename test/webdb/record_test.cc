@@ -1,8 +1,9 @@
-// Records: the url check against its byte-by-byte definition.
+// Records: the url check against its byte-by-byte definition; keys.
 #include "webdb/record.h"
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <vector>
 
 namespace webdb {
 namespace {
@@ -30,6 +31,17 @@ TEST_CASE("ValidateUrl rejects exactly the control bytes, at every offset", "[re
   CHECK_FALSE(ValidateUrl("").ok());
   CHECK_FALSE(ValidateUrl(std::string(65536, 'a')).ok());
   CHECK(ValidateUrl(std::string(65535, 'a')).ok());
+}
+
+TEST_CASE("SetLinkMd5Key gives LinkMd5Key in a reused string", "[record]") {
+  const Md5 from = Md5Of("a");
+  std::string key = "left from a longer key before: " + std::string(100, 'x');
+  const std::vector<std::string> urls = {"http://a.example/", std::string(300, 'u'), ""};
+  for (const std::string& url : urls) {
+    SetLinkMd5Key(from, url, &key);
+    CHECK(key == LinkMd5Key(from, url));
+    CHECK(key.size() == 16 + url.size());
+  }
 }
 
 TEST_CASE("a malformed row is Corruption naming its table and key", "[record]") {
