@@ -20,6 +20,11 @@ const char* StageName(int stage) {
 
 namespace {
 
+// Table file f as the manifest of `version` names it in dir (webdb/manifest_table.h).
+TableRef RefOf(const std::string& dir, const TableFile& f, uint64_t version) {
+  return {dir + "/" + f.name, f, "the manifest of version " + std::to_string(version)};
+}
+
 constexpr TableId kStageTable[kNumStages] = {TableId::kPagesByUrl, TableId::kPagesByMd5,
                                              TableId::kLinksByMd5, TableId::kLinksByUrl,
                                              TableId::kLinksByMd5};
@@ -65,8 +70,7 @@ class Update {
   Result<std::unique_ptr<Table>> OpenTable(TableId t) {
     const bool old = next_.table(t) == old_.table(t);
     const uint64_t version = old ? old_.version : next_.version;
-    return OpenTableOf(env_, {params_.dir + "/" + next_.table(t).name, next_.table(t),
-                              "the manifest of version " + std::to_string(version)});
+    return OpenTableOf(env_, RefOf(params_.dir, next_.table(t), version));
   }
 
   // The table stage `stage` merges: for stages 5 and 4, the one the marks are about.
@@ -152,11 +156,8 @@ class Update {
 Result<size_t> SorterBudget(nutchfs::Env& env, const std::string& dir, const Manifest& old,
                             size_t memory_budget) {
   auto index_memory = [&](TableId t) -> Result<uint64_t> {
-    const TableFile& f = old.table(t);
     NUTCHFS_ASSIGN_OR_RETURN(Footer footer,
-                             CheckedFooterOf(env, {dir + "/" + f.name, f,
-                                                   "the manifest of version " +
-                                                       std::to_string(old.version)}));
+                             CheckedFooterOf(env, RefOf(dir, old.table(t), old.version)));
     return Table::IndexMemory(footer);
   };
   uint64_t held = 0;
