@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "webdb/call_fields.h"
 #include "webdb/plain_call_scanner.h"
 
 namespace webdb {
@@ -154,25 +155,17 @@ Status Assign(Result<U> r, T* out) {
   return Status::OK();
 }
 
-// The fields of one JSON object, each allowed once; `seen` has bit i for field i.
+// The fields of one JSON object (webdb/call_fields.h), each allowed once; `seen` has
+// bit i for field i.
 template <size_t N>
 struct FieldTable {
   std::string_view object;
-  std::string_view names[N];
+  const std::string_view (&names)[N];
 };
 
-constexpr FieldTable<8> kPageFields{
-    "page",
-    {"url", "md5", "nextFetch", "retries", "fetchInterval", "numOutlinks", "score", "nextScore"}};
-enum PageField { kPageUrl, kPageMd5, kNextFetch, kRetries, kFetchInterval, kNumOutlinks, kScore,
-                 kNextScore };
-
-constexpr FieldTable<5> kLinkFields{"link",
-                                    {"from", "url", "anchor", "domainID", "targetHasOutlink"}};
-enum LinkField { kLinkFrom, kLinkUrl, kAnchor, kDomainId, kTargetHasOutlink };
-
-constexpr FieldTable<4> kCallFields{"", {"op", "page", "link", "url"}};
-enum CallField { kOp, kCallPage, kCallLink, kCallUrl };
+constexpr FieldTable<8> kPageFields{"page", kPageFieldNames};
+constexpr FieldTable<5> kLinkFields{"link", kLinkFieldNames};
+constexpr FieldTable<4> kCallFields{"", kCallFieldNames};
 
 // Calls fn(index, value, name) for every field of object v, rejecting unknown and
 // repeated fields; returns the set of fields seen.
@@ -201,16 +194,15 @@ Result<uint32_t> ForEachField(sj::value& v, const FieldTable<N>& table, Fn&& fn)
 }
 
 Status SetPageField(size_t i, sj::value& v, const FieldName& f, Page* p) {
-  constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
   constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
   constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
   switch (i) {
     case kPageUrl: return Assign(GetUrl(v, f), &p->url);
     case kPageMd5: return Assign(GetMd5(v, f), &p->md5);
     case kNextFetch: return Assign(GetInt(v, f, kInt64Min, kInt64Max), &p->next_fetch);
-    case kRetries: return Assign(GetInt(v, f, 0, 255), &p->retries);
-    case kFetchInterval: return Assign(GetInt(v, f, 0, 255), &p->fetch_interval);
-    case kNumOutlinks: return Assign(GetInt(v, f, 0, kInt32Max), &p->num_outlinks);
+    case kRetries: return Assign(GetInt(v, f, 0, kMaxRetries), &p->retries);
+    case kFetchInterval: return Assign(GetInt(v, f, 0, kMaxFetchInterval), &p->fetch_interval);
+    case kNumOutlinks: return Assign(GetInt(v, f, 0, kMaxNumOutlinks), &p->num_outlinks);
     case kScore: return Assign(GetFloat(v, f), &p->score);
     case kNextScore: return Assign(GetFloat(v, f), &p->next_score);
   }
@@ -279,17 +271,7 @@ Result<Call::Op> ParseOp(sj::value& v, const FieldName& f) {
 
 // Checks that the fields present are the ones op takes.
 Status CheckShape(Call::Op op, uint32_t seen) {
-  uint32_t required = 0, allowed = 0;
-  switch (op) {
-    case Call::Op::kAddPage:
-    case Call::Op::kAddPageWithScore: required = allowed = 1u << kCallPage; break;
-    case Call::Op::kAddPageIfNotPresent:
-      required = 1u << kCallPage;
-      allowed = required | 1u << kCallLink;
-      break;
-    case Call::Op::kDeletePage: required = allowed = 1u << kCallUrl; break;
-    case Call::Op::kAddLink: required = allowed = 1u << kCallLink; break;
-  }
+  const auto [required, allowed] = ShapeOf(op);
   for (CallField f : {kCallPage, kCallLink, kCallUrl}) {
     if ((required & (1u << f)) && !(seen & (1u << f))) {
       return Bad("missing field " + Quote(kCallFields.names[f]) + " (required by " +

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <limits>
 
+#include "webdb/call_fields.h"
+
 namespace webdb {
 namespace {
 
@@ -188,51 +190,44 @@ bool IntField(Scanner& s, int64_t lo, int64_t hi, T* out) {
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
-constexpr std::string_view kPageNames[] = {
-    "url", "md5", "nextFetch", "retries", "fetchInterval", "numOutlinks", "score", "nextScore"};
-
 bool ScanPage(Scanner& s, Page* page) {
   auto field = [&](int i) {
     switch (i) {
-      case 0: return Url(s, &page->url);
-      case 1: return Md5Field(s, &page->md5);
-      case 2: return IntField(s, kInt64Min, kInt64Max, &page->next_fetch);
-      case 3: return IntField(s, 0, 255, &page->retries);
-      case 4: return IntField(s, 0, 255, &page->fetch_interval);
-      case 5: return IntField(s, 0, std::numeric_limits<int32_t>::max(), &page->num_outlinks);
-      case 6: return s.Float(&page->score);
+      case kPageUrl: return Url(s, &page->url);
+      case kPageMd5: return Md5Field(s, &page->md5);
+      case kNextFetch: return IntField(s, kInt64Min, kInt64Max, &page->next_fetch);
+      case kRetries: return IntField(s, 0, kMaxRetries, &page->retries);
+      case kFetchInterval: return IntField(s, 0, kMaxFetchInterval, &page->fetch_interval);
+      case kNumOutlinks: return IntField(s, 0, kMaxNumOutlinks, &page->num_outlinks);
+      case kScore: return s.Float(&page->score);
       default: return s.Float(&page->next_score);
     }
   };
-  auto seen = Fields(s, kPageNames, field);
-  if (!seen || !(*seen & 1u)) return false;
-  if (!(*seen & 2u)) page->md5 = Md5Of(page->url);
+  auto seen = Fields(s, kPageFieldNames, field);
+  if (!seen || !(*seen & (1u << kPageUrl))) return false;
+  if (!(*seen & (1u << kPageMd5))) page->md5 = Md5Of(page->url);
   return true;
 }
-
-constexpr std::string_view kLinkNames[] = {"from", "url", "anchor", "domainID", "targetHasOutlink"};
 
 bool ScanLink(Scanner& s, Link* link) {
   auto field = [&](int i) {
     switch (i) {
-      case 0: return Md5Field(s, &link->from);
-      case 1: return Url(s, &link->url);
-      case 2: {
+      case kLinkFrom: return Md5Field(s, &link->from);
+      case kLinkUrl: return Url(s, &link->url);
+      case kAnchor: {
         std::string_view anchor;
         if (!s.String(&anchor) || anchor.size() > kMaxAnchorLength) return false;
         link->anchor.assign(anchor);
         return true;
       }
-      case 3: return IntField(s, kInt64Min, kInt64Max, &link->domain_id);
+      case kDomainId: return IntField(s, kInt64Min, kInt64Max, &link->domain_id);
       default: return s.Bool();  // ignored: the db computes it
     }
   };
-  auto seen = Fields(s, kLinkNames, field);
-  return seen && (*seen & 3u) == 3u;
+  auto seen = Fields(s, kLinkFieldNames, field);
+  constexpr uint32_t kRequired = 1u << kLinkFrom | 1u << kLinkUrl;
+  return seen && (*seen & kRequired) == kRequired;
 }
-
-constexpr std::string_view kCallNames[] = {"op", "page", "link", "url"};
-constexpr uint32_t kOp = 1, kPage = 2, kLink = 4, kUrl = 8;
 
 bool ScanOp(Scanner& s, Call::Op* op) {
   std::string_view name;
@@ -247,19 +242,6 @@ bool ScanOp(Scanner& s, Call::Op* op) {
   return false;
 }
 
-// The fields an op takes, as CallParser checks them.
-bool ShapeFits(Call::Op op, uint32_t seen) {
-  switch (op) {
-    case Call::Op::kAddPage:
-    case Call::Op::kAddPageWithScore: return seen == (kOp | kPage);
-    case Call::Op::kAddPageIfNotPresent:
-      return seen == (kOp | kPage) || seen == (kOp | kPage | kLink);
-    case Call::Op::kDeletePage: return seen == (kOp | kUrl);
-    case Call::Op::kAddLink: return seen == (kOp | kLink);
-  }
-  return false;
-}
-
 }  // namespace
 
 std::optional<Call> ScanPlainCall(std::string_view line) {
@@ -268,14 +250,17 @@ std::optional<Call> ScanPlainCall(std::string_view line) {
   Call call;
   auto field = [&](int i) {
     switch (i) {
-      case 0: return ScanOp(s, &call.op);
-      case 1: return ScanPage(s, &call.page);
-      case 2: return ScanLink(s, &call.link.emplace());
+      case kOp: return ScanOp(s, &call.op);
+      case kCallPage: return ScanPage(s, &call.page);
+      case kCallLink: return ScanLink(s, &call.link.emplace());
       default: return Url(s, &call.url);
     }
   };
-  auto seen = Fields(s, kCallNames, field);
-  if (!seen || !s.AtEnd() || !(*seen & kOp) || !ShapeFits(call.op, *seen)) return std::nullopt;
+  auto seen = Fields(s, kCallFieldNames, field);
+  if (!seen || !s.AtEnd() || !(*seen & (1u << kOp))) return std::nullopt;
+  const auto [required, allowed] = ShapeOf(call.op);
+  const uint32_t fields = *seen & ~(1u << kOp);
+  if ((fields & required) != required || (fields & ~allowed) != 0) return std::nullopt;
   return call;
 }
 

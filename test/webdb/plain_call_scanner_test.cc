@@ -140,9 +140,14 @@ TEST_CASE(
       }
     }
   }
-  size_t taken = 0;
-  for (const std::string& line : lines) taken += TakenAlike(line);
-  CHECK(taken > lines.size() / 2);
+  // AppendCallJson writes plain form but for the escapes of hostile bytes.
+  for (const std::string& line : lines) {
+    const bool taken = TakenAlike(line);
+    if (line.find('\\') == std::string::npos) {
+      INFO(line);
+      CHECK(taken);
+    }
+  }
 
   const std::string bytes = "\"\\{}[]:,. 0123456789-+eEtrufalsn\t\x80\xc3";
   size_t mutated_taken = 0;
