@@ -50,6 +50,11 @@ class WritableFile {
   virtual Status Sync() = 0;
   virtual Status Close() = 0;
   virtual const std::string& path() const = 0;
+  // A hint for a file that will be synced: hands what was appended so far to the OS and
+  // starts writing it to stable storage without waiting, so that the disk works while the
+  // caller computes and the final Sync has little left to wait for. Errors surface at
+  // Sync. The default does nothing.
+  virtual void StartWriteback() {}
 };
 
 // What a backend can do, so callers choose a strategy without asking which backend

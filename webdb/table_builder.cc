@@ -9,12 +9,14 @@
 namespace webdb {
 
 Result<std::unique_ptr<TableBuilder>> TableBuilder::Create(nutchfs::Env& env,
-                                                           const std::string& path) {
+                                                           const std::string& path,
+                                                           size_t target_block_size) {
   NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewWritableFile(path));
-  return std::unique_ptr<TableBuilder>(new TableBuilder(std::move(file)));
+  return std::unique_ptr<TableBuilder>(new TableBuilder(std::move(file), target_block_size));
 }
 
-TableBuilder::TableBuilder(std::unique_ptr<nutchfs::WritableFile> file) : file_(std::move(file)) {}
+TableBuilder::TableBuilder(std::unique_ptr<nutchfs::WritableFile> file, size_t target_block_size)
+    : file_(std::move(file)), target_block_size_(target_block_size) {}
 
 Status TableBuilder::Add(std::string_view key, std::string_view value) {
   if (!status_.ok()) return status_;
@@ -28,12 +30,12 @@ Status TableBuilder::Add(std::string_view key, std::string_view value) {
   if (key.size() > kMax || value.size() > kMax) {
     return Status::InvalidArgument(path() + ": record too large");
   }
-  if (!block_.empty() && block_.SizeWith(key.size(), value.size()) > kTargetBlockSize) {
+  if (!block_.empty() && block_.SizeWith(key.size(), value.size()) > target_block_size_) {
     NUTCHFS_RETURN_IF_ERROR(FlushBlock());
   }
   block_.Add(key, value);
   ++num_records_;
-  if (block_.size() >= kTargetBlockSize) return FlushBlock();
+  if (block_.size() >= target_block_size_) return FlushBlock();
   return Status::OK();
 }
 
@@ -83,6 +85,10 @@ Status TableBuilder::Write(std::string_view data) {
   if (!status_.ok()) return status_;
   file_crc_ = crc32c::Extend(file_crc_, data.data(), data.size());
   offset_ += data.size();
+  if (offset_ - writeback_from_ >= kWritebackStep) {
+    file_->StartWriteback();
+    writeback_from_ = offset_;
+  }
   return Status::OK();
 }
 

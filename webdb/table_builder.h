@@ -27,8 +27,9 @@ using nutchfs::Status;
 
 class TableBuilder {
  public:
-  // Creates (or truncates) path.
-  static Result<std::unique_ptr<TableBuilder>> Create(nutchfs::Env& env, const std::string& path);
+  // Creates (or truncates) path; data blocks end once they reach target_block_size bytes.
+  static Result<std::unique_ptr<TableBuilder>> Create(
+      nutchfs::Env& env, const std::string& path, size_t target_block_size = kTargetBlockSize);
   ~TableBuilder() = default;
   TableBuilder(const TableBuilder&) = delete;
   TableBuilder& operator=(const TableBuilder&) = delete;
@@ -55,7 +56,7 @@ class TableBuilder {
   const std::string& path() const { return file_->path(); }
 
  private:
-  explicit TableBuilder(std::unique_ptr<nutchfs::WritableFile> file);
+  TableBuilder(std::unique_ptr<nutchfs::WritableFile> file, size_t target_block_size);
 
   // The last key added: the block being built keeps it until it is flushed.
   std::string_view LastKey() const { return block_.empty() ? last_key_ : block_.last_key(); }
@@ -72,7 +73,12 @@ class TableBuilder {
   uint64_t index_size_ = 0;
   uint32_t index_crc_ = 0;  // unmasked CRC32C of the entries so far
   std::string last_key_;  // of the last block written
+  const size_t target_block_size_;
   uint64_t offset_ = 0;
+  // Every kWritebackStep bytes the file starts writing out what it has, so that the disk
+  // works while the merge goes on and Finish's sync has little left to wait for.
+  static constexpr uint64_t kWritebackStep = uint64_t{4} << 20;
+  uint64_t writeback_from_ = 0;
   uint64_t num_records_ = 0;
   uint64_t num_blocks_ = 0;
   uint32_t file_crc_ = 0;

@@ -7,10 +7,11 @@ constexpr uint64_t kProgressEvery = 1 << 16;
 Result<std::unique_ptr<TableWriter>> TableWriter::Create(nutchfs::Env& env,
                                                          const std::string& dir,
                                                          const std::string& name,
+                                                         size_t target_block_size,
                                                          std::string step,
                                                          uint64_t expected_rows,
                                                          const ProgressFn& progress) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto builder, TableBuilder::Create(env, dir + "/" + name));
+  NUTCHFS_ASSIGN_OR_RETURN(auto builder, TableBuilder::Create(env, dir + "/" + name, target_block_size));
   return std::unique_ptr<TableWriter>(
       new TableWriter(std::move(builder), name, std::move(step), expected_rows, progress));
 }

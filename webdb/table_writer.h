@@ -16,9 +16,11 @@ namespace webdb {
 
 class TableWriter final : public RowSink {
  public:
-  // Creates dir/name. expected_rows (0 if unknown) is the progress total.
+  // Creates dir/name with data blocks of about target_block_size bytes. expected_rows
+  // (0 if unknown) is the progress total.
   static Result<std::unique_ptr<TableWriter>> Create(nutchfs::Env& env, const std::string& dir,
-                                                     const std::string& name, std::string step,
+                                                     const std::string& name,
+                                                     size_t target_block_size, std::string step,
                                                      uint64_t expected_rows,
                                                      const ProgressFn& progress);
 

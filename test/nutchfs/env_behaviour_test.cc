@@ -16,6 +16,30 @@ TEST_CASE("local env shows the Env behaviour", "[nutchfs]") {
   CHECK(env->capabilities().inotify);
 }
 
+TEST_CASE("a local file hands what it holds to the OS when asked to start writeback", "[nutchfs]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const std::string path = dir.File("f");
+  auto file = env->NewWritableFile(path);
+  REQUIRE(file.has_value());
+  auto contents = [&] {
+    auto got = nutchfs::ReadFileToString(*env, path);
+    REQUIRE(got.has_value());
+    return *got;
+  };
+  REQUIRE((*file)->Append("first").ok());
+  CHECK(contents().empty());  // still in the file's buffer
+  (*file)->StartWriteback();
+  CHECK(contents() == "first");
+  (*file)->StartWriteback();  // nothing new: harmless
+  REQUIRE((*file)->Append(std::string(3 << 20, 'x')).ok());
+  (*file)->StartWriteback();
+  REQUIRE((*file)->Append("last").ok());
+  REQUIRE((*file)->Sync().ok());
+  REQUIRE((*file)->Close().ok());
+  CHECK(contents() == "first" + std::string(3 << 20, 'x') + "last");
+}
+
 TEST_CASE("memory env shows the Env behaviour", "[nutchfs]") {
   auto env = nutchfs::NewMemEnv();
   REQUIRE(env->CreateDirs("/base").ok());

@@ -188,6 +188,34 @@ TEST_CASE("many records across many blocks with huge keys and values", "[table]"
   CHECK(it->key() == rows.front().first);
 }
 
+TEST_CASE("a builder closes blocks at the target block size it was given", "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const Rows rows = MakeRows(6000, 1);
+  size_t largest_row = 0;
+  for (const auto& [k, v] : rows) largest_row = std::max(largest_row, k.size() + v.size() + 15);
+  for (size_t target : {size_t{4} << 10, size_t{8} << 10, kTargetBlockSize}) {
+    INFO("target " << target);
+    const std::string path = dir.File("t" + std::to_string(target) + ".tbl");
+    auto builder = TableBuilder::Create(*env, path, target);
+    REQUIRE(builder.has_value());
+    for (const auto& [k, v] : rows) REQUIRE((*builder)->Add(k, v).ok());
+    REQUIRE((*builder)->Finish().ok());
+    auto table = OpenOk(*env, path);
+    REQUIRE(table->num_blocks() > 2);
+    // Every block but the last reached the target, or stopped short of it only because
+    // the next row would have taken it past.
+    for (uint64_t i = 0; i + 1 < table->num_blocks(); ++i) {
+      const uint64_t size = table->block_handle(i).size;
+      CHECK(size <= target);
+      CHECK(size + largest_row > target);
+    }
+    auto [got, status] = Scan(*table);
+    CHECK(status.ok());
+    CHECK(got == rows);
+  }
+}
+
 TEST_CASE("concurrent iterators over one table", "[table]") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
