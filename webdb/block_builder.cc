@@ -22,40 +22,49 @@ char* EncodeVarint32(char* p, uint32_t v) {
 
 }  // namespace
 
+char* BlockBuilder::Room(size_t n) {
+  if (buffer_.size() - size_ < n) {
+    // A block rarely grows past its target plus one record: grow in large steps.
+    buffer_.resize(std::max({size_ + n, 2 * buffer_.size(), kTargetBlockSize + 1024}));
+  }
+  return buffer_.data() + size_;
+}
+
 void BlockBuilder::Add(std::string_view key, std::string_view value) {
   assert(!finished_);
-  assert(buffer_.empty() || key > std::string_view(last_key_));
-  size_t shared = buffer_.empty() ? 0 : SharedPrefixLength(last_key_, key);
-  size_t unshared = key.size() - shared;
-  char header[15];
-  char* end = EncodeVarint32(header, static_cast<uint32_t>(shared));
-  end = EncodeVarint32(end, static_cast<uint32_t>(unshared));
-  end = EncodeVarint32(end, static_cast<uint32_t>(value.size()));
-  buffer_.append(header, static_cast<size_t>(end - header));
-  buffer_.append(key.data() + shared, unshared);
-  buffer_.append(value);
+  assert(empty() || key > std::string_view(last_key_));
+  const size_t shared = empty() ? 0 : SharedPrefixLength(last_key_, key);
+  const size_t unshared = key.size() - shared;
+  char* p = Room(3 * 5 + unshared + value.size());
+  p = EncodeVarint32(p, static_cast<uint32_t>(shared));
+  p = EncodeVarint32(p, static_cast<uint32_t>(unshared));
+  p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
+  // An empty view may have a null data(), which memcpy must not get even for 0 bytes.
+  if (unshared > 0) std::memcpy(p, key.data() + shared, unshared);
+  p += unshared;
+  if (!value.empty()) std::memcpy(p, value.data(), value.size());
+  p += value.size();
+  size_ = static_cast<size_t>(p - buffer_.data());
   last_key_.replace(shared, std::string::npos, key.data() + shared, unshared);
 }
 
 std::string_view BlockBuilder::Finish() {
-  assert(!buffer_.empty() && !finished_);
-  size_t n = buffer_.size();
+  assert(!empty() && !finished_);
   std::string trailer;
-  AppendBlockTrailer(buffer_, &trailer);
-  buffer_.append(trailer);
+  AppendBlockTrailer(std::string_view(buffer_.data(), size_), &trailer);
+  std::memcpy(Room(trailer.size()), trailer.data(), trailer.size());
   finished_ = true;
-  return std::string_view(buffer_.data(), n + kBlockTrailerSize);
+  return std::string_view(buffer_.data(), size_ + kBlockTrailerSize);
 }
 
 void BlockBuilder::Reset() {
-  buffer_.clear();
-  buffer_.reserve(kTargetBlockSize + kBlockTrailerSize + 64);  // a block rarely grows past
+  size_ = 0;
   last_key_.clear();
   finished_ = false;
 }
 
 size_t BlockBuilder::SizeWith(size_t key_size, size_t value_size) const {
-  return buffer_.size() + 3 * 5 + key_size + value_size;
+  return size_ + 3 * 5 + key_size + value_size;
 }
 
 }  // namespace webdb

@@ -28,15 +28,21 @@ class BlockBuilder {
   void Reset();
 
   // Size of the block bytes so far (without trailer).
-  size_t size() const { return buffer_.size(); }
+  size_t size() const { return size_; }
   // Size the block would have with one more record of these lengths (an upper bound).
   size_t SizeWith(size_t key_size, size_t value_size) const;
-  bool empty() const { return buffer_.empty(); }
+  bool empty() const { return size_ == 0; }
   // The last key added. REQUIRES: !empty().
   std::string_view last_key() const { return last_key_; }
 
  private:
+  // Makes room for n more bytes after the first size_.
+  char* Room(size_t n);
+
+  // The block is encoded in place: buffer_ is only ever grown (its bytes past size_ are
+  // room), so a record costs two copies, not a string append's checks per field.
   std::string buffer_;
+  size_t size_ = 0;
   std::string last_key_;
   bool finished_ = false;
 };
