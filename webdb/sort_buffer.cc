@@ -1,10 +1,7 @@
 #include "webdb/sort_buffer.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstring>
-#include <new>
 
 namespace webdb {
 namespace {
@@ -110,12 +107,12 @@ void SortBuffer::Clear() {
 }
 
 void SortBuffer::Release() {
-  block_.Unmap();
   slots_ = 0;
   used_ = 0;
   n_ = 0;
   memory_.Give(taken_);
   taken_ = 0;
+  memory_.Keep(std::move(block_));
 }
 
 EditView SortBuffer::Decode(const char* arena, uint64_t offset) {
@@ -221,11 +218,20 @@ void SortBuffer::NoteKey(std::string_view key) {
 }
 
 // A first block of 1 MiB (less if the budget is smaller), or larger if a single record
-// needs it. REQUIRES: empty().
+// needs it; or the block the pool kept, grown if a record needs it. REQUIRES: empty().
 void SortBuffer::Allocate(size_t bytes) {
   Release();
-  slots_ = std::max(std::min(budget_slots_, kFirstSlots), (bytes + sizeof(Entry) - 1) / sizeof(Entry));
-  block_.Map(slots_ * sizeof(Entry));
+  const size_t wanted =
+      sizeof(Entry) *
+      std::max(std::min(budget_slots_, kFirstSlots), (bytes + sizeof(Entry) - 1) / sizeof(Entry));
+  block_ = memory_.TakeKept();  // its bytes come taken
+  taken_ = block_.size();
+  if (block_.size() < wanted && (block_.size() == 0 || !block_.Remap(wanted))) {
+    memory_.Give(taken_);
+    taken_ = 0;
+    block_.Map(wanted);
+  }
+  slots_ = block_.size() / sizeof(Entry);
 }
 
 // Doubles the block (at least to `bytes`, at most to the budget), keeping the records at
@@ -242,31 +248,6 @@ bool SortBuffer::Grow(size_t bytes) {
   }
   slots_ = grown;
   return true;
-}
-
-void SortBuffer::MappedBlock::Map(size_t bytes) {
-  Unmap();
-  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
-  // Huge pages where the system allows them: fewer page faults as the block fills, and
-  // fewer TLB misses in the radix passes (advice only: ignored where unsupported).
-  static_cast<void>(::madvise(p, bytes, MADV_HUGEPAGE));
-  data_ = static_cast<char*>(p);
-  bytes_ = bytes;
-}
-
-bool SortBuffer::MappedBlock::Remap(size_t bytes) {
-  void* p = ::mremap(data_, bytes_, bytes, MREMAP_MAYMOVE);
-  if (p == MAP_FAILED) return false;
-  data_ = static_cast<char*>(p);
-  bytes_ = bytes;
-  return true;
-}
-
-void SortBuffer::MappedBlock::Unmap() {
-  if (data_ != nullptr) ::munmap(data_, bytes_);
-  data_ = nullptr;
-  bytes_ = 0;
 }
 
 }  // namespace webdb

@@ -7,10 +7,9 @@
 // The block starts at 1 MiB and doubles as it fills, up to the shared budget
 // (SortMemory), so a budget far above the data (or the machine) costs nothing; the
 // buffer takes memory from the pool as it fills, in steps of a MiB, and keeps it until
-// Release(). The block is memory mapped for the buffer alone, not taken from the heap:
-// it grows by remapping (no second copy resident meanwhile) and, released, goes back to
-// the system at once (glibc keeps freed heap blocks of up to 32 MiB resident, which made
-// a sorter's resident memory half its budget more than the budget). Not thread-safe.
+// Release(). The block is memory mapped (MappedMemory, webdb/sort_memory.h), not taken
+// from the heap, where glibc kept freed blocks resident beyond the budget; released, it
+// goes to the pool, which keeps it for the next buffer to start in. Not thread-safe.
 #ifndef WEBDB_SORT_BUFFER_H_
 #define WEBDB_SORT_BUFFER_H_
 
@@ -65,27 +64,6 @@ class SortBuffer {
     uint64_t offset;
   };
 
-  // Anonymous memory of its own (mmap): pages never touched cost nothing.
-  class MappedBlock {
-   public:
-    MappedBlock() = default;
-    ~MappedBlock() { Unmap(); }
-    MappedBlock(const MappedBlock&) = delete;
-    MappedBlock& operator=(const MappedBlock&) = delete;
-
-    char* data() const { return data_; }
-    // Maps bytes of zeroes in place of what was mapped; throws std::bad_alloc if refused.
-    void Map(size_t bytes);
-    // Grows to bytes, keeping the contents, perhaps at another address; false (nothing
-    // changed) when refused.
-    bool Remap(size_t bytes);
-    void Unmap();
-
-   private:
-    char* data_ = nullptr;
-    size_t bytes_ = 0;
-  };
-
   static EditView Decode(const char* arena, uint64_t offset);
   static void SortRange(const char* arena, Entry* first, Entry* last, size_t depth, int levels);
   static void RadixSort(Entry* first, Entry* last, int byte);
@@ -103,7 +81,7 @@ class SortBuffer {
 
   SortMemory& memory_;
   const size_t budget_slots_;
-  MappedBlock block_;
+  MappedMemory block_;
   size_t slots_ = 0;  // size of block_ in entries
   size_t taken_ = 0;  // bytes taken from memory_
   size_t used_ = 0;   // arena bytes in use

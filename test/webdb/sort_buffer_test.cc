@@ -97,6 +97,72 @@ TEST_CASE("sort buffer takes memory from the pool and gives it back", "[sorter]"
   CHECK(memory.taken() == 0);
 }
 
+TEST_CASE("a buffer that starts after another is done takes over its mapping", "[sorter]") {
+  SortMemory memory(size_t{8} << 20);
+  const OwnedEdit big{std::string(1000, 'k'), 0, 0, std::string(1000, 'v')};
+  SortBuffer a(memory);
+  for (int i = 0; i < 1500; ++i) {  // ~3 MiB: the block doubles past its first MiB
+    REQUIRE(a.Reserve(SortBuffer::RecordSize(big.view())));
+    a.Add(big.view());
+  }
+  a.Release();
+  const size_t kept = memory.kept();
+  CHECK(kept >= size_t{3} << 20);
+  CHECK(memory.taken() == 0);
+  CHECK(memory.available() == memory.budget());  // a kept mapping is there for the taking
+
+  // The next buffer starts in the kept mapping, whose bytes it now holds, and sorts
+  // correctly over the stale records it finds there.
+  std::vector<OwnedEdit> edits;
+  for (int i = 0; i < 2000; ++i) {
+    edits.push_back({"key" + std::to_string(i * 7919 % 2000), 0, 0, "v"});
+  }
+  SortBuffer b(memory);
+  for (const OwnedEdit& e : edits) {
+    REQUIRE(b.Reserve(SortBuffer::RecordSize(e.view())));
+    b.Add(e.view());
+  }
+  CHECK(memory.kept() == 0);
+  CHECK(memory.taken() == kept);
+  b.Sort();
+  std::vector<OwnedEdit> out;
+  for (size_t i = 0; i < b.size(); ++i) out.push_back(OwnedEdit::From(b.Get(i)));
+  CHECK(out == testutil::StableSorted(edits));
+  b.Release();
+  CHECK(memory.taken() == 0);
+  CHECK(memory.kept() == kept);
+}
+
+TEST_CASE("the kept mapping gives way to memory that is taken", "[sorter]") {
+  SortMemory memory(size_t{4} << 20);
+  MappedMemory m;
+  m.Map(size_t{3} << 20);
+  memory.Keep(std::move(m));
+  CHECK(memory.kept() == size_t{3} << 20);
+  CHECK(memory.Take(size_t{1} << 20));  // fits beside it
+  CHECK(memory.kept() == size_t{3} << 20);
+  CHECK(memory.Take(size_t{1} << 20));  // does not: it is unmapped
+  CHECK(memory.kept() == 0);
+  CHECK(memory.taken() == size_t{2} << 20);
+  // A mapping that would not fit beside what is taken is not kept, and of two the
+  // larger is.
+  MappedMemory too_big;
+  too_big.Map(size_t{3} << 20);
+  memory.Keep(std::move(too_big));
+  CHECK(memory.kept() == 0);
+  MappedMemory small, larger;
+  small.Map(size_t{1} << 20);
+  larger.Map(size_t{2} << 20);
+  memory.Keep(std::move(small));
+  memory.Keep(std::move(larger));
+  CHECK(memory.kept() == size_t{2} << 20);
+  memory.Force(size_t{1} << 20);  // beyond what fits beside it: the kept mapping goes
+  CHECK(memory.kept() == 0);
+  CHECK(memory.TakeKept().size() == 0);
+  memory.Give(size_t{3} << 20);
+  CHECK(memory.taken() == 0);
+}
+
 TEST_CASE("sort memory takes within the budget, forces beyond it", "[sorter]") {
   SortMemory memory(100);
   CHECK(memory.Take(60));
