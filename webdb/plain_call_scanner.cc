@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -103,24 +104,36 @@ class Scanner {
   }
 
  private:
-  // Moves over whole 8-byte words that hold no '"', no '\' and no byte below 0x20 (the
-  // bytes where a string ends or the scanner gives up).
+  // Moves eight bytes a step over bytes that are not '"', '\' or below 0x20 (the bytes
+  // where a string ends or the scanner gives up), up to the first such byte, or to
+  // fewer than eight bytes before the end.
   void SkipPlainWords() {
     constexpr uint64_t kOnes = 0x0101010101010101, kHighs = 0x8080808080808080;
     while (end_ - p_ >= 8) {
       uint64_t w;
       std::memcpy(&w, p_, 8);
+      // Byte i of the text as byte i (bits 8i..8i+7) of w.
+      if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
       const uint64_t quote = w ^ (kOnes * '"'), backslash = w ^ (kOnes * '\\');
       // The high bit of a byte is set for a zero byte of quote or backslash and for a
-      // byte of w below 0x20, and may be set above one; never in a word without them.
-      const uint64_t found = ((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
-                             ((w - kOnes * 0x20) & ~w);
-      if (found & kHighs) return;
+      // byte of w below 0x20, and may be set in a byte above such a one (a borrow), never
+      // below the first: the lowest set bit marks the first byte looked for.
+      const uint64_t found = (((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
+                              ((w - kOnes * 0x20) & ~w)) &
+                             kHighs;
+      if (found != 0) {
+        p_ += __builtin_ctzll(found) / 8;
+        return;
+      }
       p_ += 8;
     }
   }
   void SkipSpace() {
-    while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\r')) ++p_;
+    // Every byte above ' ' ends it at once, so the common case is one comparison.
+    while (p_ < end_ && static_cast<unsigned char>(*p_) <= ' ' &&
+           (*p_ == ' ' || *p_ == '\t' || *p_ == '\r')) {
+      ++p_;
+    }
   }
   // One or more digits.
   bool Digits() {
