@@ -19,34 +19,20 @@ constexpr std::array<uint32_t, 256> MakeTable() {
 }
 constexpr std::array<uint32_t, 256> kTable = MakeTable();
 
-uint32_t ExtendPortable(uint32_t crc, const char* data, size_t n) {
-  const auto* p = reinterpret_cast<const uint8_t*>(data);
-  uint32_t c = ~crc;
-  for (size_t i = 0; i < n; ++i) c = kTable[(c ^ p[i]) & 0xff] ^ (c >> 8);
-  return ~c;
-}
-
-#if defined(__x86_64__)
-// The crc32 instruction takes 3 cycles but can start one every cycle, so three streams
-// over adjacent pieces of the data run at once; their CRCs are then combined. On the
-// raw (uninverted) state, CRC is linear: the state after piece B, started from state c,
-// is Shift(c, |B|) ^ crc(0, B), where Shift(c, n) runs c through n zero bytes. Shift by a
-// fixed length is a linear map of 32 bits, applied with four 256-entry tables.
+// Combine shifts a CRC through runs of zero bytes. On the raw (uninverted) state, CRC is
+// linear: the state after a piece B, started from state c, is Shift(c, |B|) ^ crc(0, B),
+// where Shift(c, n) runs c through n zero bytes, a linear map of 32 bits applied with
+// four 256-entry tables.
 struct ShiftTable {
   uint32_t t[4][256];
 };
 
-__attribute__((target("sse4.2"))) uint32_t Zeros(uint32_t crc, size_t n) {
-  uint64_t c = crc;
-  for (; n >= 8; n -= 8) c = __builtin_ia32_crc32di(c, 0);
-  auto c32 = static_cast<uint32_t>(c);
-  for (; n > 0; --n) c32 = __builtin_ia32_crc32qi(c32, 0);
-  return c32;
+inline uint32_t Shift(const ShiftTable& s, uint32_t c) {
+  return s.t[0][c & 0xff] ^ s.t[1][(c >> 8) & 0xff] ^ s.t[2][(c >> 16) & 0xff] ^ s.t[3][c >> 24];
 }
 
-ShiftTable MakeShiftTable(size_t n) {
-  uint32_t basis[32];
-  for (int b = 0; b < 32; ++b) basis[b] = Zeros(uint32_t{1} << b, n);
+// The table of the linear map whose value at bit b is basis[b].
+ShiftTable TableOf(const uint32_t basis[32]) {
   ShiftTable s{};
   for (int k = 0; k < 4; ++k) {
     for (uint32_t i = 0; i < 256; ++i) {
@@ -60,8 +46,30 @@ ShiftTable MakeShiftTable(size_t n) {
   return s;
 }
 
-inline uint32_t Shift(const ShiftTable& s, uint32_t c) {
-  return s.t[0][c & 0xff] ^ s.t[1][(c >> 8) & 0xff] ^ s.t[2][(c >> 16) & 0xff] ^ s.t[3][c >> 24];
+uint32_t ExtendPortable(uint32_t crc, const char* data, size_t n) {
+  const auto* p = reinterpret_cast<const uint8_t*>(data);
+  uint32_t c = ~crc;
+  for (size_t i = 0; i < n; ++i) c = kTable[(c ^ p[i]) & 0xff] ^ (c >> 8);
+  return ~c;
+}
+
+#if defined(__x86_64__)
+// The crc32 instruction takes 3 cycles but can start one every cycle, so three streams
+// over adjacent pieces of the data run at once; their CRCs are then combined with a
+// Shift table for the piece length.
+
+__attribute__((target("sse4.2"))) uint32_t Zeros(uint32_t crc, size_t n) {
+  uint64_t c = crc;
+  for (; n >= 8; n -= 8) c = __builtin_ia32_crc32di(c, 0);
+  auto c32 = static_cast<uint32_t>(c);
+  for (; n > 0; --n) c32 = __builtin_ia32_crc32qi(c32, 0);
+  return c32;
+}
+
+ShiftTable MakeShiftTable(size_t n) {
+  uint32_t basis[32];
+  for (int b = 0; b < 32; ++b) basis[b] = Zeros(uint32_t{1} << b, n);
+  return TableOf(basis);
 }
 
 inline uint64_t Load64(const char* p) {
@@ -118,6 +126,34 @@ uint32_t Extend(uint32_t crc, const char* data, size_t n) {
   if (HaveSse42()) return ExtendSse42(crc, data, n);
 #endif
   return ExtendPortable(crc, data, n);
+}
+
+uint32_t Combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b) {
+  // kPowers[k] shifts through 2^k zero bytes: the first through one byte, each next the
+  // one before applied twice.
+  static const auto* const kPowers = [] {
+    auto* powers = new std::array<ShiftTable, 64>;
+    uint32_t basis[32];
+    for (int b = 0; b < 32; ++b) {
+      const uint32_t c = uint32_t{1} << b;
+      basis[b] = kTable[c & 0xff] ^ (c >> 8);  // one zero byte through the raw state
+    }
+    (*powers)[0] = TableOf(basis);
+    for (size_t k = 1; k < powers->size(); ++k) {
+      for (int b = 0; b < 32; ++b) {
+        basis[b] = Shift((*powers)[k - 1], Shift((*powers)[k - 1], uint32_t{1} << b));
+      }
+      (*powers)[k] = TableOf(basis);
+    }
+    return powers;
+  }();
+  // crc(AB) = ~(Shift(~crc_a, n) ^ crc(0, B)) and crc(0, B) = ~crc_b ^ Shift(~0, n);
+  // Shift is linear, so the two inversions cancel: crc(AB) = Shift(crc_a, n) ^ crc_b.
+  uint32_t c = crc_a;
+  for (size_t k = 0; len_b != 0; ++k, len_b >>= 1) {
+    if (len_b & 1) c = Shift((*kPowers)[k], c);
+  }
+  return c ^ crc_b;
 }
 
 }  // namespace webdb::crc32c

@@ -15,6 +15,9 @@ namespace webdb::crc32c {
 uint32_t Extend(uint32_t crc, const char* data, size_t n);
 inline uint32_t Value(const char* data, size_t n) { return Extend(0, data, n); }
 inline uint32_t Value(std::string_view data) { return Value(data.data(), data.size()); }
+// The CRC32C of concat(A, B) from crc_a, the CRC32C of A, and crc_b, that of B, which
+// is len_b bytes long, without reading either: O(log len_b) table steps.
+uint32_t Combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
 
 constexpr uint32_t kMaskDelta = 0xa282ead8u;
 inline uint32_t Mask(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + kMaskDelta; }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "webdb/coding.h"
 #include "webdb/crc32c.h"
 #include "webdb/table_format.h"
 
@@ -48,7 +49,7 @@ Status TableBuilder::AddBlock(const RawBlock& block) {
   }
   if (!block_.empty()) NUTCHFS_RETURN_IF_ERROR(FlushBlock());
   BlockHandle handle{offset_, block.bytes.size() - kBlockTrailerSize};
-  NUTCHFS_RETURN_IF_ERROR(Write(block.bytes));
+  NUTCHFS_RETURN_IF_ERROR(WriteBlock(block.bytes));
   AddIndexEntry(block.last_key, handle);
   ++num_blocks_;
   num_records_ += block.records;
@@ -58,8 +59,7 @@ Status TableBuilder::AddBlock(const RawBlock& block) {
 
 Status TableBuilder::FlushBlock() {
   BlockHandle handle{offset_, block_.size()};
-  std::string_view bytes = block_.Finish();
-  NUTCHFS_RETURN_IF_ERROR(Write(bytes));
+  NUTCHFS_RETURN_IF_ERROR(WriteBlock(block_.Finish()));
   AddIndexEntry(block_.last_key(), handle);
   ++num_blocks_;
   last_key_.assign(block_.last_key());
@@ -81,9 +81,20 @@ void TableBuilder::AddIndexEntry(std::string_view last_key, const BlockHandle& h
 }
 
 Status TableBuilder::Write(std::string_view data) {
+  return Append(data, crc32c::Value(data));
+}
+
+// The trailer holds the masked crc of the block bytes and the type byte, checked when a
+// copied block was read: the crc of the whole follows from it without a second pass.
+Status TableBuilder::WriteBlock(std::string_view block_with_trailer) {
+  const char* crc = block_with_trailer.data() + block_with_trailer.size() - 4;
+  return Append(block_with_trailer, crc32c::Extend(crc32c::Unmask(DecodeFixed32(crc)), crc, 4));
+}
+
+Status TableBuilder::Append(std::string_view data, uint32_t data_crc) {
   status_ = file_->Append(data);
   if (!status_.ok()) return status_;
-  file_crc_ = crc32c::Extend(file_crc_, data.data(), data.size());
+  file_crc_ = crc32c::Combine(file_crc_, data_crc, data.size());
   offset_ += data.size();
   if (offset_ - writeback_from_ >= kWritebackStep) {
     file_->StartWriteback();

@@ -61,7 +61,11 @@ class TableBuilder {
   // The last key added: the block being built keeps it until it is flushed.
   std::string_view LastKey() const { return block_.empty() ? last_key_ : block_.last_key(); }
   Status FlushBlock();
+  // Appends data to the file, its crc folded into file_crc_.
   Status Write(std::string_view data);
+  // The same for a data block with its trailer, whose crc the trailer gives.
+  Status WriteBlock(std::string_view block_with_trailer);
+  Status Append(std::string_view data, uint32_t data_crc);
   void AddIndexEntry(std::string_view last_key, const BlockHandle& handle);
 
   std::unique_ptr<nutchfs::WritableFile> file_;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace webdb::crc32c {
 namespace {
@@ -48,6 +49,24 @@ TEST_CASE("crc32c matches the bitwise reference and extends at any split", "[crc
     for (char c : data) bytewise = Extend(bytewise, &c, 1);
     REQUIRE(bytewise == whole);
   }
+}
+
+TEST_CASE("crc32c combines the crcs of two pieces into that of both", "[crc32c][random]") {
+  std::mt19937 rng(13);
+  std::string data(1 << 20, '\0');
+  for (char& c : data) c = static_cast<char>(rng());
+  std::vector<size_t> lengths = {0, 1, 2, 3, 7, 8, 255, 256, 4096, 8192 + 5, 32768 + 5, 1 << 20};
+  for (int i = 0; i < 40; ++i) lengths.push_back(rng() % (data.size() + 1));
+  for (size_t len_b : lengths) {
+    const size_t len_a = rng() % (data.size() - len_b + 1);
+    INFO("A " << len_a << " bytes, B " << len_b);
+    const std::string_view a(data.data(), len_a), b(data.data() + len_a, len_b);
+    CHECK(Combine(Value(a), Value(b), len_b) == Value(data.data(), len_a + len_b));
+  }
+  // Lengths beyond what can be held: against shifting piecewise.
+  const uint32_t x = Value("x"), y = Value("y");
+  const uint64_t huge = (uint64_t{1} << 40) + 12345;
+  CHECK(Combine(Combine(x, 0, huge), y, 1) == Combine(x, Combine(0, y, 1), huge + 1));
 }
 
 TEST_CASE("crc32c of long buffers (interleaved streams) matches the reference", "[crc32c][random]") {
