@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -121,6 +122,31 @@ TEST_CASE("truncated block contents are Corruption, never short records", "[bloc
       CHECK(reader.status().ok());
     } else {
       ExpectCorruption(reader);
+    }
+  }
+}
+
+TEST_CASE("records are counted without decoding keys, and cut ones refused", "[block][fault]") {
+  Rows small;  // one-byte lengths throughout
+  for (int i = 0; i < 50; ++i) small.emplace_back("http://a.example/" + std::to_string(100 + i), "v");
+  for (const Rows& rows : {SampleRows(), small}) {
+    std::vector<size_t> ends;  // where each record ends
+    BlockBuilder builder;
+    for (const auto& [k, v] : rows) {
+      builder.Add(k, v);
+      ends.push_back(builder.size());
+    }
+    const std::string block = Build(rows);
+    CHECK(CountBlockRecords(block) == rows.size());
+    for (size_t n = 0; n < block.size(); n += (n < 600 ? 1 : 997)) {
+      INFO("cut at " << n);
+      const std::optional<uint64_t> count = CountBlockRecords(std::string_view(block).substr(0, n));
+      const size_t whole = static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), n) - ends.begin());
+      if (n == 0 || (whole > 0 && ends[whole - 1] == n)) {
+        CHECK(count == whole);
+      } else {
+        CHECK_FALSE(count.has_value());
+      }
     }
   }
 }
