@@ -65,7 +65,7 @@ class MergingEditIterator final : public EditIterator {
 
   // Whether input a's edit comes out before input b's (an ended input never does).
   bool Before(size_t a, size_t b) const {
-    if (ended_[a] || ended_[b]) return !ended_[a] && (ended_[b] || a < b);
+    if (ended_[a] || ended_[b]) return !ended_[a];
     const EditView& x = current_[a];
     const EditView& y = current_[b];
     const int c = x.key.compare(y.key);
