@@ -16,6 +16,7 @@ namespace webdb {
 using nutchfs::Result;
 using nutchfs::Status;
 
+// TableBuilder's default; the writers choose per table (TargetBlockSize, webdb/update.cc).
 constexpr size_t kTargetBlockSize = 32 * 1024;
 constexpr size_t kBlockTrailerSize = 5;  // type byte + fixed32 masked crc
 constexpr uint8_t kBlockTypeNone = 0;
