@@ -63,19 +63,23 @@ std::unique_ptr<DistCluster> NewCluster(int timeout_ms) {
   return c;
 }
 
-// Compares every machine of `trial` with `reference`; counts the outcome.
-void Compare(const DistCluster& reference, const DistCluster& trial, const std::string& what,
-             Tally* t) {
-  ++t->total;
+// Counts the outcome of a kill: `failed` (what went wrong on the restart), else the
+// comparison of every machine of `trial` with `reference`; reports it at once.
+void Record(const DistCluster& reference, const DistCluster& trial, const std::string& what,
+            const std::string& failed, Tally* t) {
+  const int n = t->total++;
+  std::string outcome = failed;
   int extra = 0;
-  for (int i = 0; i < kWriters; ++i) {
+  for (int i = 0; i < kWriters && outcome.empty(); ++i) {
     const std::string m = "/m" + std::to_string(i);
     std::string diff = testutil::CompareTrees(reference.dir().path() + m, trial.dir().path() + m,
                                               IsDbFile, &extra);
-    if (!diff.empty()) {
-      t->failures.push_back(what + ": machine " + std::to_string(i) + ": " + diff);
-      return;
-    }
+    if (!diff.empty()) outcome = "machine " + std::to_string(i) + ": " + diff;
+  }
+  testutil::ReportKill(n, what, outcome.empty() ? "recovered" : outcome);
+  if (!outcome.empty()) {
+    t->failures.push_back(what + ": " + outcome);
+    return;
   }
   t->extra_files += extra;
   ++t->recovered;
@@ -141,13 +145,7 @@ TEST_CASE("a k = 4 round with writers or the launcher killed at random moments r
     const int victim = writer();
     const milliseconds delay = moment(round_ms);
     const std::string what = "writer " + std::to_string(victim) + " at " + std::to_string(delay.count()) + " ms";
-    std::string failed = KillWriters(*c, slices, {victim}, delay);
-    if (failed.empty()) {
-      Compare(*reference, *c, what, &one);
-    } else {
-      ++one.total;
-      one.failures.push_back(what + ": " + failed);
-    }
+    Record(*reference, *c, what, KillWriters(*c, slices, {victim}, delay), &one);
   }
   for (int n = 0; n < params.pair_kills; ++n) {
     auto c = NewCluster(timeout_ms);
@@ -156,13 +154,7 @@ TEST_CASE("a k = 4 round with writers or the launcher killed at random moments r
     const milliseconds delay = moment(round_ms);
     const std::string what = "writers " + std::to_string(a) + " and " + std::to_string(b) + " at " +
                              std::to_string(delay.count()) + " ms";
-    std::string failed = KillWriters(*c, slices, {a, b}, delay);
-    if (failed.empty()) {
-      Compare(*reference, *c, what, &two);
-    } else {
-      ++two.total;
-      two.failures.push_back(what + ": " + failed);
-    }
+    Record(*reference, *c, what, KillWriters(*c, slices, {a, b}, delay), &two);
   }
   for (int n = 0; n < params.launch_kills; ++n) {
     auto c = NewCluster(timeout_ms);
@@ -179,12 +171,8 @@ TEST_CASE("a k = 4 round with writers or the launcher killed at random moments r
       std::this_thread::sleep_for(milliseconds(50));
     }
     ProcessResult again = testutil::RunProcess(argv, {}, work.File("relaunch-" + std::to_string(n)));
-    if (again.exit_code == 0) {
-      Compare(*launched, *c, what, &launcher);
-    } else {
-      ++launcher.total;
-      launcher.failures.push_back(what + ": launch again: " + again.Describe());
-    }
+    Record(*launched, *c, what, again.exit_code == 0 ? "" : "launch again: " + again.Describe(),
+           &launcher);
   }
   WARN("k = " << kWriters << ", " << params.pages << " pages (round " << round_ms << " ms, launch "
               << launch_ms << " ms), seed " << params.seed << ": one writer killed "

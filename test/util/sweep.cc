@@ -1,6 +1,7 @@
 #include "test/util/sweep.h"
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -116,6 +117,11 @@ std::string CompareTrees(const std::string& expected, const std::string& actual,
     if (select(rel) && !fs::exists(expected + "/" + rel)) ++*extra;
   }
   return "";
+}
+
+void ReportKill(int n, const std::string& what, const std::string& outcome) {
+  std::fprintf(stderr, "sweep: kill %d: %s: %s\n", n, what.c_str(), outcome.c_str());
+  std::fflush(stderr);
 }
 
 }  // namespace testutil

@@ -42,6 +42,11 @@ std::vector<std::string> SplitCallFile(const std::string& path, int k, const std
 std::string CompareTrees(const std::string& expected, const std::string& actual,
                          const std::function<bool(const std::string&)>& select, int* extra);
 
+// Prints one kill's outcome to stderr at once, "sweep: kill N: WHAT: OUTCOME": a sweep
+// runs for hours, and its log then shows the progress and keeps the kills done so far
+// if it is stopped.
+void ReportKill(int n, const std::string& what, const std::string& outcome);
+
 }  // namespace testutil
 
 #endif  // TEST_UTIL_SWEEP_H_

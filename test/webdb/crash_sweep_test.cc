@@ -92,8 +92,10 @@ TEST_CASE("webdb apply of a large session killed at random moments recovers", "[
     if (!p->Finished()) p->Kill(SIGKILL);
     ProcessResult r = p->Wait(std::chrono::hours(6));
     const bool was_killed = r.KilledBy(SIGKILL);
+    const std::string what = "apply at " + std::to_string(delay.count()) + " ms";
     if (!was_killed && r.exit_code != 0) {
       failures.push_back("kill " + std::to_string(n) + ": " + r.Describe());
+      testutil::ReportKill(n, what, r.Describe());
       continue;
     }
     const uint64_t version = sweep.Version(db);
@@ -104,11 +106,13 @@ TEST_CASE("webdb apply of a large session killed at random moments recovers", "[
     int extra = 0;
     std::string diff = testutil::CompareTrees(reference, db, [](const std::string&) { return true; },
                                               &extra);
-    if (diff.empty() && extra == 0) {
+    if (diff.empty() && extra != 0) diff = std::to_string(extra) + " extra files";
+    testutil::ReportKill(n, what, diff.empty() ? "recovered" : diff);
+    if (diff.empty()) {
       ++recovered;
     } else {
       failures.push_back("kill " + std::to_string(n) + " after " + std::to_string(delay.count()) +
-                         " ms: " + (diff.empty() ? std::to_string(extra) + " extra files" : diff));
+                         " ms: " + diff);
     }
   }
   WARN("webdb apply of " << params.pages << " pages (" << full_ms << " ms uninterrupted), seed "
