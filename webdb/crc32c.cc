@@ -1,7 +1,9 @@
 #include "webdb/crc32c.h"
 
+#include <isa-l/crc.h>
+
+#include <algorithm>
 #include <array>
-#include <cstring>
 
 namespace webdb::crc32c {
 namespace {
@@ -46,86 +48,18 @@ ShiftTable TableOf(const uint32_t basis[32]) {
   return s;
 }
 
-uint32_t ExtendPortable(uint32_t crc, const char* data, size_t n) {
-  const auto* p = reinterpret_cast<const uint8_t*>(data);
-  uint32_t c = ~crc;
-  for (size_t i = 0; i < n; ++i) c = kTable[(c ^ p[i]) & 0xff] ^ (c >> 8);
-  return ~c;
-}
-
-#if defined(__x86_64__)
-// The crc32 instruction takes 3 cycles but can start one every cycle, so three streams
-// over adjacent pieces of the data run at once; their CRCs are then combined with a
-// Shift table for the piece length.
-
-__attribute__((target("sse4.2"))) uint32_t Zeros(uint32_t crc, size_t n) {
-  uint64_t c = crc;
-  for (; n >= 8; n -= 8) c = __builtin_ia32_crc32di(c, 0);
-  auto c32 = static_cast<uint32_t>(c);
-  for (; n > 0; --n) c32 = __builtin_ia32_crc32qi(c32, 0);
-  return c32;
-}
-
-ShiftTable MakeShiftTable(size_t n) {
-  uint32_t basis[32];
-  for (int b = 0; b < 32; ++b) basis[b] = Zeros(uint32_t{1} << b, n);
-  return TableOf(basis);
-}
-
-inline uint64_t Load64(const char* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-
-// Consumes pieces of 3 * kPiece bytes from *data while there are that many.
-template <size_t kPiece>
-__attribute__((target("sse4.2"))) uint64_t ThreeWay(uint64_t c0, const char** data, size_t* n,
-                                                    const ShiftTable& shift) {
-  const char* p = *data;
-  for (; *n >= 3 * kPiece; *n -= 3 * kPiece, p += 3 * kPiece) {
-    uint64_t c1 = 0, c2 = 0;
-    for (size_t i = 0; i < kPiece; i += 8) {
-      c0 = __builtin_ia32_crc32di(c0, Load64(p + i));
-      c1 = __builtin_ia32_crc32di(c1, Load64(p + kPiece + i));
-      c2 = __builtin_ia32_crc32di(c2, Load64(p + 2 * kPiece + i));
-    }
-    c0 = Shift(shift, static_cast<uint32_t>(c0)) ^ c1;
-    c0 = Shift(shift, static_cast<uint32_t>(c0)) ^ c2;
-  }
-  *data = p;
-  return c0;
-}
-
-constexpr size_t kLongPiece = 4096;
-constexpr size_t kShortPiece = 256;
-
-__attribute__((target("sse4.2"))) uint32_t ExtendSse42(uint32_t crc, const char* data,
-                                                        size_t n) {
-  static const ShiftTable kLong = MakeShiftTable(kLongPiece);
-  static const ShiftTable kShort = MakeShiftTable(kShortPiece);
-  uint64_t c = ~crc;
-  c = ThreeWay<kLongPiece>(c, &data, &n, kLong);
-  c = ThreeWay<kShortPiece>(c, &data, &n, kShort);
-  for (; n >= 8; n -= 8, data += 8) c = __builtin_ia32_crc32di(c, Load64(data));
-  auto c32 = static_cast<uint32_t>(c);
-  for (; n > 0; --n, ++data) c32 = __builtin_ia32_crc32qi(c32, static_cast<uint8_t>(*data));
-  return ~c32;
-}
-
-bool HaveSse42() {
-  static const bool have = __builtin_cpu_supports("sse4.2");
-  return have;
-}
-#endif
-
 }  // namespace
 
 uint32_t Extend(uint32_t crc, const char* data, size_t n) {
-#if defined(__x86_64__)
-  if (HaveSse42()) return ExtendSse42(crc, data, n);
-#endif
-  return ExtendPortable(crc, data, n);
+  // crc32_iscsi works on the raw state (no inversions) and takes an int length.
+  constexpr size_t kMaxPiece = size_t{1} << 30;
+  uint32_t c = ~crc;
+  for (size_t piece; n > 0; n -= piece, data += piece) {
+    piece = std::min(n, kMaxPiece);
+    c = crc32_iscsi(reinterpret_cast<unsigned char*>(const_cast<char*>(data)),
+                    static_cast<int>(piece), c);
+  }
+  return ~c;
 }
 
 uint32_t Combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b) {
