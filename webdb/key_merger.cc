@@ -38,16 +38,23 @@ bool KeyMerger::Next() {
     }
   }
 
-  has_row_ = !edit_valid || (row_valid && rows_.key() <= edits_.edit().key);
+  // The row against the next edit, compared once: a row before it has no edits, and the
+  // edit stream needs no order check there.
+  const int order = !edit_valid ? -1 : !row_valid ? 1 : rows_.key().compare(edits_.edit().key);
+  has_row_ = order <= 0;
+  row_pending_ = has_row_;
   if (has_row_) {
     key_ = rows_.key();  // stays until rows_ moves, at the next Next()
+    if (order < 0) {
+      num_edits_ = 0;
+      return true;
+    }
   } else if (edits_.views_stable()) {
     key_ = edits_.edit().key;
   } else {
     key_copy_.assign(edits_.edit().key);
     key_ = key_copy_;
   }
-  row_pending_ = has_row_;
   CollectEdits();
   if (edits_.Valid() && edits_.edit().key < key_) {
     status_ = Status::Corruption("edit stream out of order");
