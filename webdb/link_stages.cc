@@ -23,13 +23,12 @@ class ForwardProbe {
 
   // True if some row's key starts with prefix (whole_key: equals it).
   bool HasPrefix(std::string_view prefix, bool whole_key) {
-    auto before = [&](std::string_view k) {
-      return (whole_key ? k : k.substr(0, prefix.size())) < prefix;
-    };
-    while (rows_.Valid() && before(rows_.key())) rows_.Next();
-    if (!rows_.Valid()) return false;
-    std::string_view k = rows_.key();
-    return whole_key ? k == prefix : k.substr(0, prefix.size()) == prefix;
+    for (; rows_.Valid(); rows_.Next()) {
+      const std::string_view k = rows_.key();
+      const int order = (whole_key ? k : k.substr(0, prefix.size())).compare(prefix);
+      if (order >= 0) return order == 0;
+    }
+    return false;
   }
   std::string_view value() const { return rows_.value(); }
   Status status() const { return rows_.status(); }
