@@ -12,18 +12,12 @@
 #include <vector>
 
 #include "nutchfs/env.h"
+#include "nutchfs/publish.h"
 
 namespace nutchfs {
 namespace {
 
 constexpr size_t kWriteBuffer = 1 << 20;
-
-std::string DirOf(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
 
 class PosixSequentialFile final : public SequentialFile {
  public:
@@ -218,12 +212,12 @@ class PosixEnv final : public Env {
 
   // The contents are written and synced under a private name first, then link()ed to
   // path, which fails if path exists: the file appears complete or not at all, so a
-  // crash can never leave an empty lock behind (and link is atomic on NFS too).
+  // crash can never leave an empty lock behind (and link is atomic on NFS too). The
+  // private name is a temporary one (publish.h), which a crash may leave behind but
+  // listings never show and a db's garbage collection removes.
   Status CreateExclusive(const std::string& path, std::string_view contents) override {
     NUTCHFS_RETURN_IF_ERROR(CheckNoLinks(path));
-    static std::atomic<uint64_t> counter{0};
-    const std::string tmp = path + ".excl." + std::to_string(::getpid()) + "." +
-                            std::to_string(counter.fetch_add(1));
+    const std::string tmp = TempPathFor(path);
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return OpenError(tmp, errno);
     Status s;

@@ -2,10 +2,15 @@
 // Envs, and on a FaultEnv with nothing armed.
 #include "test/util/env_behaviour.h"
 
+#include <sys/inotify.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <vector>
 
 #include "nutchfs/fault_env.h"
 #include "nutchfs/mem_env.h"
+#include "nutchfs/publish.h"
 #include "test/util/temp_dir.h"
 
 TEST_CASE("local env shows the Env behaviour", "[nutchfs]") {
@@ -38,6 +43,39 @@ TEST_CASE("a local file hands what it holds to the OS when asked to start writeb
   REQUIRE((*file)->Sync().ok());
   REQUIRE((*file)->Close().ok());
   CHECK(contents() == "first" + std::string(3 << 20, 'x') + "last");
+}
+
+// A process killed inside CreateExclusive leaves its private file behind: that file must
+// have a hidden temporary name (publish.h), which listings skip and a db's garbage
+// collection removes. The names it creates are watched with inotify.
+TEST_CASE("a local exclusive create writes under a hidden temporary name first", "[nutchfs]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  REQUIRE(fd >= 0);
+  REQUIRE(::inotify_add_watch(fd, dir.path().c_str(), IN_CREATE) >= 0);
+  REQUIRE(env->CreateExclusive(dir.File("LOCK"), "holder").ok());
+  CHECK(env->CreateExclusive(dir.File("LOCK"), "other").IsBusy());
+  std::vector<std::string> created;
+  alignas(inotify_event) char buf[4096];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof(buf))) > 0;) {
+    for (char* p = buf; p < buf + n;) {
+      const auto* e = reinterpret_cast<const inotify_event*>(p);
+      created.emplace_back(e->name);
+      p += sizeof(inotify_event) + e->len;
+    }
+  }
+  ::close(fd);
+  REQUIRE(created.size() == 3);  // private name, LOCK, the refused call's private name
+  CHECK(created[1] == "LOCK");
+  for (size_t i : {0, 2}) {
+    INFO(created[i]);
+    CHECK(created[i].starts_with(".tmp.LOCK."));
+    CHECK(nutchfs::IsHiddenName(created[i]));
+  }
+  auto children = env->GetChildren(dir.path());
+  REQUIRE(children.has_value());
+  CHECK(*children == std::vector<std::string>{"LOCK"});
 }
 
 TEST_CASE("memory env shows the Env behaviour", "[nutchfs]") {
