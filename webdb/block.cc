@@ -1,5 +1,7 @@
 #include "webdb/block.h"
 
+#include <cstring>
+
 namespace webdb {
 namespace {
 
@@ -90,8 +92,8 @@ bool BlockReader::Next() {
   if (started_ && !FollowsPrevious(key_, shared, p, unshared)) {
     return Fail(pos_, "key not greater than the previous key");
   }
-  key_.resize(shared);
-  key_.append(p, unshared);
+  key_.resize(shared + unshared);
+  std::memcpy(key_.data() + shared, p, unshared);
   value_ = std::string_view(p + unshared, value_size);
   pos_ = static_cast<size_t>(p + unshared + value_size - data_);
   started_ = true;

@@ -30,10 +30,17 @@ char* BlockBuilder::Room(size_t n) {
   return buffer_.data() + size_;
 }
 
-void BlockBuilder::Add(std::string_view key, std::string_view value) {
+bool BlockBuilder::Add(std::string_view key, std::string_view value) {
   assert(!finished_);
-  assert(empty() || key > std::string_view(last_key_));
-  const size_t shared = empty() ? 0 : SharedPrefixLength(last_key_, key);
+  size_t shared = 0;
+  if (!empty()) {
+    // key > last_key_ unless key ends within the shared prefix or is smaller just after it.
+    shared = SharedPrefixLength(last_key_, key);
+    if (shared == key.size() || (shared < last_key_.size() && static_cast<uint8_t>(key[shared]) <
+                                                                  static_cast<uint8_t>(last_key_[shared]))) {
+      return false;
+    }
+  }
   const size_t unshared = key.size() - shared;
   char* p = Room(3 * 5 + unshared + value.size());
   p = EncodeVarint32(p, static_cast<uint32_t>(shared));
@@ -45,7 +52,9 @@ void BlockBuilder::Add(std::string_view key, std::string_view value) {
   if (!value.empty()) std::memcpy(p, value.data(), value.size());
   p += value.size();
   size_ = static_cast<size_t>(p - buffer_.data());
-  last_key_.replace(shared, std::string::npos, key.data() + shared, unshared);
+  last_key_.resize(key.size());
+  if (unshared > 0) std::memcpy(last_key_.data() + shared, key.data() + shared, unshared);
+  return true;
 }
 
 std::string_view BlockBuilder::Finish() {

@@ -18,8 +18,9 @@ class BlockBuilder {
   BlockBuilder(const BlockBuilder&) = delete;
   BlockBuilder& operator=(const BlockBuilder&) = delete;
 
-  // REQUIRES: key is bytewise greater than every key added since Reset(); not finished.
-  void Add(std::string_view key, std::string_view value);
+  // Adds a record; false, adding nothing, when key is not bytewise greater than the last
+  // key added since Reset(). REQUIRES: not finished.
+  bool Add(std::string_view key, std::string_view value);
 
   // Appends the trailer and returns block bytes + trailer. REQUIRES: !empty().
   std::string_view Finish();

@@ -22,11 +22,6 @@ TableBuilder::TableBuilder(std::unique_ptr<nutchfs::WritableFile> file, size_t t
 Status TableBuilder::Add(std::string_view key, std::string_view value) {
   if (!status_.ok()) return status_;
   if (finished_) return Status::InvalidArgument(path() + ": Add after Finish");
-  if (num_records_ > 0 && key <= LastKey()) {
-    return Status::InvalidArgument(path() + ": keys out of order: record " +
-                                   std::to_string(num_records_) +
-                                   " is not greater than the previous key");
-  }
   constexpr size_t kMax = std::numeric_limits<uint32_t>::max();
   if (key.size() > kMax || value.size() > kMax) {
     return Status::InvalidArgument(path() + ": record too large");
@@ -34,7 +29,16 @@ Status TableBuilder::Add(std::string_view key, std::string_view value) {
   if (!block_.empty() && block_.SizeWith(key.size(), value.size()) > target_block_size_) {
     NUTCHFS_RETURN_IF_ERROR(FlushBlock());
   }
-  block_.Add(key, value);
+  // Within a block, the builder checks the order by the comparison it encodes with.
+  const bool in_order = block_.empty()
+                            ? (num_records_ == 0 || key > std::string_view(last_key_)) &&
+                                  block_.Add(key, value)
+                            : block_.Add(key, value);
+  if (!in_order) {
+    return Status::InvalidArgument(path() + ": keys out of order: record " +
+                                   std::to_string(num_records_) +
+                                   " is not greater than the previous key");
+  }
   ++num_records_;
   if (block_.size() >= target_block_size_) return FlushBlock();
   return Status::OK();

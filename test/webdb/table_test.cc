@@ -479,6 +479,46 @@ TEST_CASE("a copied block out of key order is refused", "[table]") {
   CHECK((*builder)->AddBlock(*raw).IsInvalidArgument());
 }
 
+// Within a block the builder's order check is the comparison it encodes by; the first key
+// of a block is checked against the last of the block before. Each refusal leaves the
+// table as it was: the rows added before and after it read back.
+TEST_CASE("a key not greater than the one before is refused in a block and across blocks",
+          "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const std::string path = dir.File("t.tbl");
+  auto builder = TableBuilder::Create(*env, path, /*target_block_size=*/256);
+  REQUIRE(builder.has_value());
+  TableBuilder& b = **builder;
+  Rows added;
+  auto add = [&](const std::string& key, size_t value_size = 8) {
+    const std::string value(value_size, 'v');
+    Status s = b.Add(key, value);
+    if (s.ok()) added.emplace_back(key, value);
+    return s;
+  };
+  REQUIRE(add("key-b").ok());
+  for (const char* bad : {"key-b", "key-", "key-a", "key-aaaaaaaaaaaa", "a", ""}) {
+    INFO(bad);
+    Status s = add(bad);
+    CHECK(s.IsInvalidArgument());
+    CHECK_THAT(s.ToString(), Catch::Contains("keys out of order"));
+  }
+  REQUIRE(add(std::string("key-b\x01")).ok());  // longer, with the last key as its prefix
+  REQUIRE(add("key-c").ok());
+  REQUIRE(b.file_size() == 0);
+  REQUIRE(add("key-d", 300).ok());  // fills the block, which is written at once
+  REQUIRE(b.file_size() > 0);
+  CHECK(add("key-d").IsInvalidArgument());  // the next block's first key
+  CHECK(add("key").IsInvalidArgument());
+  CHECK(add("key-c").IsInvalidArgument());
+  REQUIRE(add("key-e").ok());
+  REQUIRE(b.Finish().ok());
+  auto [rows, status] = Scan(*OpenOk(*env, path));
+  CHECK(status.ok());
+  CHECK(rows == added);
+}
+
 }  // namespace
 }  // namespace webdb
 
