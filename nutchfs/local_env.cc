@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <filesystem>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -85,12 +86,17 @@ class PosixRandomAccessFile final : public RandomAccessFile {
   const uint64_t size_;
 };
 
+// Appends are gathered in a buffer of kWriteBuffer bytes. A full buffer is written by a
+// thread of its own while the next one fills, so that the kernel's copy into the page
+// cache overlaps the caller's work; Flush, Sync, StartWriteback and Close wait for it. A
+// failed background write is reported by the next call.
 class PosixWritableFile final : public WritableFile {
  public:
   PosixWritableFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {
     buffer_.reserve(kWriteBuffer);
   }
   ~PosixWritableFile() override {
+    static_cast<void>(Wait());
     if (fd_ >= 0) ::close(fd_);
   }
   PosixWritableFile(const PosixWritableFile&) = delete;
@@ -101,13 +107,22 @@ class PosixWritableFile final : public WritableFile {
       buffer_.append(data);
       return Status::OK();
     }
-    NUTCHFS_RETURN_IF_ERROR(Flush());
-    if (data.size() >= kWriteBuffer) return WriteRaw(data);
+    NUTCHFS_RETURN_IF_ERROR(Wait());
+    if (data.size() >= kWriteBuffer) {
+      NUTCHFS_RETURN_IF_ERROR(WriteRaw(buffer_));
+      buffer_.clear();
+      return WriteRaw(data);
+    }
+    std::swap(buffer_, writing_);
+    buffer_.clear();
+    buffer_.reserve(kWriteBuffer);
+    writing_future_ = std::async(std::launch::async, [this] { return WriteRaw(writing_); });
     buffer_.append(data);
     return Status::OK();
   }
 
   Status Flush() override {
+    NUTCHFS_RETURN_IF_ERROR(Wait());
     Status s = WriteRaw(buffer_);
     buffer_.clear();
     return s;
@@ -139,6 +154,12 @@ class PosixWritableFile final : public WritableFile {
   }
 
  private:
+  // The background write's result (OK if there is none).
+  Status Wait() {
+    if (!writing_future_.valid()) return Status::OK();
+    return writing_future_.get();
+  }
+
   Status WriteRaw(std::string_view data) {
     while (!data.empty()) {
       ssize_t w = ::write(fd_, data.data(), data.size());
@@ -154,7 +175,9 @@ class PosixWritableFile final : public WritableFile {
 
   const std::string path_;
   int fd_;
-  std::string buffer_;
+  std::string buffer_;             // filling
+  std::string writing_;            // being written by writing_future_
+  std::future<Status> writing_future_;
   uint64_t written_ = 0;         // bytes handed to the kernel
   uint64_t writeback_from_ = 0;  // where the next StartWriteback's range begins
 };

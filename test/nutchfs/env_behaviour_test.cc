@@ -45,6 +45,37 @@ TEST_CASE("a local file hands what it holds to the OS when asked to start writeb
   CHECK(contents() == "first" + std::string(3 << 20, 'x') + "last");
 }
 
+// Full buffers are written in the background while the next fills: what arrives in any
+// mix of small and large appends is the file's content, and a failed background write is
+// reported by a later call (here: /dev/full, whose writes fail with ENOSPC).
+TEST_CASE("a local file writes full buffers in the background and reports their errors",
+          "[nutchfs]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::string expected;
+  auto file = env->NewWritableFile(dir.File("f"));
+  REQUIRE(file.has_value());
+  for (size_t i = 0; i < 400; ++i) {
+    const size_t size = i % 97 == 0 ? (3u << 20) / 2 : 1 + (i * 7919) % 40000;
+    const std::string piece(size, static_cast<char>('a' + i % 26));
+    REQUIRE((*file)->Append(piece).ok());
+    expected += piece;
+    if (i % 150 == 0) (*file)->StartWriteback();
+  }
+  REQUIRE((*file)->Close().ok());
+  auto got = nutchfs::ReadFileToString(*env, dir.File("f"));
+  REQUIRE(got.has_value());
+  CHECK(got->size() == expected.size());
+  CHECK(*got == expected);
+
+  auto full = env->NewWritableFile("/dev/full");
+  REQUIRE(full.has_value());
+  nutchfs::Status s;
+  for (int i = 0; i < 64 && s.ok(); ++i) s = (*full)->Append(std::string(64 << 10, 'x'));
+  if (s.ok()) s = (*full)->Sync();
+  CHECK_THAT(s.ToString(), Catch::Contains("write /dev/full") && Catch::Contains("No space"));
+}
+
 // A process killed inside CreateExclusive leaves its private file behind: that file must
 // have a hidden temporary name (publish.h), which listings skip and a db's garbage
 // collection removes. The names it creates are watched with inotify.
