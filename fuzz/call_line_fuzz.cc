@@ -25,23 +25,27 @@ std::string Padded(std::string_view line) {
 std::optional<webdb::Call> ParseChecked(webdb::CallParser& parser, std::string_view line) {
   const std::string padded = Padded(line);
   const std::string_view view = std::string_view(padded).substr(0, line.size());
-  if (std::optional<webdb::Call> fast = webdb::ScanPlainCall(view)) {
+  webdb::Call fast;
+  if (webdb::ScanPlainCall(view, &fast)) {
     auto full = parser.ParseJson(view);
     FUZZ_CHECK_MSG(full.has_value(), full ? "" : full.error().ToString());
-    FUZZ_CHECK(*full == *fast);
+    FUZZ_CHECK(*full == fast);
   }
-  auto call = parser.Parse(view);
-  if (!call) {
-    FUZZ_CHECK_MSG(call.error().IsInvalidArgument(), call.error().ToString());
+  webdb::Call call;
+  const nutchfs::Status parsed = parser.Parse(view, &call);
+  if (!parsed.ok()) {
+    FUZZ_CHECK_MSG(parsed.IsInvalidArgument(), parsed.ToString());
     return std::nullopt;
   }
   std::string json;
-  webdb::AppendCallJson(*call, &json);
+  webdb::AppendCallJson(call, &json);
   const std::string again_padded = Padded(json);
-  auto again = parser.Parse(std::string_view(again_padded).substr(0, json.size()));
-  FUZZ_CHECK_MSG(again.has_value(), json + " -> " + (again ? "" : again.error().ToString()));
-  FUZZ_CHECK_MSG(*again == *call, json);
-  return *call;
+  webdb::Call again;
+  const nutchfs::Status reparsed =
+      parser.Parse(std::string_view(again_padded).substr(0, json.size()), &again);
+  FUZZ_CHECK_MSG(reparsed.ok(), json + " -> " + reparsed.ToString());
+  FUZZ_CHECK_MSG(again == call, json);
+  return call;
 }
 
 bool Blank(std::string_view line) {
@@ -79,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           next.error().ToString());
       break;
     }
-    if (!next->has_value()) {
+    if (*next == nullptr) {
       FUZZ_CHECK(!line);
       break;
     }

@@ -103,7 +103,7 @@ struct ReadProgress {
 Status LogCalls(CallFileReader& reader, Writer& writer, ReadProgress& progress) {
   constexpr uint64_t kReportEvery = 4096;
   for (;;) {
-    NUTCHFS_ASSIGN_OR_RETURN(std::optional<Call> call, reader.Next());
+    NUTCHFS_ASSIGN_OR_RETURN(const Call* call, reader.Next());
     if (!call) return Status::OK();
     Status s = ApplyCall(writer, *call);
     if (!s.ok()) return reader.Placed(s);

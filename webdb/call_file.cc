@@ -54,7 +54,9 @@ struct CallFileReader::Rep {
   void Allocate(size_t new_capacity);
   Status Fill();
   Result<std::optional<std::string_view>> NextLine();
-  Result<std::optional<Call>> ParseNext();
+  // The next call into *call (its storage reused); false at the end of the file.
+  Result<bool> ParseNext(Call* call);
+  Call call;  // the single-threaded reader's current call
 };
 
 void CallFileReader::Rep::Allocate(size_t new_capacity) {
@@ -100,7 +102,7 @@ Result<std::optional<std::string_view>> CallFileReader::Rep::NextLine() {
   }
 }
 
-Result<std::optional<Call>> CallFileReader::Rep::ParseNext() {
+Result<bool> CallFileReader::Rep::ParseNext(Call* out) {
   Rep& r = *this;
   while (r.error.ok()) {
     auto line = r.NextLine();
@@ -108,11 +110,11 @@ Result<std::optional<Call>> CallFileReader::Rep::ParseNext() {
       r.error = line.error();  // the Env's message names the file
       break;
     }
-    if (!*line) return std::optional<Call>();
+    if (!*line) return false;
     if (IsBlank(**line)) continue;
-    auto call = r.parser.Parse(**line);
-    if (call) return std::optional<Call>(std::move(*call));
-    r.error = call.error().WithContext(r.name + ":" + std::to_string(r.line));
+    Status parsed = r.parser.Parse(**line, out);
+    if (parsed.ok()) return true;
+    r.error = parsed.WithContext(r.name + ":" + std::to_string(r.line));
   }
   return Err(r.error);
 }
@@ -120,7 +122,9 @@ Result<std::optional<Call>> CallFileReader::Rep::ParseNext() {
 // The parse thread: runs Rep::ParseNext() ahead of the caller and hands over batches of
 // calls, each with the line and byte position the single-threaded reader would report
 // after it, through a queue of at most kDepth batches. The last batch carries the end
-// or the error (sticky, as in Rep).
+// or the error (sticky, as in Rep). Batches the caller is done with go back to the
+// thread, which parses into them again: their calls' strings keep their storage, so a
+// stream of calls allocates nothing per call.
 class CallFileReader::Ahead {
  public:
   explicit Ahead(Rep& rep) : rep_(rep), worker_([this] { Run(); }) {}
@@ -135,25 +139,26 @@ class CallFileReader::Ahead {
   Ahead(const Ahead&) = delete;
   Ahead& operator=(const Ahead&) = delete;
 
-  Result<std::optional<Call>> Next() {
-    while (pos_ == current_.calls.size()) {
+  Result<const Call*> Next() {
+    while (pos_ == current_.size) {
       if (current_.last) {
         line_ = current_.end_line;
         consumed_ = current_.end_consumed;
         if (!current_.error.ok()) return Err(current_.error);
-        return std::optional<Call>();
+        return static_cast<const Call*>(nullptr);
       }
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [this] { return !queue_.empty(); });
+      free_.push_back(std::move(current_));
       current_ = std::move(queue_.front());
       queue_.pop_front();
       pos_ = 0;
       cv_.notify_all();
     }
-    Parsed& p = current_.calls[pos_++];
+    const Parsed& p = current_.calls[pos_++];
     line_ = p.line;
     consumed_ = p.consumed;
-    return std::optional<Call>(std::move(p.call));
+    return &p.call;
   }
 
   uint64_t line() const { return line_; }
@@ -169,7 +174,8 @@ class CallFileReader::Ahead {
     uint64_t consumed;
   };
   struct Batch {
-    std::vector<Parsed> calls;
+    std::vector<Parsed> calls;  // the first `size` hold this batch's calls
+    size_t size = 0;
     bool last = false;  // the stream ends after these calls, with error (or OK)
     Status error;
     uint64_t end_line = 0;
@@ -178,18 +184,21 @@ class CallFileReader::Ahead {
 
   void Run() {
     for (bool last = false; !last;) {
-      Batch b;
-      b.calls.reserve(kBatch);
-      while (b.calls.size() < kBatch) {
-        auto call = rep_.ParseNext();
-        if (!call || !*call) {
-          if (!call) b.error = call.error();
+      Batch b = TakeFree();
+      while (b.size < kBatch) {
+        if (b.size == b.calls.size()) b.calls.emplace_back();
+        Parsed& p = b.calls[b.size];
+        auto more = rep_.ParseNext(&p.call);
+        if (!more || !*more) {
+          if (!more) b.error = more.error();
           b.last = true;
           b.end_line = rep_.line;
           b.end_consumed = rep_.consumed;
           break;
         }
-        b.calls.push_back(Parsed{std::move(**call), rep_.line, rep_.consumed});
+        p.line = rep_.line;
+        p.consumed = rep_.consumed;
+        ++b.size;
       }
       last = b.last;
       std::unique_lock<std::mutex> lock(mu_);
@@ -200,10 +209,27 @@ class CallFileReader::Ahead {
     }
   }
 
+  // A batch the caller is done with, emptied, or a new one.
+  Batch TakeFree() {
+    Batch b;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!free_.empty()) {
+        b = std::move(free_.back());
+        free_.pop_back();
+      }
+    }
+    b.size = 0;
+    b.last = false;
+    b.error = Status::OK();
+    return b;
+  }
+
   Rep& rep_;  // used by the worker only, once it has started
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Batch> queue_;  // guarded by mu_
+  std::vector<Batch> free_;  // guarded by mu_
   bool stop_ = false;        // guarded by mu_
   Batch current_;            // the caller's
   size_t pos_ = 0;
@@ -240,8 +266,10 @@ uint64_t CallFileReader::bytes_consumed() const {
   return ahead_ ? ahead_->consumed() : rep_->consumed;
 }
 
-Result<std::optional<Call>> CallFileReader::Next() {
-  return ahead_ ? ahead_->Next() : rep_->ParseNext();
+Result<const Call*> CallFileReader::Next() {
+  if (ahead_) return ahead_->Next();
+  NUTCHFS_ASSIGN_OR_RETURN(bool more, rep_->ParseNext(&rep_->call));
+  return more ? &rep_->call : nullptr;
 }
 
 Status ApplyCall(CallSink& writer, const Call& call) {

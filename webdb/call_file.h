@@ -55,9 +55,10 @@ class CallFileReader {
   CallFileReader(const CallFileReader&) = delete;
   CallFileReader& operator=(const CallFileReader&) = delete;
 
-  // The next call, or nullopt at the end of the file. After an error the reader is
-  // finished: every later Next() returns the same error.
-  Result<std::optional<Call>> Next();
+  // The next call, or nullptr at the end of the file; the call stays valid until the
+  // next Next(). After an error the reader is finished: every later Next() returns the
+  // same error.
+  Result<const Call*> Next();
 
   // The name used in error messages: the path, or "-" for standard input.
   const std::string& name() const;

@@ -320,9 +320,10 @@ struct CallParser::Rep {
 CallParser::CallParser() : rep_(std::make_unique<Rep>()) {}
 CallParser::~CallParser() = default;
 
-Result<Call> CallParser::Parse(std::string_view line) {
-  if (std::optional<Call> call = ScanPlainCall(line)) return std::move(*call);
-  return ParseJson(line);
+Status CallParser::Parse(std::string_view line, Call* call) {
+  if (ScanPlainCall(line, call)) return Status::OK();
+  NUTCHFS_ASSIGN_OR_RETURN(*call, ParseJson(line));
+  return Status::OK();
 }
 
 Result<Call> CallParser::ParseJson(std::string_view line) {

@@ -27,10 +27,11 @@ class CallParser {
   CallParser(const CallParser&) = delete;
   CallParser& operator=(const CallParser&) = delete;
 
-  // Parses one line without its newline. Errors are InvalidArgument carrying the
-  // reason only; the caller adds FILE:LINE.
+  // Parses one line without its newline into *call, reusing its storage where it can.
+  // Errors are InvalidArgument carrying the reason only (the caller adds FILE:LINE);
+  // *call is then unspecified.
   // REQUIRES: the kPadding bytes after line.data() + line.size() are readable.
-  Result<Call> Parse(std::string_view line);
+  Status Parse(std::string_view line, Call* call);
   // Parse with simdjson's parser alone, whatever the line's form (what Parse does for a
   // line the fast scanner does not take; for tests that hold the scanner to it).
   Result<Call> ParseJson(std::string_view line);

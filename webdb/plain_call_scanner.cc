@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "webdb/call_fields.h"
 
@@ -257,24 +258,33 @@ bool ScanOp(Scanner& s, Call::Op* op) {
 
 }  // namespace
 
-std::optional<Call> ScanPlainCall(std::string_view line) {
-  if (!simdjson::validate_utf8(line.data(), line.size())) return std::nullopt;
+bool ScanPlainCall(std::string_view line, Call* call) {
+  if (!simdjson::validate_utf8(line.data(), line.size())) return false;
   Scanner s(line);
-  Call call;
+  // Back to the defaults; assigning empty strings keeps their storage.
+  call->op = Call::Op::kAddPage;
+  call->page = Page();
+  call->url.clear();
   auto field = [&](int i) {
     switch (i) {
-      case kOp: return ScanOp(s, &call.op);
-      case kCallPage: return ScanPage(s, &call.page);
-      case kCallLink: return ScanLink(s, &call.link.emplace());
-      default: return Url(s, &call.url);
+      case kOp: return ScanOp(s, &call->op);
+      case kCallPage: return ScanPage(s, &call->page);
+      case kCallLink:
+        if (call->link) {
+          *call->link = Link();
+        } else {
+          call->link.emplace();
+        }
+        return ScanLink(s, &*call->link);
+      default: return Url(s, &call->url);
     }
   };
   auto seen = Fields(s, kCallFieldNames, field);
-  if (!seen || !s.AtEnd() || !(*seen & (1u << kOp))) return std::nullopt;
-  const auto [required, allowed] = ShapeOf(call.op);
+  if (!seen || !s.AtEnd() || !(*seen & (1u << kOp))) return false;
+  if (!(*seen & (1u << kCallLink))) call->link.reset();
+  const auto [required, allowed] = ShapeOf(call->op);
   const uint32_t fields = *seen & ~(1u << kOp);
-  if ((fields & required) != required || (fields & ~allowed) != 0) return std::nullopt;
-  return call;
+  return (fields & required) == required && (fields & ~allowed) == 0;
 }
 
 }  // namespace webdb

@@ -7,20 +7,22 @@
 // JSON number. Every call file our tools and the bench generator write is in plain form.
 //
 // ScanPlainCall gives exactly the Call that CallParser::ParseJson gives for a plain line
-// without errors, and nullopt for every other line — one with escapes, an error, or
+// without errors, and false for every other line — one with escapes, an error, or
 // anything unusual — which CallParser then parses in full, so that a line's result and
 // error never depend on which path read it. Stateless; thread-safe.
 #ifndef WEBDB_PLAIN_CALL_SCANNER_H_
 #define WEBDB_PLAIN_CALL_SCANNER_H_
 
-#include <optional>
 #include <string_view>
 
 #include "webdb/call_file.h"
 
 namespace webdb {
 
-std::optional<Call> ScanPlainCall(std::string_view line);
+// Fills *call with the line's call, reusing the storage of its strings (a reader that
+// keeps one Call for every line allocates nothing per line); false, leaving *call
+// unspecified, when the line is not in plain form.
+bool ScanPlainCall(std::string_view line, Call* call);
 
 }  // namespace webdb
 

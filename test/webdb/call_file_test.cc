@@ -37,7 +37,7 @@ ReadAll ReadFile(const std::string& path) {
       return out;
     }
     if (!*call) return out;
-    out.calls.push_back(std::move(**call));
+    out.calls.push_back(**call);
   }
 }
 

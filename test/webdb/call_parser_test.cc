@@ -13,7 +13,10 @@ namespace {
 Result<Call> ParseLine(const std::string& line) {
   static CallParser parser;
   std::string padded = line + std::string(CallParser::kPadding, 'x');
-  return parser.Parse(std::string_view(padded.data(), line.size()));
+  Call call;
+  Status s = parser.Parse(std::string_view(padded.data(), line.size()), &call);
+  if (!s.ok()) return Err(s);
+  return call;
 }
 
 Call MustParse(const std::string& line) {

@@ -43,10 +43,12 @@ float ParseBack(const std::string& text) {
   CallParser parser;
   std::string line = R"({"op":"addPage","page":{"url":"u","score":)" + text + "}}";
   line.append(CallParser::kPadding, ' ');
-  auto call = parser.Parse(std::string_view(line).substr(0, line.size() - CallParser::kPadding));
-  INFO(text);
-  REQUIRE(call.has_value());
-  return call->page.score;
+  Call call;
+  Status s = parser.Parse(std::string_view(line).substr(0, line.size() - CallParser::kPadding),
+                          &call);
+  INFO(text << ": " << s.ToString());
+  REQUIRE(s.ok());
+  return call.page.score;
 }
 
 void CheckRoundTrip(float f) {
@@ -184,10 +186,11 @@ TEST_CASE("call JSON parses back to the same call") {
     AppendCallJson(call, &line);
     size_t size = line.size();
     line.append(CallParser::kPadding, ' ');
-    auto back = parser.Parse(std::string_view(line.data(), size));
-    INFO(line);
-    REQUIRE(back.has_value());
-    CHECK(*back == call);
+    Call back;
+    Status s = parser.Parse(std::string_view(line.data(), size), &back);
+    INFO(line << ": " << s.ToString());
+    REQUIRE(s.ok());
+    CHECK(back == call);
   }
 }
 
