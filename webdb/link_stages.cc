@@ -102,6 +102,7 @@ Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
   KeyMerger m(old_rows, edits, md5s_gone != nullptr, md5s_gone);
   AddedLinks links(new_pages_by_md5);
   StageStats stats;
+  std::string key;  // of the edit emitted last
   while (m.Next()) {
     if (m.block() != nullptr) {  // rows that stay as they are: nothing to tell linksByURL
       stats.rows_out += m.block()->records;
@@ -109,8 +110,9 @@ Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
     }
     NUTCHFS_ASSIGN_OR_RETURN(std::optional<std::string_view> link, links.Resolve(m, nullptr));
     // Built only for an emitted edit: most rows of a round go out unchanged.
-    auto url_key = [&m] {
-      return LinkUrlKey(m.key().substr(kMd5Size), Md5FromBytes(Md5OfKey(m.key())));
+    auto url_key = [&m, &key] {
+      SetLinkUrlKey(m.key().substr(kMd5Size), Md5FromBytes(Md5OfKey(m.key())), &key);
+      return std::string_view(key);
     };
     if (!link) {
       if (m.has_row()) NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_url, url_key(), kRemove, {}, stats));
@@ -134,6 +136,7 @@ Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
   ForwardProbe targets(new_pages_by_url);
   StageStats stats;
   std::string changed;
+  std::string key;  // of the edit emitted last
   const std::string flag_true(1, '\1'), flag_false(1, '\0');
   while (m.Next()) {
     if (m.block() != nullptr) {
@@ -157,8 +160,9 @@ Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
     if (!link) continue;
     // linksByMD5 now holds exactly `link` under this key: emit what it must change.
     const std::string_view url = UrlOfLinkUrlKey(m.key());
-    auto md5_key = [&m, url] {  // built only for an emitted edit
-      return LinkMd5Key(Md5FromBytes(m.key().substr(m.key().size() - kMd5Size)), url);
+    auto md5_key = [&m, url, &key] {  // built only for an emitted edit
+      SetLinkMd5Key(Md5FromBytes(m.key().substr(m.key().size() - kMd5Size)), url, &key);
+      return std::string_view(key);
     };
     if (!targets.HasPrefix(url, /*whole_key=*/true)) {
       NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_md5, md5_key(), kRemove, {}, stats));

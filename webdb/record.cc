@@ -276,10 +276,15 @@ void SetLinkMd5Key(const Md5& from, std::string_view url, std::string* key) {
 }
 
 std::string LinkUrlKey(std::string_view url, const Md5& from) {
-  std::string k(url);
-  k.push_back('\0');
-  k.append(Md5Bytes(from));
+  std::string k;
+  SetLinkUrlKey(url, from, &k);
   return k;
+}
+
+void SetLinkUrlKey(std::string_view url, const Md5& from, std::string* key) {
+  key->assign(url);
+  key->push_back('\0');
+  key->append(Md5Bytes(from));
 }
 
 void EncodePageByUrlValue(const Page& page, std::string* out) {

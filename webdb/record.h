@@ -78,6 +78,8 @@ std::string LinkMd5Key(const Md5& from, std::string_view url);
 // LinkMd5Key into *key, reusing its memory (the call log builds one per addLink).
 void SetLinkMd5Key(const Md5& from, std::string_view url, std::string* key);
 std::string LinkUrlKey(std::string_view url, const Md5& from);
+// LinkUrlKey into *key, reusing its memory (the link stages build one per edit they emit).
+void SetLinkUrlKey(std::string_view url, const Md5& from, std::string* key);
 
 // Values. Encode* append to *out.
 void EncodePageByUrlValue(const Page& page, std::string* out);
