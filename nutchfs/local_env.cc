@@ -107,12 +107,11 @@ class PosixWritableFile final : public WritableFile {
       buffer_.append(data);
       return Status::OK();
     }
-    NUTCHFS_RETURN_IF_ERROR(Wait());
     if (data.size() >= kWriteBuffer) {
-      NUTCHFS_RETURN_IF_ERROR(WriteRaw(buffer_));
-      buffer_.clear();
+      NUTCHFS_RETURN_IF_ERROR(Flush());
       return WriteRaw(data);
     }
+    NUTCHFS_RETURN_IF_ERROR(Wait());
     std::swap(buffer_, writing_);
     buffer_.clear();
     buffer_.reserve(kWriteBuffer);

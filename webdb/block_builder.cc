@@ -36,8 +36,9 @@ bool BlockBuilder::Add(std::string_view key, std::string_view value) {
   if (!empty()) {
     // key > last_key_ unless key ends within the shared prefix or is smaller just after it.
     shared = SharedPrefixLength(last_key_, key);
-    if (shared == key.size() || (shared < last_key_.size() && static_cast<uint8_t>(key[shared]) <
-                                                                  static_cast<uint8_t>(last_key_[shared]))) {
+    if (shared == key.size() ||
+        (shared < last_key_.size() &&
+         static_cast<uint8_t>(key[shared]) < static_cast<uint8_t>(last_key_[shared]))) {
       return false;
     }
   }

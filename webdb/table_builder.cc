@@ -29,11 +29,11 @@ Status TableBuilder::Add(std::string_view key, std::string_view value) {
   if (!block_.empty() && block_.SizeWith(key.size(), value.size()) > target_block_size_) {
     NUTCHFS_RETURN_IF_ERROR(FlushBlock());
   }
-  // Within a block, the builder checks the order by the comparison it encodes with.
-  const bool in_order = block_.empty()
-                            ? (num_records_ == 0 || key > std::string_view(last_key_)) &&
-                                  block_.Add(key, value)
-                            : block_.Add(key, value);
+  // Within a block, the builder checks the order by the comparison it encodes with; a
+  // block's first key is checked against the last block's last key.
+  const bool in_order =
+      (!block_.empty() || num_records_ == 0 || key > std::string_view(last_key_)) &&
+      block_.Add(key, value);
   if (!in_order) {
     return Status::InvalidArgument(path() + ": keys out of order: record " +
                                    std::to_string(num_records_) +
