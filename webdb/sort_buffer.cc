@@ -224,7 +224,7 @@ void SortBuffer::Allocate(size_t bytes) {
   const size_t wanted =
       sizeof(Entry) *
       std::max(std::min(budget_slots_, kFirstSlots), (bytes + sizeof(Entry) - 1) / sizeof(Entry));
-  block_ = memory_.TakeKept();  // its bytes come taken
+  block_ = memory_.TakeKept(wanted);  // its bytes come taken
   taken_ = block_.size();
   if (block_.size() < wanted && (block_.size() == 0 || !block_.Remap(wanted))) {
     memory_.Give(taken_);

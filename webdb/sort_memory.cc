@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cassert>
 #include <new>
 #include <utility>
@@ -57,12 +58,13 @@ size_t SortMemory::taken() const {
 
 size_t SortMemory::kept() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return kept_.size();
+  return kept_bytes_;
 }
 
 void SortMemory::DropKeptToFit(size_t bytes) {
-  if (kept_.size() > 0 && (taken_ > budget_ || bytes + kept_.size() > budget_ - taken_)) {
-    kept_.Unmap();
+  while (!kept_.empty() && (taken_ > budget_ || bytes + kept_bytes_ > budget_ - taken_)) {
+    kept_bytes_ -= kept_.front().size();
+    kept_.erase(kept_.begin());  // unmapped
   }
 }
 
@@ -88,15 +90,26 @@ void SortMemory::Give(size_t bytes) {
 
 void SortMemory::Keep(MappedMemory m) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (m.size() <= kept_.size()) return;  // m is unmapped on return
-  kept_.Unmap();
-  if (taken_ <= budget_ && m.size() <= budget_ - taken_) kept_ = std::move(m);
+  const size_t size = m.size();
+  if (size == 0 || taken_ > budget_ || size > budget_ - taken_) return;  // m is unmapped
+  auto at = std::find_if(kept_.begin(), kept_.end(),
+                         [size](const MappedMemory& k) { return k.size() >= size; });
+  kept_.insert(at, std::move(m));
+  kept_bytes_ += size;
+  DropKeptToFit(0);
 }
 
-MappedMemory SortMemory::TakeKept() {
+MappedMemory SortMemory::TakeKept(size_t bytes) {
   std::lock_guard<std::mutex> lock(mu_);
-  taken_ += kept_.size();
-  return std::move(kept_);
+  if (kept_.empty()) return MappedMemory();
+  auto at = std::find_if(kept_.begin(), kept_.end(),
+                         [bytes](const MappedMemory& k) { return k.size() >= bytes; });
+  if (at == kept_.end()) --at;
+  MappedMemory m = std::move(*at);
+  kept_.erase(at);
+  kept_bytes_ -= m.size();
+  taken_ += m.size();
+  return m;
 }
 
 }  // namespace webdb

@@ -7,13 +7,13 @@
 // whole budget. Take() never exceeds the budget; Force() does, for the small floor a
 // sorter needs to make progress at all (one record, the read buffers of a merge).
 //
-// The pool also keeps the mapping of a sorter that is done (Keep), so that the next
-// sorter to start takes it over (TakeKept) with its pages in place. Faulting in fresh
+// The pool also keeps the mappings of buffers that are done (Keep), so that buffers
+// starting later take them over (TakeKept) with their pages in place. Faulting in fresh
 // memory costs the kernel a zeroed page for every page touched, and for huge pages often
-// a compaction as well: up to a quarter of a load's CPU when every stage's sorter mapped
-// its own. A kept mapping counts against the budget like taken memory, so resident
-// memory stays within the budget; any Take or Force that would not fit beside it unmaps
-// it first.
+// a compaction as well: a sorter that spills and fills again would otherwise fault in
+// all its memory anew each time. Kept mappings count against the budget like taken
+// memory, so resident memory stays within the budget; a Take or Force that would not
+// fit beside them unmaps them, smallest first, until it does.
 //
 // Not owned by the sorters: it must outlive every sorter that uses it. Thread-safe.
 #ifndef WEBDB_SORT_MEMORY_H_
@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <mutex>
+#include <vector>
 
 namespace webdb {
 
@@ -56,12 +57,12 @@ class SortMemory {
   SortMemory& operator=(const SortMemory&) = delete;
 
   size_t budget() const { return budget_; }
-  // Bytes not taken (0 when forced takes went beyond the budget); a kept mapping's bytes
-  // count as available, since a Take unmaps it when it needs them.
+  // Bytes not taken (0 when forced takes went beyond the budget); kept mappings' bytes
+  // count as available, since a Take unmaps them when it needs them.
   size_t available() const;
-  // Bytes taken now (a kept mapping not included).
+  // Bytes taken now (kept mappings not included).
   size_t taken() const;
-  // Size of the kept mapping; 0 when none is kept.
+  // Bytes of the kept mappings; 0 when none is kept.
   size_t kept() const;
 
   // Takes bytes if that stays within the budget; false (and nothing taken) otherwise.
@@ -71,20 +72,23 @@ class SortMemory {
   // Gives back bytes taken before.
   void Give(size_t bytes);
 
-  // Keeps m for the next sorter (the larger of m and the mapping kept before), if it
-  // fits in the budget beside what is taken; unmaps it otherwise.
+  // Keeps m for a later buffer if it fits in the budget beside what is taken; the
+  // mappings kept before stay as far as they fit beside it, the smallest going first.
   void Keep(MappedMemory m);
-  // The kept mapping, its bytes now taken by the caller (who gives them back when
-  // done); an empty one when none is kept.
-  MappedMemory TakeKept();
+  // The smallest kept mapping of at least `bytes`, or the largest if none is that large,
+  // its bytes now taken by the caller (who gives them back when done); an empty one
+  // when none is kept.
+  MappedMemory TakeKept(size_t bytes);
 
  private:
+  // Unmaps kept mappings, smallest first, until bytes more fit beside the rest.
   void DropKeptToFit(size_t bytes);  // REQUIRES: mu_ held
 
   const size_t budget_;
   mutable std::mutex mu_;
-  size_t taken_ = 0;   // guarded by mu_
-  MappedMemory kept_;  // guarded by mu_
+  size_t taken_ = 0;                // guarded by mu_
+  size_t kept_bytes_ = 0;           // guarded by mu_: the sizes of kept_ summed
+  std::vector<MappedMemory> kept_;  // guarded by mu_; sorted by size, smallest first
 };
 
 }  // namespace webdb

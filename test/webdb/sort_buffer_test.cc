@@ -144,8 +144,8 @@ TEST_CASE("the kept mapping gives way to memory that is taken", "[sorter]") {
   CHECK(memory.Take(size_t{1} << 20));  // does not: it is unmapped
   CHECK(memory.kept() == 0);
   CHECK(memory.taken() == size_t{2} << 20);
-  // A mapping that would not fit beside what is taken is not kept, and of two the
-  // larger is.
+  // A mapping that would not fit beside what is taken is not kept, and of two that do
+  // not fit together the larger is.
   MappedMemory too_big;
   too_big.Map(size_t{3} << 20);
   memory.Keep(std::move(too_big));
@@ -158,8 +158,48 @@ TEST_CASE("the kept mapping gives way to memory that is taken", "[sorter]") {
   CHECK(memory.kept() == size_t{2} << 20);
   memory.Force(size_t{1} << 20);  // beyond what fits beside it: the kept mapping goes
   CHECK(memory.kept() == 0);
-  CHECK(memory.TakeKept().size() == 0);
+  CHECK(memory.TakeKept(0).size() == 0);
   memory.Give(size_t{3} << 20);
+  CHECK(memory.taken() == 0);
+}
+
+TEST_CASE("the pool keeps several mappings and hands out the smallest that is large enough",
+          "[sorter]") {
+  SortMemory memory(size_t{8} << 20);
+  auto mapping = [](size_t mib) {
+    MappedMemory m;
+    m.Map(mib << 20);
+    return m;
+  };
+  memory.Keep(mapping(2));
+  memory.Keep(mapping(4));
+  memory.Keep(mapping(1));
+  CHECK(memory.kept() == size_t{7} << 20);
+  CHECK(memory.taken() == 0);
+
+  MappedMemory m = memory.TakeKept(size_t{3} << 20);
+  CHECK(m.size() == size_t{4} << 20);
+  CHECK(memory.taken() == size_t{4} << 20);
+  CHECK(memory.kept() == size_t{3} << 20);
+  MappedMemory n = memory.TakeKept(size_t{5} << 20);  // none that large: the largest
+  CHECK(n.size() == size_t{2} << 20);
+  CHECK(memory.kept() == size_t{1} << 20);
+  memory.Give(n.size());
+  memory.Keep(std::move(n));
+
+  // Taking more than fits beside them unmaps the smallest first.
+  CHECK(memory.Take(size_t{2} << 20));
+  CHECK(memory.kept() == size_t{2} << 20);
+  // A mapping kept beyond the budget pushes out smaller ones, or is not kept itself.
+  memory.Keep(mapping(3));
+  CHECK(memory.kept() == size_t{2} << 20);
+  memory.Give(size_t{2} << 20);
+  memory.Keep(mapping(3));
+  CHECK(memory.kept() == size_t{3} << 20);
+  CHECK(memory.TakeKept(0).size() == size_t{3} << 20);
+  CHECK(memory.kept() == 0);
+  CHECK(memory.TakeKept(0).size() == 0);
+  memory.Give(size_t{7} << 20);
   CHECK(memory.taken() == 0);
 }
 
