@@ -56,17 +56,17 @@ bool KeyMerger::Next() {
     key_ = key_copy_;
   }
   CollectEdits();
-  if (edits_.Valid() && edits_.edit().key < key_) {
-    status_ = Status::Corruption("edit stream out of order");
-  }
   return status_.ok();
 }
 
+// The current edit's key is key_: Next() compared them. Each following edit is compared
+// once, which both ends the key's edits and checks the stream's order.
 void KeyMerger::CollectEdits() {
   const bool stable = edits_.views_stable();
   num_edits_ = 0;
   values_.clear();
-  while (edits_.Valid() && edits_.edit().key == key_) {
+  int order = 0;
+  while (order == 0) {
     const EditView& e = edits_.edit();
     if (num_edits_ == edits_buf_.size()) edits_buf_.emplace_back();
     KeyEdit& k = edits_buf_[num_edits_++];
@@ -76,7 +76,9 @@ void KeyMerger::CollectEdits() {
     if (!stable) values_.append(e.value);
     edits_.Next();
     ++total_edits_;
+    order = edits_.Valid() ? edits_.edit().key.compare(key_) : 1;
   }
+  if (order < 0) status_ = Status::Corruption("edit stream out of order");
   if (stable) return;
   // Now that values_ is complete, the copies are in it one after another.
   size_t offset = 0;

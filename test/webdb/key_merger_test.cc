@@ -1,0 +1,142 @@
+#include "webdb/key_merger.h"
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <random>
+
+#include "nutchfs/mem_env.h"
+#include "test/util/edit_util.h"
+#include "test/util/row_util.h"
+#include "webdb/sorter.h"
+
+namespace webdb {
+namespace {
+
+using testutil::OwnedEdit;
+using testutil::Rows;
+
+// One step of a KeyMerger, copied out.
+struct Step {
+  std::string key;
+  bool has_row = false;
+  std::string row_value;
+  std::vector<OwnedEdit> edits;
+  bool operator==(const Step&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Step& s) {
+  os << "{" << s.key << (s.has_row ? " row " + s.row_value : " no row") << ",";
+  for (const OwnedEdit& e : s.edits) os << " " << e;
+  return os << "}";
+}
+
+struct Merged {
+  std::vector<Step> steps;
+  uint64_t total_edits = 0;
+  Status status;
+};
+
+Merged MergeAll(Iterator& rows, EditIterator& edits) {
+  KeyMerger m(rows, edits);
+  Merged out;
+  while (m.Next()) {
+    REQUIRE(m.block() == nullptr);
+    Step s{std::string(m.key()), m.has_row(), m.has_row() ? std::string(m.row_value()) : "", {}};
+    for (size_t i = 0; i < m.num_edits(); ++i) {
+      const KeyEdit& e = m.edit(i);
+      s.edits.push_back({s.key, e.order, e.kind, std::string(e.value)});
+    }
+    out.steps.push_back(std::move(s));
+  }
+  out.total_edits = m.total_edits();
+  out.status = m.status();
+  return out;
+}
+
+// What a merge must offer: every key of either input once, in order, with its row and
+// its edits in stream order.
+std::vector<Step> Expected(const Rows& rows, const std::vector<OwnedEdit>& sorted_edits) {
+  std::map<std::string, Step> by_key;
+  for (const auto& [key, value] : rows) by_key[key] = Step{key, true, value, {}};
+  for (const OwnedEdit& e : sorted_edits) {
+    Step& s = by_key[e.key];
+    s.key = e.key;
+    s.edits.push_back(e);
+  }
+  std::vector<Step> steps;
+  for (auto& [key, s] : by_key) steps.push_back(std::move(s));
+  return steps;
+}
+
+Rows RandomRows(std::mt19937_64& rng, size_t count) {
+  std::map<std::string, std::string> rows;
+  for (size_t i = 0; i < count; ++i) {
+    std::string key;
+    for (size_t n = rng() % 8; n > 0; --n) key.push_back(static_cast<char>("ab\0\xff"[rng() % 4]));
+    rows[key] = "row" + std::to_string(i);
+  }
+  return Rows(rows.begin(), rows.end());
+}
+
+TEST_CASE("key merger offers each key once with its row and its edits in order",
+          "[key_merger][random]") {
+  const uint64_t seed = GENERATE(1, 2, 3, 4, 5, 6);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const Rows rows = RandomRows(rng, rng() % 200);
+  std::vector<OwnedEdit> edits = testutil::RandomEdits(rng, rng() % 500, {300, 5, 6});
+  const std::vector<OwnedEdit> sorted = testutil::StableSorted(edits);
+  const std::vector<Step> expected = Expected(rows, sorted);
+
+  SECTION("edits whose views move: keys and values copied") {
+    auto row_it = testutil::NewVectorIterator(rows);
+    auto edit_it = testutil::NewVectorEditIterator(sorted);
+    REQUIRE_FALSE(edit_it->views_stable());
+    Merged got = MergeAll(*row_it, *edit_it);
+    CHECK(got.status.ok());
+    CHECK(got.steps == expected);
+    CHECK(got.total_edits == edits.size());
+  }
+  SECTION("edits whose views stay: keys and values viewed where they are") {
+    auto env = nutchfs::NewMemEnv();
+    auto sorter = Sorter::Create(*env, "/tmp", size_t{8} << 20, "edits");
+    for (const OwnedEdit& e : edits) REQUIRE(sorter->Add(e.view()).ok());
+    auto edit_it = sorter->Finish();
+    REQUIRE(edit_it);
+    REQUIRE((*edit_it)->views_stable());
+    auto row_it = testutil::NewVectorIterator(rows);
+    Merged got = MergeAll(*row_it, **edit_it);
+    CHECK(got.status.ok());
+    CHECK(got.steps == expected);
+    CHECK(got.total_edits == edits.size());
+  }
+}
+
+TEST_CASE("key merger reports an edit stream out of order", "[key_merger]") {
+  // After the edits of "b" (the second one compared against the first), an edit for "a".
+  auto rows = testutil::NewVectorIterator({{"a", "1"}, {"b", "2"}, {"c", "3"}});
+  auto edits =
+      testutil::NewVectorEditIterator({{"b", 1, 0, "x"}, {"b", 2, 0, "y"}, {"a", 3, 0, "z"}});
+  KeyMerger m(*rows, *edits);
+  REQUIRE(m.Next());
+  CHECK(m.key() == "a");
+  CHECK(m.num_edits() == 0);
+  CHECK_FALSE(m.Next());
+  CHECK(m.status().IsCorruption());
+  CHECK_THAT(m.status().ToString(), Catch::Contains("edit stream out of order"));
+}
+
+TEST_CASE("key merger stops at a failing edit stream with its status", "[key_merger]") {
+  auto rows = testutil::NewVectorIterator({{"a", "1"}, {"c", "3"}});
+  auto edits = testutil::NewVectorEditIterator({{"a", 1, 0, "x"}},
+                                               Status::IOError("edits.run: read failed"));
+  KeyMerger m(*rows, *edits);
+  REQUIRE(m.Next());
+  CHECK(m.key() == "a");
+  CHECK(m.num_edits() == 1);
+  CHECK_FALSE(m.Next());
+  CHECK_THAT(m.status().ToString(), Catch::Contains("edits.run: read failed"));
+}
+
+}  // namespace
+}  // namespace webdb
