@@ -17,6 +17,7 @@ constexpr ptrdiff_t kSmallRange = 16;
 constexpr ptrdiff_t kSmallRadix = 48;
 constexpr int kMaxLevels = 16;
 constexpr ptrdiff_t kAhead = 8;  // records are scattered: fetch this far ahead
+constexpr int kLinesAhead = 3;   // cache lines of each record fetched ahead by Get()
 
 // Key bytes [depth, depth + 7) big-endian and zero-padded in the high 56 bits; in the
 // low 8 bits how many key bytes remain from depth, capped at 8 (kKeyGoesOn). Ordering
@@ -96,7 +97,12 @@ void SortBuffer::Sort() {
 }
 
 EditView SortBuffer::Get(size_t i) const {
-  if (i + kAhead < n_) __builtin_prefetch(arena() + entries()[i + kAhead].offset);
+  // Only a record's first line tells how long it is: fetch the lines most records
+  // take (header and key of a link edit span two, its value often a third).
+  if (i + kAhead < n_) {
+    const char* record = arena() + entries()[i + kAhead].offset;
+    for (int line = 0; line < kLinesAhead; ++line) __builtin_prefetch(record + 64 * line);
+  }
   return Decode(arena(), entries()[i].offset);
 }
 
