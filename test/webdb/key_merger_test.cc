@@ -8,6 +8,8 @@
 #include "test/util/edit_util.h"
 #include "test/util/row_util.h"
 #include "webdb/sorter.h"
+#include "webdb/table.h"
+#include "webdb/table_builder.h"
 
 namespace webdb {
 namespace {
@@ -68,13 +70,17 @@ std::vector<Step> Expected(const Rows& rows, const std::vector<OwnedEdit>& sorte
   return steps;
 }
 
+// 0..7 bytes of four values, '\0' and '\xff' among them: keys that share prefixes at every
+// offset, and equal and prefix keys.
+std::string ShortKey(std::mt19937_64& rng) {
+  std::string key;
+  for (size_t n = rng() % 8; n > 0; --n) key.push_back("ab\0\xff"[rng() % 4]);
+  return key;
+}
+
 Rows RandomRows(std::mt19937_64& rng, size_t count) {
   std::map<std::string, std::string> rows;
-  for (size_t i = 0; i < count; ++i) {
-    std::string key;
-    for (size_t n = rng() % 8; n > 0; --n) key.push_back(static_cast<char>("ab\0\xff"[rng() % 4]));
-    rows[key] = "row" + std::to_string(i);
-  }
+  for (size_t i = 0; i < count; ++i) rows[ShortKey(rng)] = "row" + std::to_string(i);
   return Rows(rows.begin(), rows.end());
 }
 
@@ -110,6 +116,34 @@ TEST_CASE("key merger offers each key once with its row and its edits in order",
     CHECK(got.steps == expected);
     CHECK(got.total_edits == edits.size());
   }
+}
+
+TEST_CASE("key merger over a table file offers each key once with its row and its edits",
+          "[key_merger][random]") {
+  // Short keys in blocks of a few rows; half the edit keys are row keys.
+  const uint64_t seed = GENERATE(1, 2, 3, 4, 5, 6, 7, 8);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const Rows rows = RandomRows(rng, rng() % 300);
+  std::vector<OwnedEdit> edits;
+  for (size_t i = rng() % 300; i > 0; --i) {
+    std::string key = rows.empty() || rng() % 2 ? ShortKey(rng) : rows[rng() % rows.size()].first;
+    edits.push_back({key, rng() % 4, 0, "edit" + std::to_string(i)});
+  }
+  const std::vector<OwnedEdit> sorted = testutil::StableSorted(edits);
+
+  auto env = nutchfs::NewMemEnv();
+  auto builder = TableBuilder::Create(*env, "/t.tbl", 64);
+  REQUIRE(builder);
+  for (const auto& [key, value] : rows) REQUIRE((*builder)->Add(key, value).ok());
+  REQUIRE((*builder)->Finish().ok());
+  auto table = Table::Open(*env, "/t.tbl");
+  REQUIRE(table);
+  auto row_it = (*table)->NewIterator();
+  auto edit_it = testutil::NewVectorEditIterator(sorted);
+  Merged got = MergeAll(*row_it, *edit_it);
+  CHECK(got.status.ok());
+  CHECK(got.steps == Expected(rows, sorted));
 }
 
 TEST_CASE("key merger reports an edit stream out of order", "[key_merger]") {
