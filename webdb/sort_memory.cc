@@ -25,9 +25,9 @@ void MappedMemory::Map(size_t bytes) {
   Unmap();
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
-  // Huge pages where the system allows them: fewer page faults as the block fills, and
-  // fewer TLB misses in the radix passes (advice only: ignored where unsupported).
-  static_cast<void>(::madvise(p, bytes, MADV_HUGEPAGE));
+  // No huge page advice: the system's policy decides. Where huge pages are only used on
+  // advice, faulting them in costs far more than it saves when the host reclaims freed
+  // guest memory (docs/PERFORMANCE.md).
   data_ = static_cast<char*>(p);
   bytes_ = bytes;
 }
