@@ -26,7 +26,7 @@ inline const char* ParseVarint32(const char* p, const char* limit, uint32_t* val
 
 // Whether previous[0, shared) + delta[0, unshared) is greater than previous. Writers store
 // the longest shared prefix, so that is decided by the first delta byte alone.
-inline bool FollowsPrevious(const std::string& previous, uint32_t shared, const char* delta,
+inline bool FollowsPrevious(const PrefixKey& previous, uint32_t shared, const char* delta,
                             uint32_t unshared) {
   if (unshared == 0) return false;
   return shared == previous.size() ||
@@ -68,7 +68,7 @@ void BlockReader::Reset(std::string_view contents, const std::string* path, uint
   path_ = path;
   block_offset_ = block_offset;
   started_ = false;
-  key_.clear();
+  key_.Clear();
   value_ = {};
   status_ = Status::OK();
 }
@@ -92,8 +92,7 @@ bool BlockReader::Next() {
   if (started_ && !FollowsPrevious(key_, shared, p, unshared)) {
     return Fail(pos_, "key not greater than the previous key");
   }
-  key_.resize(shared + unshared);
-  std::memcpy(key_.data() + shared, p, unshared);
+  key_.Set(shared, std::string_view(p, unshared));
   value_ = std::string_view(p + unshared, value_size);
   pos_ = static_cast<size_t>(p + unshared + value_size - data_);
   started_ = true;
@@ -103,9 +102,9 @@ bool BlockReader::Next() {
 bool BlockReader::Seek(std::string_view target) {
   pos_ = 0;
   started_ = false;
-  key_.clear();
+  key_.Clear();
   while (Next()) {
-    if (std::string_view(key_) >= target) return true;
+    if (key_.view() >= target) return true;
   }
   return false;
 }

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "nutchfs/status.h"
+#include "webdb/coding.h"
 
 namespace webdb {
 
@@ -41,7 +42,7 @@ class BlockReader {
   // there is none (status() OK) or on malformed bytes (status() Corruption).
   bool Seek(std::string_view target);
 
-  std::string_view key() const { return key_; }
+  std::string_view key() const { return key_.view(); }
   std::string_view value() const { return value_; }
   // Whether a record has been decoded since Reset().
   bool started() const { return started_; }
@@ -56,7 +57,7 @@ class BlockReader {
   const std::string* path_ = nullptr;
   uint64_t block_offset_ = 0;
   bool started_ = false;
-  std::string key_;
+  PrefixKey key_;
   std::string_view value_;
   Status status_;
 };

@@ -35,7 +35,7 @@ bool BlockBuilder::Add(std::string_view key, std::string_view value) {
   size_t shared = 0;
   if (!empty()) {
     // key > last_key_ unless key ends within the shared prefix or is smaller just after it.
-    shared = SharedPrefixLength(last_key_, key);
+    shared = SharedPrefixLength(last_key_.view(), key);
     if (shared == key.size() ||
         (shared < last_key_.size() &&
          static_cast<uint8_t>(key[shared]) < static_cast<uint8_t>(last_key_[shared]))) {
@@ -53,8 +53,7 @@ bool BlockBuilder::Add(std::string_view key, std::string_view value) {
   if (!value.empty()) std::memcpy(p, value.data(), value.size());
   p += value.size();
   size_ = static_cast<size_t>(p - buffer_.data());
-  last_key_.resize(key.size());
-  if (unshared > 0) std::memcpy(last_key_.data() + shared, key.data() + shared, unshared);
+  last_key_.Set(shared, key.substr(shared));
   return true;
 }
 
@@ -69,7 +68,7 @@ std::string_view BlockBuilder::Finish() {
 
 void BlockBuilder::Reset() {
   size_ = 0;
-  last_key_.clear();
+  last_key_.Clear();
   finished_ = false;
 }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "webdb/coding.h"
+
 namespace webdb {
 
 class BlockBuilder {
@@ -34,7 +36,7 @@ class BlockBuilder {
   size_t SizeWith(size_t key_size, size_t value_size) const;
   bool empty() const { return size_ == 0; }
   // The last key added. REQUIRES: !empty().
-  std::string_view last_key() const { return last_key_; }
+  std::string_view last_key() const { return last_key_.view(); }
 
  private:
   // Makes room for n more bytes after the first size_.
@@ -44,7 +46,7 @@ class BlockBuilder {
   // room), so a record costs two copies, not a string append's checks per field.
   std::string buffer_;
   size_t size_ = 0;
-  std::string last_key_;
+  PrefixKey last_key_;
   bool finished_ = false;
 };
 

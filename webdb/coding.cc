@@ -81,17 +81,12 @@ bool GetFixed64(std::string_view* input, uint64_t* value) {
   return true;
 }
 
-size_t SharedPrefixLength(std::string_view a, std::string_view b) {
-  const size_t n = std::min(a.size(), b.size());
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t x, y;
-    std::memcpy(&x, a.data() + i, 8);
-    std::memcpy(&y, b.data() + i, 8);
-    if (x != y) return i + static_cast<size_t>(__builtin_ctzll(x ^ y) / 8);
-  }
-  while (i < n && a[i] == b[i]) ++i;
-  return i;
+void PrefixKey::Grow(size_t size) {
+  const size_t capacity = std::max({size, 2 * capacity_, size_t{64}});
+  auto data = std::make_unique<char[]>(capacity);
+  if (size_ > 0) std::memcpy(data.get(), data_.get(), size_);
+  data_ = std::move(data);
+  capacity_ = capacity;
 }
 
 }  // namespace webdb

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -57,8 +58,45 @@ bool GetFixed64(std::string_view* input, uint64_t* value);
 bool GetBytes(std::string_view* input, size_t n, std::string_view* result);
 
 // The length of the longest common prefix of a and b (eight bytes a step: sorted keys
-// share long prefixes).
-size_t SharedPrefixLength(std::string_view a, std::string_view b);
+// share long prefixes). Inline: every record a table builder adds asks for it.
+inline size_t SharedPrefixLength(std::string_view a, std::string_view b) {
+  const size_t n = a.size() < b.size() ? a.size() : b.size();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) return i + static_cast<size_t>(__builtin_ctzll(x ^ y) / 8);
+  }
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
+// A key stored as a prefix of the key before it plus new bytes, as data blocks store
+// keys (docs/FORMAT.md, "Data blocks"). Its memory grows and is kept; new bytes are
+// copied once (std::string::resize writes each new byte before the copy would).
+class PrefixKey {
+ public:
+  std::string_view view() const { return std::string_view(data_.get(), size_); }
+  size_t size() const { return size_; }
+  char operator[](size_t i) const { return data_[i]; }
+  void Clear() { size_ = 0; }
+  // Keeps the first `shared` bytes and appends rest. REQUIRES: shared <= size().
+  void Set(size_t shared, std::string_view rest) {
+    const size_t size = shared + rest.size();
+    if (size > capacity_) Grow(size);
+    if (!rest.empty()) std::memcpy(data_.get() + shared, rest.data(), rest.size());
+    size_ = size;
+  }
+
+ private:
+  // Room for at least `size` bytes, the first size_ kept.
+  void Grow(size_t size);
+
+  std::unique_ptr<char[]> data_;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
 
 }  // namespace webdb
 

@@ -147,5 +147,40 @@ TEST_CASE("length-prefixed bytes", "[coding]") {
   CHECK_FALSE(GetLengthPrefixed(&short_input, &got));
 }
 
+TEST_CASE("SharedPrefixLength finds the first differing byte at every offset", "[coding]") {
+  const std::string base = "http://www.example.org/a/long/path/item-0123456789.html";
+  for (size_t i = 0; i < base.size(); ++i) {
+    std::string other = base;
+    other[i] = static_cast<char>(other[i] ^ 0x80);
+    CHECK(SharedPrefixLength(base, other) == i);
+    CHECK(SharedPrefixLength(other, base) == i);
+    CHECK(SharedPrefixLength(base, base.substr(0, i)) == i);
+  }
+  CHECK(SharedPrefixLength(base, base) == base.size());
+  CHECK(SharedPrefixLength("", base) == 0);
+  CHECK(SharedPrefixLength(Bytes({0, 0, 0, 0, 0, 0, 0, 0, 0}), Bytes({0, 0, 0, 0, 0, 0, 0, 0, 1})) == 8);
+}
+
+TEST_CASE("PrefixKey keeps a shared prefix and appends the rest as it grows", "[coding]") {
+  std::mt19937_64 rng(7);
+  PrefixKey key;
+  std::string model;
+  CHECK(key.view().empty());
+  for (int step = 0; step < 2000; ++step) {
+    const size_t shared = model.empty() ? 0 : rng() % (model.size() + 1);
+    std::string rest(rng() % (step < 1000 ? 40 : 400), '\0');
+    for (char& c : rest) c = static_cast<char>(rng());
+    key.Set(shared, rest);
+    model = model.substr(0, shared) + rest;
+    REQUIRE(key.view() == model);
+    REQUIRE(key.size() == model.size());
+    if (!model.empty()) CHECK(key[model.size() - 1] == model.back());
+  }
+  key.Clear();
+  CHECK(key.view().empty());
+  key.Set(0, "abc");
+  CHECK(key.view() == "abc");
+}
+
 }  // namespace
 }  // namespace webdb
