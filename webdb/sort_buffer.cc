@@ -106,10 +106,13 @@ EditView SortBuffer::Get(size_t i) const {
   return Decode(arena(), entries()[i].offset);
 }
 
+// A buffer filled again is memory used many times: worth huge pages from now on.
 void SortBuffer::Clear() {
   used_ = 0;
   n_ = 0;
-  if (slots_ > budget_slots_) Release();
+  if (slots_ > budget_slots_) return Release();
+  memory_.SetReused();
+  block_.UseHugePages();
 }
 
 void SortBuffer::Release() {
@@ -235,8 +238,9 @@ void SortBuffer::Allocate(size_t bytes) {
   if (block_.size() < wanted && (block_.size() == 0 || !block_.Remap(wanted))) {
     memory_.Give(taken_);
     taken_ = 0;
-    block_.Map(wanted);
+    block_.Map(wanted, memory_.reused());
   }
+  if (memory_.reused()) block_.UseHugePages();
   slots_ = block_.size() / sizeof(Entry);
 }
 

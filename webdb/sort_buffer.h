@@ -53,7 +53,8 @@ class SortBuffer {
   EditView Get(size_t i) const;
 
   // Forgets every record; keeps the memory taken unless a huge record made the block
-  // grow beyond the budget.
+  // grow beyond the budget. A block kept to be filled again is memory used many times:
+  // it moves to huge pages, and so do the pool's later buffers (SortMemory::reused).
   void Clear();
   // Forgets every record and gives all memory back to the pool.
   void Release();

@@ -8,28 +8,47 @@
 #include <utility>
 
 namespace webdb {
+namespace {
+
+// MADV_COLLAPSE (Linux 6.1, <asm-generic/mman-common.h>), which glibc 2.36's
+// <sys/mman.h> does not define yet.
+constexpr int kMadvCollapse = 25;
+
+}  // namespace
 
 MappedMemory::MappedMemory(MappedMemory&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+    : data_(std::exchange(other.data_, nullptr)),
+      bytes_(std::exchange(other.bytes_, 0)),
+      huge_pages_(std::exchange(other.huge_pages_, false)) {}
 
 MappedMemory& MappedMemory::operator=(MappedMemory&& other) noexcept {
   if (this != &other) {
     Unmap();
     data_ = std::exchange(other.data_, nullptr);
     bytes_ = std::exchange(other.bytes_, 0);
+    huge_pages_ = std::exchange(other.huge_pages_, false);
   }
   return *this;
 }
 
-void MappedMemory::Map(size_t bytes) {
+void MappedMemory::Map(size_t bytes, bool huge_pages) {
   Unmap();
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
-  // No huge page advice: the system's policy decides. Where huge pages are only used on
-  // advice, faulting them in costs far more than it saves when the host reclaims freed
-  // guest memory (docs/PERFORMANCE.md).
   data_ = static_cast<char*>(p);
   bytes_ = bytes;
+  // Advice only: ignored where unsupported. Without it the system's policy decides.
+  if (huge_pages) static_cast<void>(::madvise(data_, bytes_, MADV_HUGEPAGE));
+  huge_pages_ = huge_pages;
+}
+
+void MappedMemory::UseHugePages() {
+  if (data_ == nullptr || huge_pages_) return;
+  // Both are advice: a kernel without MADV_COLLAPSE (before 6.1) or without huge pages
+  // refuses, and the mapping stays as it is.
+  static_cast<void>(::madvise(data_, bytes_, MADV_HUGEPAGE));
+  static_cast<void>(::madvise(data_, bytes_, kMadvCollapse));
+  huge_pages_ = true;
 }
 
 bool MappedMemory::Remap(size_t bytes) {
@@ -44,6 +63,7 @@ void MappedMemory::Unmap() {
   if (data_ != nullptr) ::munmap(data_, bytes_);
   data_ = nullptr;
   bytes_ = 0;
+  huge_pages_ = false;
 }
 
 size_t SortMemory::available() const {

@@ -19,6 +19,7 @@
 #ifndef WEBDB_SORT_MEMORY_H_
 #define WEBDB_SORT_MEMORY_H_
 
+#include <atomic>
 #include <cstddef>
 #include <mutex>
 #include <vector>
@@ -38,16 +39,21 @@ class MappedMemory {
 
   char* data() const { return data_; }
   size_t size() const { return bytes_; }
-  // Maps bytes of zeroes in place of what was mapped; throws std::bad_alloc if refused.
-  void Map(size_t bytes);
-  // Grows to bytes, keeping the contents, perhaps at another address; false (nothing
-  // changed) when refused.
+  // Maps bytes of zeroes in place of what was mapped, in huge pages if asked and the
+  // system has them; throws std::bad_alloc if refused.
+  void Map(size_t bytes, bool huge_pages);
+  // Grows to bytes, keeping the contents and the page size, perhaps at another address;
+  // false (nothing changed) when refused.
   bool Remap(size_t bytes);
   void Unmap();
+  // Moves the contents into huge pages, now (MADV_COLLAPSE) and as the mapping grows
+  // (MADV_HUGEPAGE), where the system has them; once per mapping.
+  void UseHugePages();
 
  private:
   char* data_ = nullptr;
   size_t bytes_ = 0;
+  bool huge_pages_ = false;
 };
 
 class SortMemory {
@@ -57,6 +63,13 @@ class SortMemory {
   SortMemory& operator=(const SortMemory&) = delete;
 
   size_t budget() const { return budget_; }
+
+  // Whether a buffer has been filled again (after a spill): the session is larger than
+  // memory, and buffers use huge pages from then on (SortBuffer). Fresh huge pages cost
+  // the kernel, and on a VM the host, far more than small ones; they pay for themselves
+  // only in memory filled many times, where they save TLB misses.
+  bool reused() const { return reused_.load(std::memory_order_relaxed); }
+  void SetReused() { reused_.store(true, std::memory_order_relaxed); }
   // Bytes not taken (0 when forced takes went beyond the budget); kept mappings' bytes
   // count as available, since a Take unmaps them when it needs them.
   size_t available() const;
@@ -89,6 +102,7 @@ class SortMemory {
   size_t taken_ = 0;                // guarded by mu_
   size_t kept_bytes_ = 0;           // guarded by mu_: the sizes of kept_ summed
   std::vector<MappedMemory> kept_;  // guarded by mu_; sorted by size, smallest first
+  std::atomic<bool> reused_{false};
 };
 
 }  // namespace webdb

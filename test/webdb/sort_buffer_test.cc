@@ -136,7 +136,7 @@ TEST_CASE("a buffer that starts after another is done takes over its mapping", "
 TEST_CASE("the kept mapping gives way to memory that is taken", "[sorter]") {
   SortMemory memory(size_t{4} << 20);
   MappedMemory m;
-  m.Map(size_t{3} << 20);
+  m.Map(size_t{3} << 20, false);
   memory.Keep(std::move(m));
   CHECK(memory.kept() == size_t{3} << 20);
   CHECK(memory.Take(size_t{1} << 20));  // fits beside it
@@ -147,12 +147,12 @@ TEST_CASE("the kept mapping gives way to memory that is taken", "[sorter]") {
   // A mapping that would not fit beside what is taken is not kept, and of two that do
   // not fit together the larger is.
   MappedMemory too_big;
-  too_big.Map(size_t{3} << 20);
+  too_big.Map(size_t{3} << 20, false);
   memory.Keep(std::move(too_big));
   CHECK(memory.kept() == 0);
   MappedMemory small, larger;
-  small.Map(size_t{1} << 20);
-  larger.Map(size_t{2} << 20);
+  small.Map(size_t{1} << 20, false);
+  larger.Map(size_t{2} << 20, false);
   memory.Keep(std::move(small));
   memory.Keep(std::move(larger));
   CHECK(memory.kept() == size_t{2} << 20);
@@ -168,7 +168,7 @@ TEST_CASE("the pool keeps several mappings and hands out the smallest that is la
   SortMemory memory(size_t{8} << 20);
   auto mapping = [](size_t mib) {
     MappedMemory m;
-    m.Map(mib << 20);
+    m.Map(mib << 20, false);
     return m;
   };
   memory.Keep(mapping(2));
@@ -201,6 +201,51 @@ TEST_CASE("the pool keeps several mappings and hands out the smallest that is la
   CHECK(memory.TakeKept(0).size() == 0);
   memory.Give(size_t{7} << 20);
   CHECK(memory.taken() == 0);
+}
+
+TEST_CASE("a buffer filled again turns the pool to huge pages and keeps its records",
+          "[sorter]") {
+  SortMemory memory(size_t{16} << 20);
+  SortBuffer b(memory);
+  std::mt19937_64 rng(11);
+  auto fill = [&](int n) {
+    std::vector<OwnedEdit> edits;
+    for (int i = 0; i < n; ++i) {
+      edits.push_back(OwnedEdit{RadixKey(rng, i % 3), rng(), 1, std::string(rng() % 300, 'v')});
+      REQUIRE(b.Reserve(SortBuffer::RecordSize(edits.back().view())));
+      b.Add(edits.back().view());
+    }
+    b.Sort();
+    std::vector<OwnedEdit> out;
+    for (size_t i = 0; i < b.size(); ++i) out.push_back(OwnedEdit::From(b.Get(i)));
+    CHECK(out == testutil::StableSorted(edits));
+  };
+  fill(5000);
+  CHECK_FALSE(memory.reused());  // one fill: small pages, as the system's policy has it
+  b.Clear();
+  CHECK(memory.reused());
+  fill(20000);  // grows the collapsed mapping
+  b.Release();
+  // A buffer starting now takes the kept mapping over, as it is.
+  SortBuffer c(memory);
+  REQUIRE(c.Reserve(100));
+  CHECK(memory.kept() == 0);
+}
+
+TEST_CASE("a mapping moved into huge pages keeps its bytes, and as it grows", "[sorter]") {
+  MappedMemory m;
+  m.Map(size_t{6} << 20, false);
+  for (size_t i = 0; i < m.size(); i += 4096) m.data()[i] = static_cast<char>(i >> 12);
+  m.UseHugePages();
+  m.UseHugePages();  // once is enough: nothing changes
+  REQUIRE(m.Remap(size_t{12} << 20));
+  for (size_t i = 0; i < (size_t{6} << 20); i += 4096) {
+    REQUIRE(m.data()[i] == static_cast<char>(i >> 12));
+  }
+  CHECK(m.data()[(size_t{12} << 20) - 1] == 0);
+  MappedMemory fresh;
+  fresh.Map(size_t{4} << 20, true);
+  CHECK(fresh.data()[123] == 0);
 }
 
 TEST_CASE("sort memory takes within the budget, forces beyond it", "[sorter]") {
