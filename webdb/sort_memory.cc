@@ -45,7 +45,9 @@ void MappedMemory::Map(size_t bytes, bool huge_pages) {
 void MappedMemory::UseHugePages() {
   if (data_ == nullptr || huge_pages_) return;
   // Both are advice: a kernel without MADV_COLLAPSE (before 6.1) or without huge pages
-  // refuses, and the mapping stays as it is.
+  // refuses, and the mapping stays as it is. A collapse fills in the rest of each huge
+  // page that has bytes in use but leaves untouched ones unmapped, so a buffer's
+  // resident memory grows by at most a huge page at either end of what it uses.
   static_cast<void>(::madvise(data_, bytes_, MADV_HUGEPAGE));
   static_cast<void>(::madvise(data_, bytes_, kMadvCollapse));
   huge_pages_ = true;
