@@ -238,7 +238,7 @@ void SortBuffer::Allocate(size_t bytes) {
   if (block_.size() < wanted && (block_.size() == 0 || !block_.Remap(wanted))) {
     memory_.Give(taken_);
     taken_ = 0;
-    block_.Map(wanted, memory_.reused());
+    block_.Map(wanted);
   }
   if (memory_.reused()) block_.UseHugePages();
   slots_ = block_.size() / sizeof(Entry);

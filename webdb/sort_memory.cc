@@ -31,23 +31,22 @@ MappedMemory& MappedMemory::operator=(MappedMemory&& other) noexcept {
   return *this;
 }
 
-void MappedMemory::Map(size_t bytes, bool huge_pages) {
+void MappedMemory::Map(size_t bytes) {
   Unmap();
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
   data_ = static_cast<char*>(p);
   bytes_ = bytes;
-  // Advice only: ignored where unsupported. Without it the system's policy decides.
-  if (huge_pages) static_cast<void>(::madvise(data_, bytes_, MADV_HUGEPAGE));
-  huge_pages_ = huge_pages;
+  huge_pages_ = false;
 }
 
 void MappedMemory::UseHugePages() {
   if (data_ == nullptr || huge_pages_) return;
   // Both are advice: a kernel without MADV_COLLAPSE (before 6.1) or without huge pages
   // refuses, and the mapping stays as it is. A collapse fills in the rest of each huge
-  // page that has bytes in use but leaves untouched ones unmapped, so a buffer's
-  // resident memory grows by at most a huge page at either end of what it uses.
+  // page that has bytes in use but leaves untouched ones unmapped (a fresh mapping
+  // gets the advice alone), so a buffer's resident memory grows by at most a huge page
+  // at either end of what it uses.
   static_cast<void>(::madvise(data_, bytes_, MADV_HUGEPAGE));
   static_cast<void>(::madvise(data_, bytes_, kMadvCollapse));
   huge_pages_ = true;

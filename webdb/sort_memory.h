@@ -39,9 +39,9 @@ class MappedMemory {
 
   char* data() const { return data_; }
   size_t size() const { return bytes_; }
-  // Maps bytes of zeroes in place of what was mapped, in huge pages if asked and the
-  // system has them; throws std::bad_alloc if refused.
-  void Map(size_t bytes, bool huge_pages);
+  // Maps bytes of zeroes in place of what was mapped, in the system's page size (see
+  // UseHugePages); throws std::bad_alloc if refused.
+  void Map(size_t bytes);
   // Grows to bytes, keeping the contents and the page size, perhaps at another address;
   // false (nothing changed) when refused.
   bool Remap(size_t bytes);

@@ -136,7 +136,7 @@ TEST_CASE("a buffer that starts after another is done takes over its mapping", "
 TEST_CASE("the kept mapping gives way to memory that is taken", "[sorter]") {
   SortMemory memory(size_t{4} << 20);
   MappedMemory m;
-  m.Map(size_t{3} << 20, false);
+  m.Map(size_t{3} << 20);
   memory.Keep(std::move(m));
   CHECK(memory.kept() == size_t{3} << 20);
   CHECK(memory.Take(size_t{1} << 20));  // fits beside it
@@ -147,12 +147,12 @@ TEST_CASE("the kept mapping gives way to memory that is taken", "[sorter]") {
   // A mapping that would not fit beside what is taken is not kept, and of two that do
   // not fit together the larger is.
   MappedMemory too_big;
-  too_big.Map(size_t{3} << 20, false);
+  too_big.Map(size_t{3} << 20);
   memory.Keep(std::move(too_big));
   CHECK(memory.kept() == 0);
   MappedMemory small, larger;
-  small.Map(size_t{1} << 20, false);
-  larger.Map(size_t{2} << 20, false);
+  small.Map(size_t{1} << 20);
+  larger.Map(size_t{2} << 20);
   memory.Keep(std::move(small));
   memory.Keep(std::move(larger));
   CHECK(memory.kept() == size_t{2} << 20);
@@ -168,7 +168,7 @@ TEST_CASE("the pool keeps several mappings and hands out the smallest that is la
   SortMemory memory(size_t{8} << 20);
   auto mapping = [](size_t mib) {
     MappedMemory m;
-    m.Map(mib << 20, false);
+    m.Map(mib << 20);
     return m;
   };
   memory.Keep(mapping(2));
@@ -234,7 +234,7 @@ TEST_CASE("a buffer filled again turns the pool to huge pages and keeps its reco
 
 TEST_CASE("a mapping moved into huge pages keeps its bytes, and as it grows", "[sorter]") {
   MappedMemory m;
-  m.Map(size_t{6} << 20, false);
+  m.Map(size_t{6} << 20);
   for (size_t i = 0; i < m.size(); i += 4096) m.data()[i] = static_cast<char>(i >> 12);
   m.UseHugePages();
   m.UseHugePages();  // once is enough: nothing changes
@@ -243,8 +243,9 @@ TEST_CASE("a mapping moved into huge pages keeps its bytes, and as it grows", "[
     REQUIRE(m.data()[i] == static_cast<char>(i >> 12));
   }
   CHECK(m.data()[(size_t{12} << 20) - 1] == 0);
-  MappedMemory fresh;
-  fresh.Map(size_t{4} << 20, true);
+  MappedMemory fresh;  // nothing to collapse: the advice alone
+  fresh.Map(size_t{4} << 20);
+  fresh.UseHugePages();
   CHECK(fresh.data()[123] == 0);
 }
 
