@@ -153,11 +153,14 @@ class Slicer {
     if (out_ == nullptr) {
       NUTCHFS_ASSIGN_OR_RETURN(out_, env_.NewWritableFile(PathOf(s_)));
     }
+    NUTCHFS_RETURN_IF_ERROR(out_->Sync());
     NUTCHFS_RETURN_IF_ERROR(out_->Close());
     out_.reset();
     Status published = publish_(s_, PathOf(s_));
-    Status removed = env_.RemoveFile(PathOf(s_));
-    return published.ok() ? removed : published;
+    if (!published.ok() && env_.FileExists(PathOf(s_))) {
+      static_cast<void>(env_.RemoveFile(PathOf(s_)));  // best effort
+    }
+    return published;
   }
 
   nutchfs::Env& env_;

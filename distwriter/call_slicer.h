@@ -11,8 +11,9 @@
 // given back to the file system (hole punching) as they are sliced, so a piped stream
 // needs room for about one copy of itself, not two.
 //
-// Each slice is written to a local file and handed to `publish` as soon as it is
-// complete, then removed; slices are published in order 0..k-1, empty ones too.
+// Each slice is written to a local file, synced, and handed to `publish` as soon as it is
+// complete; publish takes the file (moves it into place, NutchFs::Move). Slices are
+// published in order 0..k-1, empty ones too. A slice that fails is removed.
 // Plain function; uses only the files it is given and its own temporary files.
 #ifndef DISTWRITER_CALL_SLICER_H_
 #define DISTWRITER_CALL_SLICER_H_

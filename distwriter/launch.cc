@@ -310,8 +310,7 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   // for a peer whose input is still being copied.
   std::vector<std::string> inputs;
   auto publish = [&](int i, const std::string& slice) -> Status {
-    auto put = fs->Put(slice, config.WriterFile(i, name));
-    if (!put) return put.error();
+    NUTCHFS_RETURN_IF_ERROR(fs->Move(slice, config.WriterFile(i, name)));
     const nutchfs::Location& loc = config.cluster.FindMachine(config.writer_machines[i])->location;
     inputs.push_back(loc.root + "/" + config.WriterFile(i, name).RelativePath());
     return Status::OK();

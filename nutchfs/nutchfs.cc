@@ -148,6 +148,26 @@ Result<FileInfo> NutchFs::PutAt(const std::string& local_path, const NutchFile& 
   return info;
 }
 
+Status NutchFs::Move(const std::string& local_path, const NutchFile& file) {
+  NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(file));
+  std::optional<Place> local;
+  for (const std::string& name : group->machines) {
+    NUTCHFS_ASSIGN_OR_RETURN(Place to, PlaceAt(*config_.FindMachine(name), file));
+    if (!local && to.env == &envs_.local()) {
+      local = to;
+      continue;
+    }
+    NUTCHFS_RETURN_IF_ERROR(StatusOf(PutAt(local_path, file, name)));
+  }
+  if (local) {
+    Status renamed = PublishByRename(envs_.local(), local_path, local->path);
+    if (renamed.ok() || !envs_.local().FileExists(local_path)) return renamed;
+    // Not renamed (another file system, say): copied like the others.
+    NUTCHFS_RETURN_IF_ERROR(StatusOf(PutAt(local_path, file, local->machine->name)));
+  }
+  return envs_.local().RemoveFile(local_path);
+}
+
 Status NutchFs::WaitFor(const NutchFile& file, std::string_view sender,
                         std::chrono::milliseconds timeout) {
   auto arrived = WaitForUnless(file, {}, sender, timeout);

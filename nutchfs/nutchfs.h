@@ -73,6 +73,12 @@ class NutchFs {
   // group does not hold `file` on that machine.
   Result<FileInfo> PutAt(const std::string& local_path, const NutchFile& file,
                          std::string_view machine);
+  // Publishes the working file at local_path as `file` like Put, then removes it; the
+  // caller must have synced it. At one machine of the group reached through
+  // local_env() it is renamed into place (PublishByRename, publish.h) rather than
+  // copied, where the file systems allow: a slice of many gigabytes is then neither
+  // copied nor read back.
+  Status Move(const std::string& local_path, const NutchFile& file);
   // Blocks until `file` is present at the view of its group, polling with a backoff of
   // 1 ms doubling to 50 ms. Timeout names the file, the machine waited at and `sender`.
   Status WaitFor(const NutchFile& file, std::string_view sender, std::chrono::milliseconds timeout);

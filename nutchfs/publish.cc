@@ -64,6 +64,14 @@ Result<FileInfo> WriteAndRename(Env& src, const std::string& src_path, Env& dst,
   return info;
 }
 
+// Makes a rename into dir durable. The file is published once renamed: its receiver may
+// already have taken it and removed the directory (the exchange of a round's last
+// stage), and then nothing is left to sync.
+Status SyncPublished(Env& env, const std::string& dir) {
+  Status synced = env.SyncDir(dir);
+  return synced.IsNotFound() ? Status::OK() : synced;
+}
+
 }  // namespace
 
 bool IsHiddenName(std::string_view component) {
@@ -100,11 +108,15 @@ Result<FileInfo> PublishFile(Env& src, const std::string& src_path, Env& dst,
     }
     return info;
   }
-  // The file is published once renamed. Its receiver may already have taken it and
-  // removed the directory (the exchange of a round's last stage): nothing left to sync.
-  Status synced = dst.SyncDir(dir);
-  if (!synced.ok() && !synced.IsNotFound()) return Err(synced);
+  NUTCHFS_RETURN_IF_ERROR(SyncPublished(dst, dir));
   return info;
+}
+
+Status PublishByRename(Env& env, const std::string& src_path, const std::string& dest_path) {
+  const std::string dir = DirOf(dest_path);
+  NUTCHFS_RETURN_IF_ERROR(CreateDirsDurably(env, dir));
+  NUTCHFS_RETURN_IF_ERROR(env.RenameFile(src_path, dest_path));
+  return SyncPublished(env, dir);
 }
 
 }  // namespace nutchfs

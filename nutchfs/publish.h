@@ -9,6 +9,10 @@
 // Env uses copy_file_range, so the bytes never pass through user space) and the copy is
 // then read back to digest it.
 //
+// A working file that its writer has synced and no longer needs can instead be renamed
+// into place (PublishByRename), where source and destination share a file system: no
+// byte is copied or read back.
+//
 // Temporary names: "<dir>/.tmp.<base>.<host>.<pid>.<random>". Names beginning with '.'
 // are never NutchFiles (nutchfile.h), so List and WaitFor never see a temporary file.
 // Stateless functions; thread-safe (each call makes its own temporary name).
@@ -38,6 +42,11 @@ std::string DirOf(const std::string& path);
 // caller may retry the whole call.
 Result<FileInfo> PublishFile(Env& src, const std::string& src_path, Env& dst,
                              const std::string& dest_path, bool verify_checksum);
+
+// Renames src_path (synced by its writer) to dest_path within env, creating missing
+// directories, and makes the rename durable. Fails, leaving src_path in place, where the
+// rename does (another file system: the caller then copies).
+Status PublishByRename(Env& env, const std::string& src_path, const std::string& dest_path);
 
 }  // namespace nutchfs
 

@@ -26,7 +26,8 @@ std::string ReadFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// Slices in the order published, checking that they come 0..k-1.
+// Slices in the order published, checking that they come 0..k-1; each is taken (read
+// and removed), as publish must.
 std::vector<std::string> Slice(const std::vector<std::string>& files, int k,
                                const std::string& prefix, const std::string& stdin_path = "") {
   auto env = nutchfs::NewLocalEnv();
@@ -34,6 +35,7 @@ std::vector<std::string> Slice(const std::vector<std::string>& files, int k,
   auto publish = [&](int i, const std::string& path) {
     CHECK(i == static_cast<int>(slices.size()));
     slices.push_back(ReadFile(path));
+    std::filesystem::remove(path);
     return Status::OK();
   };
   Status s = stdin_path.empty() ? SliceCalls(*env, files, k, prefix, publish)
@@ -130,9 +132,11 @@ TEST_CASE("a failed publish stops the slicing and leaves no files", "[slicer]") 
   WriteFile(dir.File("calls"), RandomLines(rng, 500));
   auto env = nutchfs::NewLocalEnv();
   int published = 0;
-  auto publish = [&](int i, const std::string&) {
+  auto publish = [&](int i, const std::string& path) {
     ++published;
-    return i == 1 ? Status::IOError("no room on writer 1") : Status::OK();
+    if (i == 1) return Status::IOError("no room on writer 1");
+    std::filesystem::remove(path);
+    return Status::OK();
   };
   Status s = SliceCalls(*env, {dir.File("calls")}, 3, dir.File("tmp"), publish);
   CHECK(s.IsIOError());

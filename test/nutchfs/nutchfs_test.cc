@@ -1,6 +1,8 @@
 // NutchFs over local roots: two or three "machines" are directories of one host.
 #include "nutchfs/nutchfs.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -124,6 +126,48 @@ TEST_CASE("a put at one machine reaches that machine of the group only", "[nutch
   REQUIRE_FALSE(outside);
   CHECK(outside.error().IsInvalidArgument());
   CHECK_THAT(outside.error().message(), Catch::Contains("not held by machine a"));
+}
+
+TEST_CASE("a move renames the working file into place and copies it to the others", "[nutchfs]") {
+  testutil::TempDir dir;
+  auto fs = OpenFs(Config(dir.path()), "c");
+  WriteLocal(fs->local_env(), dir.File("slice"), "calls of writer 0");
+  struct stat before;
+  REQUIRE(::stat(dir.File("slice").c_str(), &before) == 0);
+  REQUIRE(fs->Move(dir.File("slice"), File("all", "inputs/calls.jsonl")).ok());
+  CHECK_FALSE(fs->local_env().FileExists(dir.File("slice")));
+  for (const char* m : {"a", "b", "c"}) {
+    CHECK(ReadLocal(fs->local_env(), dir.path() + "/" + m + "/crawl/all/inputs/calls.jsonl") ==
+          "calls of writer 0");
+  }
+  // The first machine of the group got the working file itself: no byte was copied.
+  struct stat after;
+  REQUIRE(::stat((dir.path() + "/a/crawl/all/inputs/calls.jsonl").c_str(), &after) == 0);
+  CHECK(after.st_ino == before.st_ino);
+  CHECK_FALSE(HasTempFiles(fs->local_env(), dir.path()));
+}
+
+TEST_CASE("a move that cannot rename (another file system) copies and removes the working file",
+          "[nutchfs][fault]") {
+  testutil::TempDir dir;
+  auto local = nutchfs::NewLocalEnv();
+  auto faulty = nutchfs::NewFaultEnv(local.get());
+  nutchfs::NutchFsOptions options;
+  options.env = faulty.get();
+  auto fs = OpenFs(Config(dir.path()), "a", options);
+  WriteLocal(*local, dir.File("slice"), "calls of writer 1");
+  nutchfs::FaultSpec cross{nutchfs::FaultOp::kRename, 1, nutchfs::FaultKind::kError};
+  cross.error = EXDEV;
+  cross.path_prefix = dir.File("slice");
+  REQUIRE(faulty->Inject(cross).ok());
+  REQUIRE(fs->Move(dir.File("slice"), File("ga", "inputs/calls.jsonl")).ok());
+  CHECK(faulty->fired() == 1);
+  CHECK(ReadLocal(*local, dir.path() + "/a/crawl/ga/inputs/calls.jsonl") == "calls of writer 1");
+  CHECK_FALSE(local->FileExists(dir.File("slice")));
+  CHECK_FALSE(HasTempFiles(*local, dir.path()));
+  auto missing = fs->Move(dir.File("slice"), File("ga", "inputs/other.jsonl"));
+  CHECK(missing.IsNotFound());
+  CHECK(fs->List("crawl", "ga").value() == std::vector<std::string>{"inputs/calls.jsonl"});
 }
 
 TEST_CASE("a put replaces an older version atomically", "[nutchfs]") {
