@@ -57,8 +57,7 @@ Status Committer::SendSection(Exchange& exchange, const webdb::Manifest& section
     NUTCHFS_RETURN_IF_ERROR(out->Add({"", 0, kSectionRecord, section.Encode()}));
     NUTCHFS_RETURN_IF_ERROR(out->Finish());
   }
-  NUTCHFS_RETURN_IF_ERROR(exchange.Send(kCommitStage, to, path));
-  return fs_.local_env().RemoveFile(path);
+  return exchange.Send(kCommitStage, to, path);
 }
 
 Result<RoundManifest> Committer::Commit(Exchange& exchange, RoundManifest next,

@@ -63,14 +63,13 @@ Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted) {
       NUTCHFS_RETURN_IF_ERROR(out->Add(sorted.edit()));
     }
     NUTCHFS_RETURN_IF_ERROR(sorted.status());
-    // Not synced: a section is a working file, and Send publishes a synced copy.
-    NUTCHFS_RETURN_IF_ERROR(out->Finish(/*sync=*/false));
+    // This writer's own section is a working file; the others are moved as they are.
+    NUTCHFS_RETURN_IF_ERROR(out->Finish(/*sync=*/to != self_));
     if (to == self_) {
       own_sections_[stage - 1] = path;
       continue;
     }
     NUTCHFS_RETURN_IF_ERROR(exchange_.Send(stage, to, path));
-    NUTCHFS_RETURN_IF_ERROR(local_.RemoveFile(path));
   }
   return Status::OK();
 }

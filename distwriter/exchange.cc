@@ -46,12 +46,13 @@ Result<std::unique_ptr<webdb::EditIterator>> Exchange::OpenFile(const std::strin
 }
 
 Status Exchange::Send(int stage, int to, const std::string& local_path) {
-  auto info = fs_.Put(local_path, FileFor(stage, self_, to));
-  if (!info) {
-    return info.error().WithContext(fmt::format("writer {}: stage {}: sending to {}", self_, stage,
-                                                config_.Describe(to)));
+  auto size = fs_.local_env().GetFileSize(local_path);
+  Status sent = size ? fs_.Move(local_path, FileFor(stage, self_, to)) : size.error();
+  if (!sent.ok()) {
+    return sent.WithContext(
+        fmt::format("writer {}: stage {}: sending to {}", self_, stage, config_.Describe(to)));
   }
-  traffic_[stage].bytes_sent += info->size;
+  traffic_[stage].bytes_sent += *size;
   traffic_[stage].files_sent += 1;
   return Status::OK();
 }

@@ -1,7 +1,8 @@
 // Exchange: the file traffic of one writer in one round. Every file is named by round,
 // token, stage and sender (docs/DISTRIBUTED.md, "Files"), carries the same identity and
-// its receiver inside (exchange_file.h), and travels through NutchFS: Send publishes a
-// finished local file into the receiver's share group (temp name, sync, rename),
+// its receiver inside (exchange_file.h), and travels through NutchFS: Send moves a
+// finished, synced local file into the receiver's share group (NutchFs::Move: renamed
+// where the receiver's root is on this machine's file system, else copied),
 // Receive waits for a peer's file to appear in this writer's group, Open also opens it,
 // refusing a file that is not what its name says. Stage 0 files carry no token (the
 // token is made from them). Keeps per-stage byte and wait-time totals for the launch
@@ -42,7 +43,8 @@ class Exchange {
   // Creates local_path, the stage file from this writer to writer `to`.
   Result<std::unique_ptr<webdb::EditFileWriter>> Create(const std::string& local_path, int stage,
                                                         int to, bool sorted);
-  // Publishes local_path as the stage file from this writer to writer `to`.
+  // Publishes local_path (synced by its writer) as the stage file from this writer to
+  // writer `to`, and takes it: local_path is gone afterwards.
   Status Send(int stage, int to, const std::string& local_path);
   // Receive, then OpenFile.
   Result<std::unique_ptr<webdb::EditIterator>> Open(int stage, int from,

@@ -395,7 +395,6 @@ Status Round::SendStageZero(const std::string& digest) {
     NUTCHFS_RETURN_IF_ERROR(WriteStageZero(*out, zero));
     out.reset();
     NUTCHFS_RETURN_IF_ERROR(exchange_->Send(0, to, path));
-    NUTCHFS_RETURN_IF_ERROR(local_.RemoveFile(path));
   }
   return Status::OK();
 }
