@@ -22,12 +22,12 @@
 # db size after the phase. Calls are piped with `webdb_bench --emit-phase P | ... -`; the
 # generator's own time is printed once (it must stay well below the apply's).
 #
-# env: BUILD (default build-bench: configured with -DWEBDB_BUILD_BENCH=ON and built
-# here if its webdb_bench is missing), WORK (default /tmp/apply_bench), MEMORY (256M).
+# env: BUILD (default build, as `scripts/setup.sh --bench` makes it, which runs here if
+# its webdb_bench is missing), WORK (default /tmp/apply_bench), MEMORY (256M).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build-bench}
+BUILD=${BUILD:-$ROOT/build}
 WORK=${WORK:-/tmp/apply_bench}
 MEMORY=${MEMORY:-256M}
 WEBDB=$BUILD/tools/webdb
@@ -35,8 +35,7 @@ DISTWRITER=$BUILD/tools/distwriter
 GEN=$BUILD/bench/webdb_bench
 
 if [ ! -x "$GEN" ] || [ ! -x "$WEBDB" ] || [ ! -x "$DISTWRITER" ]; then
-  cmake -S "$ROOT" -B "$BUILD" -DWEBDB_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
-  cmake --build "$BUILD" -j2 --target webdb_tool distwriter_tool webdb_bench >&2
+  "$ROOT/scripts/setup.sh" --bench webdb_tool distwriter_tool webdb_bench >&2
 fi
 mkdir -p "$WORK"
 RESULTS=$WORK/results.txt

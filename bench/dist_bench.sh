@@ -5,7 +5,7 @@
 # seconds and bytes exchanged per stage).
 #
 #   bench/dist_bench.sh [PAGES] [ROUNDS] [K...]      (defaults: 100000 3 4)
-#   env: BUILD (default build-bench), WORK (default /tmp/dist_bench), MEMORY (256M)
+#   env: BUILD (default build, as `scripts/setup.sh --bench` makes it), WORK (default /tmp/dist_bench), MEMORY (256M)
 #
 # Output: one "RESULT {...}" line per phase plus the launch reports, on stdout.
 set -euo pipefail
@@ -16,7 +16,7 @@ shift $(( $# > 2 ? 2 : $# ))
 KS=("${@:-4}")
 [ ${#KS[@]} -eq 0 ] && KS=(4)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build-bench}
+BUILD=${BUILD:-$ROOT/build}
 WORK=${WORK:-/tmp/dist_bench}
 MEMORY=${MEMORY:-256M}
 WEBDB=$BUILD/tools/webdb

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the project needs and builds it into build/.
+# Installs the Debian packages the project needs and builds it into build/, optimized
+# with the profiles of a training run (scripts/profile.sh, which builds build-profile/).
 # Usage: scripts/setup.sh [--bench] [--clang] [--install-only] [TARGET...]
 #   (run as root on Debian 12)
 #   --bench         also install benchmark tools and build bench/
@@ -45,5 +46,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 $install_only && exit 0
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEBDB_BUILD_BENCH=$bench >/dev/null
+# Profile-guided optimization: an instrumented build trains on a synthetic crawl first.
+scripts/profile.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEBDB_BUILD_BENCH=$bench \
+  -DWEBDB_PROFILE_USE="$PWD/build-profile/data" >/dev/null
 cmake --build build -j "$(nproc)" "${targets[@]}"
