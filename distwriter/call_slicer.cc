@@ -1,13 +1,11 @@
 #include "distwriter/call_slicer.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
 #include <memory>
-#include <optional>
 
 namespace distwriter {
 namespace {
@@ -16,8 +14,6 @@ using nutchfs::Err;
 using nutchfs::Result;
 
 constexpr size_t kChunk = size_t{1} << 20;
-// A spill gives its sliced bytes back in steps of this size.
-constexpr uint64_t kPunchStep = uint64_t{64} << 20;
 
 using Publish = std::function<Status(int slice, const std::string& path)>;
 
@@ -26,55 +22,84 @@ bool IsRegularFile(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// Copies the stream at from into the local file to.
-Status Spill(nutchfs::Env& env, const std::string& from, const std::string& to) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto in, env.NewSequentialFile(from));
-  NUTCHFS_ASSIGN_OR_RETURN(auto out, env.NewWritableFile(to));
-  auto buf = std::make_unique<char[]>(kChunk);
-  for (;;) {
-    NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, in->Read(kChunk, buf.get()));
-    if (got.empty()) break;
-    NUTCHFS_RETURN_IF_ERROR(out->Append(got));
-  }
-  return out->Close();
-}
-
-// Frees [0, end) of a spill already sliced; best effort (the file system may not
-// support holes, and the spill is removed at the end anyway).
-class HolePuncher {
- public:
-  explicit HolePuncher(const std::string& path) : fd_(::open(path.c_str(), O_WRONLY | O_CLOEXEC)) {}
-  ~HolePuncher() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  HolePuncher(const HolePuncher&) = delete;
-  HolePuncher& operator=(const HolePuncher&) = delete;
-
-  void Upto(uint64_t end) {
-    if (fd_ < 0 || end < done_ + kPunchStep) return;
-    if (::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(done_),
-                    static_cast<off_t>(end - done_)) == 0) {
-      done_ = end;
-    }
-  }
-
- private:
-  const int fd_;
-  uint64_t done_ = 0;
+// A local file of the input.
+struct Part {
+  std::string path;
+  uint64_t size = 0;
 };
 
-// Routes the bytes of the stream, in order, to the slice files: a line goes to the
-// slice whose byte range holds its first byte.
+// Copies the stream at from into local files "<prefix>-<n>" of whole lines, each ending
+// at the first newline at or after its file_bytes-th byte (the last at the stream's end,
+// given a newline if it lacks one), synced, and appends them to parts as they are
+// complete. After a failure the unfinished file is removed.
+Status Spill(nutchfs::Env& env, const std::string& from, const std::string& prefix,
+             uint64_t file_bytes, std::vector<Part>& parts) {
+  std::unique_ptr<nutchfs::WritableFile> out;
+  Part part;
+  Status s = [&]() -> Status {
+    NUTCHFS_ASSIGN_OR_RETURN(auto in, env.NewSequentialFile(from));
+    auto buf = std::make_unique<char[]>(kChunk);
+    auto finish = [&]() -> Status {
+      NUTCHFS_RETURN_IF_ERROR(out->Sync());
+      NUTCHFS_RETURN_IF_ERROR(out->Close());
+      out.reset();
+      parts.push_back(part);
+      return Status::OK();
+    };
+    auto append = [&](std::string_view bytes) -> Status {
+      if (out == nullptr) {
+        part = Part{prefix + "-" + std::to_string(parts.size()), 0};
+        NUTCHFS_ASSIGN_OR_RETURN(out, env.NewWritableFile(part.path));
+      }
+      part.size += bytes.size();
+      return out->Append(bytes);
+    };
+    char last = '\n';
+    for (;;) {
+      NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, in->Read(kChunk, buf.get()));
+      if (got.empty()) break;
+      last = got.back();
+      while (!got.empty()) {
+        const uint64_t held = out == nullptr ? 0 : part.size;
+        // The file ends with the first newline at or after its file_bytes-th byte.
+        const size_t from_here = file_bytes > held + 1 ? file_bytes - held - 1 : 0;
+        const void* nl = from_here < got.size()
+                             ? std::memchr(got.data() + from_here, '\n', got.size() - from_here)
+                             : nullptr;
+        if (nl == nullptr) {
+          NUTCHFS_RETURN_IF_ERROR(append(got));
+          break;
+        }
+        const size_t end = static_cast<size_t>(static_cast<const char*>(nl) - got.data()) + 1;
+        NUTCHFS_RETURN_IF_ERROR(append(got.substr(0, end)));
+        NUTCHFS_RETURN_IF_ERROR(finish());
+        got.remove_prefix(end);
+      }
+    }
+    if (out == nullptr) return Status::OK();
+    if (last != '\n') NUTCHFS_RETURN_IF_ERROR(append("\n"));
+    return finish();
+  }();
+  if (!s.ok() && out != nullptr) {
+    out.reset();
+    static_cast<void>(env.RemoveFile(part.path));  // best effort
+  }
+  return s;
+}
+
+// Routes the bytes of the stream, in order, to the slices: a line goes to the slice
+// whose byte range holds its first byte. Copied bytes go to the slice's current piece
+// file; a whole file of the input may become a piece itself (TakeWhole).
 class Slicer {
  public:
   Slicer(nutchfs::Env& env, int k, uint64_t total, const std::string& prefix,
          const Publish& publish)
       : env_(env), k_(k), total_(total), prefix_(prefix), publish_(publish) {}
-  // After a failure: the unfinished slice file goes.
+  // After a failure: the unfinished piece file goes.
   ~Slicer() {
     if (out_ == nullptr) return;
     out_.reset();
-    static_cast<void>(env_.RemoveFile(PathOf(s_)));  // best effort
+    static_cast<void>(env_.RemoveFile(PieceName()));  // best effort
   }
   Slicer(const Slicer&) = delete;
   Slicer& operator=(const Slicer&) = delete;
@@ -93,7 +118,8 @@ class Slicer {
         // newline at or after bound - 1 (AdvanceTo keeps the bound above pos_ + i).
         const uint64_t from = std::max<uint64_t>(pos_ + i, Bound(s_ + 1) - 1);
         if (from < pos_ + data.size()) {
-          const void* nl = std::memchr(data.data() + (from - pos_), '\n', pos_ + data.size() - from);
+          const void* nl =
+              std::memchr(data.data() + (from - pos_), '\n', pos_ + data.size() - from);
           if (nl != nullptr) {
             end = static_cast<size_t>(static_cast<const char*>(nl) - data.data()) + 1;
             cut = true;
@@ -109,6 +135,19 @@ class Slicer {
     return Status::OK();
   }
 
+  // A file of whole lines, synced, whose bytes come next in the stream: when every line
+  // of it belongs to the slice being cut, it is handed over as the slice's next piece
+  // (true); otherwise the caller gives its bytes to Add (false).
+  Result<bool> TakeWhole(const Part& part) {
+    if (!at_line_start_ || (s_ + 1 < k_ && pos_ + part.size > Bound(s_ + 1))) return false;
+    NUTCHFS_RETURN_IF_ERROR(FlushPiece());
+    NUTCHFS_RETURN_IF_ERROR(publish_(s_, part.path));
+    ++pieces_;
+    pos_ += part.size;
+    NUTCHFS_RETURN_IF_ERROR(AdvanceTo(pos_));
+    return true;
+  }
+
   // The end of one input file: its last line gets its newline; the next byte starts a
   // line.
   Status EndOfFile() {
@@ -117,9 +156,9 @@ class Slicer {
     return AdvanceTo(pos_);
   }
 
-  // Publishes the slice being written and every later one.
+  // Publishes the rest of the slice being cut and every later slice.
   Status Finish() {
-    for (; s_ < k_; ++s_) NUTCHFS_RETURN_IF_ERROR(PublishCurrent());
+    for (; s_ < k_; ++s_) NUTCHFS_RETURN_IF_ERROR(EndSlice());
     return Status::OK();
   }
 
@@ -133,34 +172,47 @@ class Slicer {
   // before.
   Status AdvanceTo(uint64_t line_start) {
     while (s_ + 1 < k_ && Bound(s_ + 1) <= line_start) {
-      NUTCHFS_RETURN_IF_ERROR(PublishCurrent());
+      NUTCHFS_RETURN_IF_ERROR(EndSlice());
       ++s_;
     }
     return Status::OK();
   }
 
-  std::string PathOf(int slice) const { return prefix_ + "-" + std::to_string(slice) + ".jsonl"; }
+  std::string PieceName() const {
+    return prefix_ + "-" + std::to_string(s_) + "-" + std::to_string(pieces_) + ".jsonl";
+  }
 
   Status Append(std::string_view bytes) {
     if (bytes.empty()) return Status::OK();
     if (out_ == nullptr) {
-      NUTCHFS_ASSIGN_OR_RETURN(out_, env_.NewWritableFile(PathOf(s_)));
+      NUTCHFS_ASSIGN_OR_RETURN(out_, env_.NewWritableFile(PieceName()));
     }
     return out_->Append(bytes);
   }
 
-  Status PublishCurrent() {
-    if (out_ == nullptr) {
-      NUTCHFS_ASSIGN_OR_RETURN(out_, env_.NewWritableFile(PathOf(s_)));
-    }
+  // Publishes the piece file being written, if any.
+  Status FlushPiece() {
+    if (out_ == nullptr) return Status::OK();
     NUTCHFS_RETURN_IF_ERROR(out_->Sync());
     NUTCHFS_RETURN_IF_ERROR(out_->Close());
     out_.reset();
-    Status published = publish_(s_, PathOf(s_));
-    if (!published.ok() && env_.FileExists(PathOf(s_))) {
-      static_cast<void>(env_.RemoveFile(PathOf(s_)));  // best effort
+    const std::string path = PieceName();
+    ++pieces_;
+    Status published = publish_(s_, path);
+    if (!published.ok() && env_.FileExists(path)) {
+      static_cast<void>(env_.RemoveFile(path));  // best effort
     }
     return published;
+  }
+
+  // Publishes the rest of slice s_: an empty piece if it has none.
+  Status EndSlice() {
+    if (pieces_ == 0 && out_ == nullptr) {
+      NUTCHFS_ASSIGN_OR_RETURN(out_, env_.NewWritableFile(PieceName()));
+    }
+    NUTCHFS_RETURN_IF_ERROR(FlushPiece());
+    pieces_ = 0;
+    return Status::OK();
   }
 
   nutchfs::Env& env_;
@@ -168,59 +220,63 @@ class Slicer {
   const uint64_t total_;
   const std::string prefix_;
   const Publish& publish_;
-  int s_ = 0;         // the slice being written
-  uint64_t pos_ = 0;  // stream offset of the next byte given to Add
+  int s_ = 0;         // the slice being cut
+  int pieces_ = 0;    // pieces of slice s_ published
+  uint64_t pos_ = 0;  // stream offset of the next byte
   bool at_line_start_ = true;
-  std::unique_ptr<nutchfs::WritableFile> out_;  // slice s_, once it has bytes
+  std::unique_ptr<nutchfs::WritableFile> out_;  // piece pieces_ of slice s_, once it has bytes
 };
 
 struct Input {
   std::string path;
-  uint64_t size = 0;
-  bool spilled = false;  // our copy of a stream: punched as it is read, then removed
+  bool spilled = false;     // a stream, read through our copy
+  std::vector<Part> spill;  // that copy's files not yet handed over
 };
 
-Status Feed(nutchfs::Env& env, const Input& input, Slicer& slicer) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto in, env.NewSequentialFile(input.path));
-  std::optional<HolePuncher> punch;
-  if (input.spilled) punch.emplace(input.path);
+// Gives the bytes of one local file to the slicer.
+Status Copy(nutchfs::Env& env, const std::string& path, Slicer& slicer) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto in, env.NewSequentialFile(path));
   auto buf = std::make_unique<char[]>(kChunk);
-  uint64_t read = 0;
   for (;;) {
     NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, in->Read(kChunk, buf.get()));
-    if (got.empty()) break;
+    if (got.empty()) return Status::OK();
     NUTCHFS_RETURN_IF_ERROR(slicer.Add(got));
-    read += got.size();
-    if (punch) punch->Upto(read);
+  }
+}
+
+// One input; a spilled one file by file, each handed over whole or copied and removed.
+Status Feed(nutchfs::Env& env, Input& input, Slicer& slicer) {
+  if (!input.spilled) NUTCHFS_RETURN_IF_ERROR(Copy(env, input.path, slicer));
+  while (!input.spill.empty()) {
+    const Part part = input.spill.front();
+    NUTCHFS_ASSIGN_OR_RETURN(const bool taken, slicer.TakeWhole(part));
+    if (!taken) NUTCHFS_RETURN_IF_ERROR(Copy(env, part.path, slicer));
+    input.spill.erase(input.spill.begin());
+    if (!taken) static_cast<void>(env.RemoveFile(part.path));  // best effort
   }
   return slicer.EndOfFile();
 }
 
 Status SliceInputs(nutchfs::Env& env, std::vector<Input>& inputs, int k,
                    const std::string& tmp_prefix, const Publish& publish,
-                   const std::string& stdin_path) {
+                   const std::string& stdin_path, uint64_t spill_file_bytes) {
   uint64_t total = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     Input& in = inputs[i];
     if (in.path == "-") in.path = stdin_path;
-    if (!IsRegularFile(in.path)) {
-      const std::string stream = in.path;
-      in.path = tmp_prefix + ".spill" + std::to_string(i);
-      in.spilled = true;
-      NUTCHFS_RETURN_IF_ERROR(Spill(env, stream, in.path));
+    if (IsRegularFile(in.path)) {
+      NUTCHFS_ASSIGN_OR_RETURN(const uint64_t size, env.GetFileSize(in.path));
+      total += size;
+      continue;
     }
-    NUTCHFS_ASSIGN_OR_RETURN(in.size, env.GetFileSize(in.path));
-    total += in.size;
+    in.spilled = true;
+    NUTCHFS_RETURN_IF_ERROR(
+        Spill(env, in.path, tmp_prefix + ".spill" + std::to_string(i), spill_file_bytes, in.spill));
+    for (const Part& part : in.spill) total += part.size;
   }
   Slicer slicer(env, k, total, tmp_prefix, publish);
   NUTCHFS_RETURN_IF_ERROR(slicer.Start());
-  for (Input& in : inputs) {
-    NUTCHFS_RETURN_IF_ERROR(Feed(env, in, slicer));
-    if (in.spilled) {
-      static_cast<void>(env.RemoveFile(in.path));  // removed again below on any error
-      in.spilled = false;
-    }
-  }
+  for (Input& in : inputs) NUTCHFS_RETURN_IF_ERROR(Feed(env, in, slicer));
   return slicer.Finish();
 }
 
@@ -228,12 +284,12 @@ Status SliceInputs(nutchfs::Env& env, std::vector<Input>& inputs, int k,
 
 Status SliceCalls(nutchfs::Env& env, const std::vector<std::string>& files, int k,
                   const std::string& tmp_prefix, const Publish& publish,
-                  const std::string& stdin_path) {
+                  const std::string& stdin_path, uint64_t spill_file_bytes) {
   std::vector<Input> inputs;
-  for (const std::string& f : files) inputs.push_back(Input{f});
-  Status s = SliceInputs(env, inputs, k, tmp_prefix, publish, stdin_path);
+  for (const std::string& f : files) inputs.emplace_back().path = f;
+  Status s = SliceInputs(env, inputs, k, tmp_prefix, publish, stdin_path, spill_file_bytes);
   for (const Input& in : inputs) {
-    if (in.spilled) static_cast<void>(env.RemoveFile(in.path));  // best effort
+    for (const Part& part : in.spill) static_cast<void>(env.RemoveFile(part.path));  // best effort
   }
   return s;
 }

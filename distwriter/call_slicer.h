@@ -6,18 +6,22 @@
 // stream (S its size in bytes), so slice 0 then slice 1 ... is the stream itself, and
 // writer i's calls come before writer i+1's as the spec's distributed order requires.
 // A file whose last line lacks its newline gets one, so lines never join across files.
-// Since S must be known before the first cut, an input that is not a regular file
-// (standard input, a pipe) is first copied to a local spill file; the spill's bytes are
-// given back to the file system (hole punching) as they are sliced, so a piped stream
-// needs room for about one copy of itself, not two.
 //
-// Each slice is written to a local file, synced, and handed to `publish` as soon as it is
-// complete; publish takes the file (moves it into place, NutchFs::Move). Slices are
-// published in order 0..k-1, empty ones too. A slice that fails is removed.
+// A slice is handed over as one or more pieces, files of whole lines whose concatenation
+// is the slice: `publish` gets each as soon as it is complete, synced, and takes it
+// (moves it into place, NutchFs::Move). Pieces come in stream order, slices 0..k-1, and
+// an empty slice is one empty piece. Lines of a regular file are copied into pieces.
+// Since S must be known before the first cut, an input that is not a regular file
+// (standard input, a pipe) is first spilled to local files of whole lines, each about
+// `spill_file_bytes`; a spill file that lies inside one slice is then a piece as it is,
+// and only the few that straddle a cut are copied (and removed). So a piped stream is
+// written once, and needs room for about one copy of itself. A piece that fails is
+// removed, and so are the spill files not handed over.
 // Plain function; uses only the files it is given and its own temporary files.
 #ifndef DISTWRITER_CALL_SLICER_H_
 #define DISTWRITER_CALL_SLICER_H_
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -28,13 +32,16 @@ namespace distwriter {
 
 using nutchfs::Status;
 
-// tmp_prefix: local path prefix for the spill ("<prefix>.spill") and the slices
-// ("<prefix>-<i>.jsonl"); their directory must exist. stdin_path names standard input
-// ("-"); tests give another stream.
+inline constexpr uint64_t kSpillFileBytes = uint64_t{64} << 20;
+
+// tmp_prefix: local path prefix for the spill files ("<prefix>.spill<input>-<n>") and
+// the copied pieces ("<prefix>-<slice>-<n>.jsonl"); their directory must exist.
+// stdin_path names standard input ("-"); tests give another stream.
 Status SliceCalls(nutchfs::Env& env, const std::vector<std::string>& files, int k,
                   const std::string& tmp_prefix,
                   const std::function<Status(int slice, const std::string& path)>& publish,
-                  const std::string& stdin_path = "/dev/stdin");
+                  const std::string& stdin_path = "/dev/stdin",
+                  uint64_t spill_file_bytes = kSpillFileBytes);
 
 }  // namespace distwriter
 

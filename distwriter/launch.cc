@@ -83,11 +83,12 @@ std::vector<std::string> HostKeyOptions(const nutchfs::SshConfig& ssh, const std
 }
 
 std::vector<std::string> WriterCommand(const DistConfig& config, const LaunchOptions& o, int i,
-                                       const std::string& input, const std::string& scratch) {
+                                       const std::vector<std::string>& inputs,
+                                       const std::string& scratch) {
   std::vector<std::string> run = {o.distwriter_binary, "run", "--config", o.config_path,
                                   "--writer", std::to_string(i)};
   run.insert(run.end(), o.run_flags.begin(), o.run_flags.end());
-  run.push_back(input);
+  run.insert(run.end(), inputs.begin(), inputs.end());
   const nutchfs::Location& loc = config.cluster.FindMachine(config.writer_machines[i])->location;
   if (loc.scheme == nutchfs::Location::Scheme::kLocal) return run;
   std::vector<std::string> ssh = {"ssh", "-o", "BatchMode=yes", "-p", std::to_string(loc.port)};
@@ -246,9 +247,9 @@ Result<uint64_t> LatestVersion(nutchfs::NutchFs& fs, const DistConfig& config) {
   return decided ? decided->version : installed;
 }
 
-// Removes the input slices that launches on this host left when they were killed
-// (inputs/launch-<host>-<pid>.jsonl whose pid runs no more); a slice is only read while
-// its launch runs.
+// Removes the input pieces that launches on this host left when they were killed
+// (inputs/launch-<host>-<pid>-<n>.jsonl whose pid runs no more); a piece is only read
+// while its launch runs.
 void RemoveStaleSlices(nutchfs::NutchFs& fs, const DistConfig& config, const std::string& host) {
   const std::string prefix = "inputs/launch-" + host + "-";
   for (int i = 0; i < config.k; ++i) {
@@ -257,7 +258,7 @@ void RemoveStaleSlices(nutchfs::NutchFs& fs, const DistConfig& config, const std
     for (const std::string& name : *names) {
       long pid = 0;
       if (!name.starts_with(prefix) ||
-          std::sscanf(name.c_str() + prefix.size(), "%ld.jsonl", &pid) != 1 ||
+          std::sscanf(name.c_str() + prefix.size(), "%ld-", &pid) != 1 ||
           nutchfs::ProcessAlive(pid, 0)) {
         continue;
       }
@@ -303,33 +304,41 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
   const std::string host = nutchfs::CurrentProcess("").host;
   RemoveStaleSlices(*fs, config, host);
-  const std::string name = fmt::format("inputs/launch-{}-{}.jsonl", host, ::getpid());
   const std::string scratch = "/tmp/webdb-launch-" + std::to_string(::getpid()) + ".known_hosts";
   NUTCHFS_ASSIGN_OR_RETURN(const uint64_t committed, LatestVersion(*fs, config));
   // Every slice is in place before any writer starts, so no writer waits in stage 0
-  // for a peer whose input is still being copied.
-  std::vector<std::string> inputs;
-  auto publish = [&](int i, const std::string& slice) -> Status {
-    NUTCHFS_RETURN_IF_ERROR(fs->Move(slice, config.WriterFile(i, name)));
-    const nutchfs::Location& loc = config.cluster.FindMachine(config.writer_machines[i])->location;
-    inputs.push_back(loc.root + "/" + config.WriterFile(i, name).RelativePath());
+  // for a peer whose input is still being copied. Writer i's call files are the pieces
+  // of slice i, in order.
+  std::vector<std::vector<nutchfs::NutchFile>> pieces(config.k);
+  int published = 0;
+  auto publish = [&](int i, const std::string& piece) -> Status {
+    const nutchfs::NutchFile file = config.WriterFile(
+        i, fmt::format("inputs/launch-{}-{}-{}.jsonl", host, ::getpid(), published++));
+    NUTCHFS_RETURN_IF_ERROR(fs->Move(piece, file));
+    pieces[i].push_back(file);
     return Status::OK();
   };
   NUTCHFS_RETURN_IF_ERROR(SliceCalls(fs->local_env(), options.call_files, config.k,
                                      "/tmp/webdb-launch-" + std::to_string(::getpid()), publish));
   std::vector<Child> children;
   for (int i = 0; i < config.k; ++i) {
-    NUTCHFS_ASSIGN_OR_RETURN(Child c,
-                             Spawn(WriterCommand(config, options, i, inputs[i], scratch), i));
+    const nutchfs::Location& loc = config.cluster.FindMachine(config.writer_machines[i])->location;
+    std::vector<std::string> inputs;
+    for (const nutchfs::NutchFile& f : pieces[i]) {
+      inputs.push_back(loc.root + "/" + f.RelativePath());
+    }
+    NUTCHFS_ASSIGN_OR_RETURN(Child c, Spawn(WriterCommand(config, options, i, inputs, scratch), i));
     c.ssh = IsSsh(config, i);
     children.push_back(std::move(c));
   }
   WaitAll(*fs, config, committed + 1, children);
   Status forgotten = fs->local_env().RemoveFile(scratch);
   (void)forgotten;  // exists only if a host key was accepted
-  for (const Child& c : children) {
-    Status s = fs->Delete(config.WriterFile(c.writer, name));
-    (void)s;  // a leftover input slice is harmless; the writers' results matter
+  for (const auto& slice : pieces) {
+    for (const nutchfs::NutchFile& f : slice) {
+      Status s = fs->Delete(f);
+      (void)s;  // a leftover input piece is harmless; the writers' results matter
+    }
   }
   const std::string failed = Failures(*fs, config, committed + 1, children);
   if (!failed.empty()) return Status::IOError("writers failed:" + failed);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -12,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "nutchfs/fault_env.h"
 #include "test/util/temp_dir.h"
 
 namespace distwriter {
@@ -26,23 +28,39 @@ std::string ReadFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// Slices in the order published, checking that they come 0..k-1; each is taken (read
-// and removed), as publish must.
+// The pieces SliceCalls published, each taken (read and removed) as publish must.
+struct Pieces {
+  std::vector<int> slice;
+  std::vector<std::string> path, text;
+};
+
+// Slices, each the concatenation of its pieces in the order published, checking that
+// they come 0..k-1 with at least one piece each, and that every piece is whole lines.
 std::vector<std::string> Slice(const std::vector<std::string>& files, int k,
-                               const std::string& prefix, const std::string& stdin_path = "") {
+                               const std::string& prefix, const std::string& stdin_path = "",
+                               uint64_t spill_file_bytes = kSpillFileBytes,
+                               Pieces* pieces = nullptr) {
   auto env = nutchfs::NewLocalEnv();
   std::vector<std::string> slices;
+  Pieces got;
   auto publish = [&](int i, const std::string& path) {
-    CHECK(i == static_cast<int>(slices.size()));
-    slices.push_back(ReadFile(path));
+    CHECK((i == static_cast<int>(slices.size()) - 1 || i == static_cast<int>(slices.size())));
+    if (i == static_cast<int>(slices.size())) slices.emplace_back();
+    const std::string text = ReadFile(path);
+    CHECK((text.empty() || text.back() == '\n'));
+    slices.back() += text;
+    got.slice.push_back(i);
+    got.path.push_back(path);
+    got.text.push_back(text);
     std::filesystem::remove(path);
     return Status::OK();
   };
-  Status s = stdin_path.empty() ? SliceCalls(*env, files, k, prefix, publish)
-                                : SliceCalls(*env, files, k, prefix, publish, stdin_path);
+  Status s = SliceCalls(*env, files, k, prefix, publish,
+                        stdin_path.empty() ? "/dev/stdin" : stdin_path, spill_file_bytes);
   INFO(s.ToString());
   REQUIRE(s.ok());
   REQUIRE(slices.size() == static_cast<size_t>(k));
+  if (pieces != nullptr) *pieces = std::move(got);
   return slices;
 }
 
@@ -124,6 +142,81 @@ TEST_CASE("a stream is spilled, sliced like the file and its spill removed", "[s
   writer.join();
   CHECK(from_stream == Slice({dir.File("calls")}, 4, dir.File("tmp")));
   CheckNoFilesLeft(dir, dir.File("tmp"));
+}
+
+TEST_CASE("a stream's spill files inside a slice are its pieces as they are", "[slicer]") {
+  testutil::TempDir dir;
+  std::mt19937 rng(6);
+  const std::string text = RandomLines(rng, 1000) + "no newline at the end";
+  WriteFile(dir.File("calls"), text);
+  const auto from_file = Slice({dir.File("calls")}, 3, dir.File("tmp"));
+  for (uint64_t spill_file_bytes : {uint64_t{0}, uint64_t{500}, uint64_t{5000}}) {
+    CAPTURE(spill_file_bytes);
+    const std::string fifo = dir.File("fifo");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    std::thread writer([&] { WriteFile(fifo, text); });
+    Pieces pieces;
+    auto from_stream = Slice({"-"}, 3, dir.File("tmp"), fifo, spill_file_bytes, &pieces);
+    writer.join();
+    std::filesystem::remove(fifo);
+    CHECK(from_stream == from_file);
+    // Spill files are handed over whole: every piece but the copies around the two cuts
+    // (at most two a cut) is one, and each ends at the first newline after its size.
+    size_t spilled = 0;
+    for (size_t p = 0; p < pieces.path.size(); ++p) {
+      if (pieces.path[p].find(".spill") == std::string::npos) continue;
+      ++spilled;
+      const std::string& t = pieces.text[p];
+      CHECK((t.size() < spill_file_bytes ||
+             t.find('\n', spill_file_bytes == 0 ? 0 : spill_file_bytes - 1) == t.size() - 1));
+    }
+    CHECK(spilled + 4 >= pieces.path.size());
+    CHECK(spilled >= text.size() / (spill_file_bytes + 90) - 4);
+    CheckNoFilesLeft(dir, dir.File("tmp"));
+  }
+}
+
+// A stream through a fifo, its writer on a thread of its own; SIGPIPE is ignored while
+// it runs, since a slicing that fails stops reading.
+Status SliceStream(nutchfs::Env& env, const testutil::TempDir& dir, const std::string& text,
+                   uint64_t spill_file_bytes) {
+  const std::string fifo = dir.File("fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  auto* const old_handler = std::signal(SIGPIPE, SIG_IGN);
+  std::thread writer([&] { WriteFile(fifo, text); });
+  auto publish = [](int, const std::string& path) {
+    std::filesystem::remove(path);
+    return Status::OK();
+  };
+  Status s = SliceCalls(env, {"-"}, 3, dir.File("tmp"), publish, fifo, spill_file_bytes);
+  writer.join();
+  std::signal(SIGPIPE, old_handler);
+  std::filesystem::remove(fifo);
+  return s;
+}
+
+TEST_CASE("a failing write of a spill file or of a piece leaves no files", "[slicer]") {
+  testutil::TempDir dir;
+  std::mt19937 rng(7);
+  const std::string text = RandomLines(rng, 3000);
+  auto base = nutchfs::NewLocalEnv();
+  auto env = nutchfs::NewFaultEnv(base.get());
+  for (nutchfs::FaultOp op : {nutchfs::FaultOp::kNewWritable, nutchfs::FaultOp::kAppend,
+                              nutchfs::FaultOp::kSync, nutchfs::FaultOp::kClose}) {
+    REQUIRE(env->Inject({op, 1 << 30}).ok());
+    REQUIRE(SliceStream(*env, dir, text, 4000).ok());
+    const int calls = env->seen(op);
+    CAPTURE(static_cast<int>(op), calls);
+    CHECK(calls > 30);  // spill files and pieces
+    for (int nth = 1; nth <= calls; ++nth) {
+      CAPTURE(nth);
+      REQUIRE(env->Inject({op, nth}).ok());
+      CHECK_FALSE(SliceStream(*env, dir, text, 4000).ok());
+      CHECK(env->fired() > 0);
+      env->Clear();
+      CheckNoFilesLeft(dir, dir.File("tmp"));
+    }
+  }
 }
 
 TEST_CASE("a failed publish stops the slicing and leaves no files", "[slicer]") {

@@ -142,9 +142,9 @@ TEST_CASE("distwriter launch: unwritable output, a killed launch's slices, a gon
   const testutil::TempDir& dir = cluster.dir();
   const std::string conf = cluster.config();
 
-  // Slices of a launch on this host whose process is gone.
+  // A slice piece of a launch on this host whose process is gone.
   const std::string stale = cluster.GroupDir(1) + "/inputs/launch-" +
-                            nutchfs::CurrentProcess("").host + "-999999999.jsonl";
+                            nutchfs::CurrentProcess("").host + "-999999999-0.jsonl";
   fs::create_directories(cluster.GroupDir(1) + "/inputs");
   std::ofstream(stale) << "{}\n";
 
