@@ -1,7 +1,6 @@
 #include "distwriter/call_slicer.h"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -10,7 +9,6 @@
 namespace distwriter {
 namespace {
 
-using nutchfs::Err;
 using nutchfs::Result;
 
 constexpr size_t kChunk = size_t{1} << 20;
