@@ -250,7 +250,7 @@ Result<uint64_t> LatestVersion(nutchfs::NutchFs& fs, const DistConfig& config) {
 // Removes the input pieces that launches on this host left when they were killed
 // (inputs/launch-<host>-<pid>-<n>.jsonl whose pid runs no more); a piece is only read
 // while its launch runs.
-void RemoveStaleSlices(nutchfs::NutchFs& fs, const DistConfig& config, const std::string& host) {
+void RemoveStalePieces(nutchfs::NutchFs& fs, const DistConfig& config, const std::string& host) {
   const std::string prefix = "inputs/launch-" + host + "-";
   for (int i = 0; i < config.k; ++i) {
     auto names = fs.List(config.db(), WriterGroup(i), "inputs");
@@ -303,7 +303,7 @@ std::string Failures(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t ro
 Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE* out) {
   NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
   const std::string host = nutchfs::CurrentProcess("").host;
-  RemoveStaleSlices(*fs, config, host);
+  RemoveStalePieces(*fs, config, host);
   const std::string scratch = "/tmp/webdb-launch-" + std::to_string(::getpid()) + ".known_hosts";
   NUTCHFS_ASSIGN_OR_RETURN(const uint64_t committed, LatestVersion(*fs, config));
   // Every slice is in place before any writer starts, so no writer waits in stage 0
