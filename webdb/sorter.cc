@@ -132,6 +132,13 @@ void Sorter::WaitForSorting() {
   if (sorting_.valid()) sorting_.get();
 }
 
+// The buffer is sorted here while the last chunk may still be sorting on its thread
+// (they share no memory), so that the two sorts overlap.
+void Sorter::SortBufferAndWait() {
+  buffer_->Sort();
+  WaitForSorting();
+}
+
 std::unique_ptr<EditIterator> Sorter::InMemory() const {
   std::vector<std::unique_ptr<EditIterator>> parts;
   for (const auto& chunk : chunks_) parts.push_back(std::make_unique<SortBufferIterator>(*chunk));
@@ -141,8 +148,7 @@ std::unique_ptr<EditIterator> Sorter::InMemory() const {
 
 // Every edit held in memory goes to one run: the sorted chunks and buffer, merged.
 Status Sorter::Spill() {
-  WaitForSorting();
-  buffer_->Sort();
+  SortBufferAndWait();
   if (!dir_created_) {
     NUTCHFS_RETURN_IF_ERROR(env_.CreateDirs(tmp_dir_));
     dir_created_ = true;
@@ -232,8 +238,7 @@ Result<std::unique_ptr<EditIterator>> Sorter::Finish() {
   if (finished_) return Err(Status::InvalidArgument(name_ + ": sorter Finish called twice"));
   finished_ = true;
   if (runs_.empty()) {
-    WaitForSorting();
-    buffer_->Sort();
+    SortBufferAndWait();
     return Again();
   }
   if (!buffer_->empty() || !chunks_.empty()) NUTCHFS_RETURN_IF_ERROR(Spill());

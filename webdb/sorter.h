@@ -84,6 +84,8 @@ class Sorter final : public EditSink {
   std::string NewRunPath();
   void SealChunk();
   void WaitForSorting();
+  // Sorts the filling buffer, then waits for the chunk sorting meanwhile.
+  void SortBufferAndWait();
   // The edits held in memory, sorted. REQUIRES: WaitForSorting(), buffer_ sorted.
   std::unique_ptr<EditIterator> InMemory() const;
   Status Spill();
