@@ -109,6 +109,37 @@ bool BlockReader::Seek(std::string_view target) {
   return false;
 }
 
+uint64_t BlockReader::SkipSharing(size_t n, size_t* last_size) {
+  const char* const limit = data_ + size_;
+  size_t size = key_.size();
+  uint64_t records = 0;
+  while (status_.ok() && pos_ < size_) {
+    const char* p = data_ + pos_;
+    uint32_t shared, unshared, value_size;
+    if ((p = ParseVarint32(p, limit, &shared)) == nullptr ||
+        (p = ParseVarint32(p, limit, &unshared)) == nullptr ||
+        (p = ParseVarint32(p, limit, &value_size)) == nullptr) {
+      Fail(pos_, "bad record header");
+      break;
+    }
+    if (shared < n) break;  // Next() decodes it
+    if (static_cast<uint64_t>(unshared) + value_size > static_cast<uint64_t>(limit - p)) {
+      Fail(pos_, "record runs past the block end");
+      break;
+    }
+    if (shared > size || unshared == 0) {
+      Fail(pos_, shared > size ? "bad shared key prefix length"
+                               : "key not greater than the previous key");
+      break;
+    }
+    size = shared + unshared;
+    pos_ = static_cast<size_t>(p + unshared + value_size - data_);
+    ++records;
+  }
+  *last_size = size;
+  return records;
+}
+
 bool BlockReader::Fail(size_t record_pos, std::string_view what) {
   status_ = Status::Corruption(*path_ + ": malformed record (" + std::string(what) +
                                ") at offset " + std::to_string(block_offset_ + record_pos) +

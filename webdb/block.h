@@ -41,6 +41,16 @@ class BlockReader {
   // Restarts at the block's first record and stops at the first key >= target. False if
   // there is none (status() OK) or on malformed bytes (status() Corruption).
   bool Seek(std::string_view target);
+  // Moves past the records after the current one that share at least n key bytes with
+  // the key before them: with the longest shared prefix stored, the run of records whose
+  // keys start with the current key's first n bytes. Only their lengths are read. Next()
+  // then decodes the record after them (its key checked against the current one, which
+  // has the same first n bytes as the last record moved past). Returns how many records
+  // it moved past and sets *last_size to the size of the last one's key (the current
+  // key's size if none). Records moved past are checked against the block's bounds and
+  // the size of the key before them, not for key order. REQUIRES: started(),
+  // key().size() >= n.
+  uint64_t SkipSharing(size_t n, size_t* last_size);
 
   std::string_view key() const { return key_.view(); }
   std::string_view value() const { return value_; }

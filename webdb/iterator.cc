@@ -1,5 +1,7 @@
 #include "webdb/iterator.h"
 
+#include <string>
+
 namespace webdb {
 namespace {
 
@@ -26,6 +28,16 @@ class EmptyEditIterator final : public EditIterator {
 };
 
 }  // namespace
+
+uint64_t Iterator::SkipRowsSharing(size_t n) {
+  const std::string prefix(key().substr(0, n));
+  uint64_t moved = 0;
+  do {
+    Next();
+    ++moved;
+  } while (Valid() && key().starts_with(prefix));
+  return moved;
+}
 
 std::unique_ptr<Iterator> NewEmptyIterator() { return std::make_unique<EmptyIterator>(); }
 std::unique_ptr<EditIterator> NewEmptyEditIterator() {

@@ -54,6 +54,10 @@ class Iterator {
   virtual std::optional<RawBlock> CurrentBlock() const { return std::nullopt; }
   // Moves past every row of the block. REQUIRES: CurrentBlock() had a value.
   virtual void SkipBlock() {}
+  // Moves past the current row and every row after it whose key starts with the same
+  // n bytes; returns how many rows that is. A table file's iterator reads no more of
+  // them than their lengths. REQUIRES: Valid(), key().size() >= n.
+  virtual uint64_t SkipRowsSharing(size_t n);
 };
 
 // An iterator over nothing (status OK).

@@ -89,6 +89,14 @@ void KeyMerger::CollectEdits() {
   }
 }
 
+uint64_t KeyMerger::SkipRowsSharing(size_t n) {
+  // The next edit follows key_: unless it starts with the same n bytes, it follows every
+  // row that does.
+  if (edits_.Valid() && edits_.edit().key.starts_with(key_.substr(0, n))) return 0;
+  row_pending_ = false;
+  return rows_.SkipRowsSharing(n) - 1;
+}
+
 Status KeyMerger::status() const {
   if (!status_.ok()) return status_;
   Status s = rows_.status();

@@ -51,6 +51,11 @@ class KeyMerger {
   const KeyEdit& edit(size_t i) const { return edits_buf_[i]; }
   size_t num_edits() const { return num_edits_; }
   uint64_t total_edits() const { return total_edits_; }
+  // After a step that offered a row and no edits: moves past the rows after it whose keys
+  // start with the same n bytes, unless the next edit's key does too, and returns how
+  // many rows it moved past (0 then). Each of them would have been a step of its own
+  // with a row and no edits. REQUIRES: has_row(), num_edits() == 0, key().size() >= n.
+  uint64_t SkipRowsSharing(size_t n);
   Status status() const;
 
  private:

@@ -122,6 +122,9 @@ Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
       NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_url, url_key(), kPut, *link, stats));
     }
     ++stats.rows_out;
+    // An unchanged row whose source stays: so do the source's next rows up to the next
+    // edit, and they too tell linksByURL nothing. Most rows of a round are such rows.
+    if (m.has_row() && m.num_edits() == 0) stats.rows_out += m.SkipRowsSharing(kMd5Size);
   }
   NUTCHFS_RETURN_IF_ERROR(m.status());
   NUTCHFS_RETURN_IF_ERROR(links.status());

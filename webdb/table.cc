@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "webdb/block.h"
@@ -74,6 +75,7 @@ class Table::Iter final : public Iterator {
   std::optional<BlockStart> AtBlockStart() const override;
   std::optional<RawBlock> CurrentBlock() const override;
   void SkipBlock() override;
+  uint64_t SkipRowsSharing(size_t n) override;
 
  private:
   void Restart(bool counting);
@@ -95,6 +97,7 @@ class Table::Iter final : public Iterator {
   mutable uint64_t block_records_ = 0;  // of block_, once CurrentBlock() counted them
   bool counting_ = false;  // scanning from the first record: check the record count
   uint64_t seen_ = 0;
+  std::string prefix_;  // of the rows SkipRowsSharing() moves past
   Status status_;
 };
 
@@ -189,6 +192,44 @@ std::optional<RawBlock> Table::Iter::CurrentBlock() const {
 void Table::Iter::SkipBlock() {
   seen_ += block_records_ - 1;  // the first was counted on entering the block
   EnterBlock(block_ + 1, true);
+}
+
+// Within a block, the reader moves past the records by their lengths; a block that ends
+// in the run has its last key checked against the index as far as the lengths tell (the
+// prefix and the size), and the run goes on into the next block while its keys do.
+uint64_t Table::Iter::SkipRowsSharing(size_t n) {
+  if (!valid_) return 0;
+  if (reader_.key().size() < n) {
+    Next();
+    return 1;
+  }
+  prefix_.assign(reader_.key().substr(0, n));
+  uint64_t moved = 1;
+  for (;;) {
+    at_block_start_ = false;
+    size_t last_size = 0;
+    const uint64_t skipped = reader_.SkipSharing(n, &last_size);
+    moved += skipped;
+    seen_ += skipped;
+    if (reader_.Next()) {
+      ++seen_;
+      return moved;
+    }
+    if (skipped == 0) {
+      if (!FinishBlock()) return moved;
+    } else if (!reader_.status().ok()) {
+      Fail(reader_.status());
+      return moved;
+    } else if (const std::string_view last = table_->block_last_key(block_);
+               last.size() != last_size || !last.starts_with(prefix_)) {
+      Fail(Corruption(table_->path(), "last key differs from the index: block",
+                      table_->block_handle(block_).offset));
+      return moved;
+    }
+    EnterBlock(block_ + 1, true);
+    if (!valid_ || !reader_.key().starts_with(prefix_)) return moved;
+    ++moved;
+  }
 }
 
 // Called when reader_ has no more records: checks how the block ended.

@@ -223,6 +223,59 @@ TEST_CASE("block trailer detects every flipped byte and bad types", "[block][fau
   CHECK_FALSE(CheckBlockTrailer("abc", kPath, 0).has_value());
 }
 
+// Keys in groups by their first four bytes: "aaaa", "aaab" with keys longer and shorter
+// than the group's first, "aab" (shares two bytes), "abcd" alone, "zzzz".
+Rows GroupedRows() {
+  return {{"aaaa/1", "v"},   {"aaaa/2", ""},     {"aaaa/22", "vv"}, {"aaab", "x"},
+          {"aaab/long/key", std::string(200, 'y')}, {"aaab/m", "z"}, {"aab/1", "w"},
+          {"abcd", "u"},     {"zzzz/1", "t"},    {"zzzz/2", "s"}};
+}
+
+TEST_CASE("block skip moves past the records that share the current key's first n bytes",
+          "[block]") {
+  const Rows rows = GroupedRows();
+  const std::string block = Build(rows);
+  for (size_t n : {size_t{1}, size_t{2}, size_t{4}}) {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].first.size() < n) continue;
+      INFO("n " << n << ", from row " << i);
+      BlockReader reader;
+      reader.Reset(block, &kPath, kBlockOffset);
+      for (size_t j = 0; j <= i; ++j) REQUIRE(reader.Next());
+      size_t end = i + 1;  // the first row of another prefix
+      while (end < rows.size() && rows[end].first.starts_with(rows[i].first.substr(0, n))) ++end;
+      size_t last_size = 0;
+      CHECK(reader.SkipSharing(n, &last_size) == end - i - 1);
+      CHECK(last_size == rows[end - 1].first.size());
+      CHECK(ReadAll(reader) == Rows(rows.begin() + static_cast<ptrdiff_t>(end), rows.end()));
+      CHECK(reader.status().ok());
+    }
+  }
+}
+
+TEST_CASE("block skip refuses malformed records it moves past", "[block][fault]") {
+  const std::string first = Record(0, 6, 1, "aaaa/1v");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"shared longer than previous key", first + Record(7, 1, 0, "z")},
+      {"equal key", first + Record(6, 0, 0, "")},
+      {"key past block end", first + Record(5, 100, 0, "2")},
+      {"value past block end", first + Record(5, 1, 0xffffffffu, "2")},
+      {"cut header", first + std::string("\x05\x80", 2)},
+      {"bad record after good ones", first + Record(5, 1, 0, "2") + Record(9, 1, 0, "3")},
+  };
+  for (const auto& [name, block] : cases) {
+    SECTION(name) {
+      BlockReader reader;
+      reader.Reset(block, &kPath, kBlockOffset);
+      REQUIRE(reader.Next());
+      size_t last_size = 0;
+      reader.SkipSharing(4, &last_size);
+      ExpectCorruption(reader);
+      CHECK_THAT(reader.status().message(), Catch::Contains("block at offset 4096"));
+    }
+  }
+}
+
 TEST_CASE("builder reset starts an independent block", "[block]") {
   BlockBuilder builder;
   builder.Add("zzz", "1");

@@ -146,6 +146,59 @@ TEST_CASE("key merger over a table file offers each key once with its row and it
   CHECK(got.steps == Expected(rows, sorted));
 }
 
+TEST_CASE("key merger skips the rows that share a key prefix up to the next edit",
+          "[key_merger][random]") {
+  const uint64_t seed = GENERATE(1, 2, 3, 4, 5, 6, 7, 8);
+  const bool table_file = GENERATE(false, true);
+  INFO("seed " << seed << (table_file ? ", table file" : ", vector"));
+  std::mt19937_64 rng(seed);
+  const Rows rows = RandomRows(rng, rng() % 300);
+  std::vector<OwnedEdit> edits;
+  for (size_t i = rng() % 100; i > 0; --i) {
+    std::string key = rows.empty() || rng() % 2 ? ShortKey(rng) : rows[rng() % rows.size()].first;
+    edits.push_back({key, rng() % 4, 0, "edit" + std::to_string(i)});
+  }
+  const std::vector<OwnedEdit> sorted = testutil::StableSorted(edits);
+  const std::vector<Step> expected = Expected(rows, sorted);
+
+  auto env = nutchfs::NewMemEnv();
+  auto builder = TableBuilder::Create(*env, "/t.tbl", 64);
+  REQUIRE(builder);
+  for (const auto& [key, value] : rows) REQUIRE((*builder)->Add(key, value).ok());
+  REQUIRE((*builder)->Finish().ok());
+  auto table = Table::Open(*env, "/t.tbl");
+  REQUIRE(table);
+  auto row_it = table_file ? (*table)->NewIterator() : testutil::NewVectorIterator(rows);
+  auto edit_it = testutil::NewVectorEditIterator(sorted);
+  KeyMerger m(*row_it, *edit_it);
+  size_t at = 0, skips = 0;  // the step of expected that m is on
+  while (m.Next()) {
+    REQUIRE(at < expected.size());
+    const Step& want = expected[at];
+    REQUIRE(std::string(m.key()) == want.key);
+    REQUIRE(m.num_edits() == want.edits.size());
+    ++at;
+    const size_t n = 1 + rng() % 3;
+    if (!m.has_row() || m.num_edits() > 0 || m.key().size() < n || rng() % 2 == 0) continue;
+    // The steps that follow with the same first n bytes, unless an edit falls among them.
+    const std::string prefix = want.key.substr(0, n);
+    size_t end = at;
+    while (end < expected.size() && expected[end].key.starts_with(prefix) &&
+           expected[end].edits.empty()) {
+      ++end;
+    }
+    if (end < expected.size() && expected[end].key.starts_with(prefix)) end = at;
+    INFO("skip at " << want.key << " by " << n << " bytes");
+    CHECK(m.SkipRowsSharing(n) == end - at);
+    skips += end > at;
+    at = end;
+  }
+  CHECK(m.status().ok());
+  CHECK(at == expected.size());
+  CHECK(m.total_edits() == edits.size());
+  if (rows.size() > 100) CHECK(skips > 0);
+}
+
 TEST_CASE("key merger reports an edit stream out of order", "[key_merger]") {
   // After the edits of "b" (the second one compared against the first), an edit for "a".
   auto rows = testutil::NewVectorIterator({{"a", "1"}, {"b", "2"}, {"c", "3"}});

@@ -463,6 +463,107 @@ TEST_CASE("blocks copied whole into another table read back the same", "[table]"
   CHECK(got == expected);
 }
 
+// Forwards every call but SkipRowsSharing, so that the iterator's generic version runs.
+class Forwarding final : public Iterator {
+ public:
+  explicit Forwarding(Iterator& it) : it_(it) {}
+  bool Valid() const override { return it_.Valid(); }
+  void SeekToFirst() override { it_.SeekToFirst(); }
+  void Seek(std::string_view target) override { it_.Seek(target); }
+  void Next() override { it_.Next(); }
+  std::string_view key() const override { return it_.key(); }
+  std::string_view value() const override { return it_.value(); }
+  Status status() const override { return it_.status(); }
+
+ private:
+  Iterator& it_;
+};
+
+TEST_CASE("a skip moves past the rows that share a key prefix, across blocks", "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  // Groups of 1 to 40 rows by a 4-byte prefix, keys of varying length: with 128-byte
+  // blocks, groups start and end anywhere in a block and span up to a dozen blocks.
+  std::mt19937 rng(11);
+  Rows rows;
+  for (int g = 0; g < 60; ++g) {
+    char prefix[8];
+    std::snprintf(prefix, sizeof(prefix), "%04d", 3 * g);
+    std::set<std::string> keys;
+    const size_t n = 1 + rng() % 40;
+    while (keys.size() < n) keys.insert(prefix + std::string(rng() % 30, 'k') + std::to_string(rng() % 100));
+    for (const std::string& k : keys) rows.emplace_back(k, std::string(rng() % 20, 'v'));
+  }
+  const std::string path = dir.File("t.tbl");
+  auto builder = TableBuilder::Create(*env, path, /*target_block_size=*/128);
+  REQUIRE(builder.has_value());
+  for (const auto& [k, v] : rows) REQUIRE((*builder)->Add(k, v).ok());
+  REQUIRE((*builder)->Finish().ok());
+  auto table = OpenOk(*env, path);
+  REQUIRE(table->num_blocks() > 100);
+  auto it = table->NewIterator();
+  Forwarding generic(*it);
+  // The first row after i of another prefix.
+  auto group_end = [&rows](size_t i) {
+    size_t end = i + 1;
+    while (end < rows.size() && rows[end].first.starts_with(rows[i].first.substr(0, 4))) ++end;
+    return end;
+  };
+  for (Iterator* walker : {static_cast<Iterator*>(it.get()), static_cast<Iterator*>(&generic)}) {
+    // Every row a skip can start from: walk to it, skip, check where the skip stopped.
+    for (size_t i = 0; i < rows.size(); i += 1 + i % 3) {
+      INFO("from row " << i);
+      walker->Seek(rows[i].first);
+      REQUIRE(walker->Valid());
+      const size_t end = group_end(i);
+      CHECK(walker->SkipRowsSharing(4) == end - i);
+      REQUIRE(walker->Valid() == (end < rows.size()));
+      if (end < rows.size()) CHECK(walker->key() == rows[end].first);
+      CHECK(walker->status().ok());
+    }
+    // A scan from the first row that skips at every other group still counts every record.
+    walker->SeekToFirst();
+    size_t at = 0, groups = 0;
+    while (walker->Valid()) {
+      REQUIRE(walker->key() == rows[at].first);
+      if (groups++ % 2 == 0) {
+        const size_t end = group_end(at);
+        REQUIRE(walker->SkipRowsSharing(4) == end - at);
+        at = end;
+      } else {
+        walker->Next();
+        ++at;
+      }
+    }
+    CHECK(walker->status().ok());
+    CHECK(at == rows.size());
+  }
+}
+
+TEST_CASE("a skip to the end of a block checks the block's last key against the index",
+          "[table][fault]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const std::string path = dir.File("crafted.tbl");
+  Rows rows;
+  for (int i = 0; i < 100; ++i) rows.emplace_back("k" + std::to_string(100 + i), "v");
+  Built built = WriteTable(*env, path, rows);
+  const uint64_t block_size = built.file_size - kFooterSize - 2 * kBlockTrailerSize - IndexSize(path);
+  // The last record is shared 3, unshared 1, value 1, "9", "v": sharing 2 bytes instead,
+  // its key is "k19", shorter than the index's "k199".
+  RewriteOnlyBlock(path, block_size - 5, '\x02');
+  auto table = OpenOk(*env, path);
+  auto it = table->NewIterator();
+  it->SeekToFirst();
+  REQUIRE(it->Valid());
+  CHECK(it->SkipRowsSharing(2) == rows.size());
+  CHECK_FALSE(it->Valid());
+  ExpectCorruptionMessage(it->status(), path);
+  CHECK_THAT(it->status().message(), Catch::Contains("last key differs from the index"));
+  auto [got, status] = Scan(*table);  // a full scan finds the key out of order
+  ExpectCorruptionMessage(status, path);
+}
+
 TEST_CASE("a copied block out of key order is refused", "[table]") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
