@@ -20,6 +20,64 @@ namespace webdb {
 
 using nutchfs::Status;
 
+// One record of a data block: its three lengths, where its key's new bytes start and
+// where the record ends.
+struct RecordHeader {
+  uint32_t shared = 0;
+  uint32_t unshared = 0;
+  uint32_t value_size = 0;
+  const char* delta = nullptr;
+  const char* end = nullptr;
+};
+
+// Decodes a varint32 from [p, limit); nullptr when malformed or cut off by limit.
+inline const char* ParseVarint32(const char* p, const char* limit, uint32_t* value) {
+  if (p < limit && (static_cast<uint8_t>(*p) & 0x80) == 0) {
+    *value = static_cast<uint8_t>(*p);
+    return p + 1;
+  }
+  uint32_t result = 0;
+  for (int shift = 0; shift <= 28 && p < limit; shift += 7) {
+    uint32_t byte = static_cast<uint8_t>(*p++);
+    if (shift == 28 && byte > 0x0f) return nullptr;
+    result |= (byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      *value = result;
+      return p;
+    }
+  }
+  return nullptr;
+}
+
+// The lengths of the record at p, which must end by limit: false when its header is
+// malformed or it runs past limit ("bad record header" or "record runs past the block
+// end" in *what).
+inline bool ParseRecord(const char* p, const char* limit, RecordHeader* r, const char** what) {
+  if ((p = ParseVarint32(p, limit, &r->shared)) == nullptr ||
+      (p = ParseVarint32(p, limit, &r->unshared)) == nullptr ||
+      (p = ParseVarint32(p, limit, &r->value_size)) == nullptr) {
+    *what = "bad record header";
+    return false;
+  }
+  if (static_cast<uint64_t>(r->unshared) + r->value_size > static_cast<uint64_t>(limit - p)) {
+    *what = "record runs past the block end";
+    return false;
+  }
+  r->delta = p;
+  r->end = p + r->unshared + r->value_size;
+  return true;
+}
+
+// Whether previous[0, shared) + delta[0, unshared) is greater than previous. Writers store
+// the longest shared prefix, so that is decided by the first delta byte alone.
+// REQUIRES: shared <= previous.size().
+inline bool FollowsPrevious(const PrefixKey& previous, uint32_t shared, const char* delta,
+                            uint32_t unshared) {
+  if (unshared == 0) return false;
+  return shared == previous.size() ||
+         static_cast<uint8_t>(delta[0]) > static_cast<uint8_t>(previous[shared]);
+}
+
 // The number of records in block contents whose crc was checked; nullopt when the
 // record headers do not fit the block (BlockReader then reports the details).
 std::optional<uint64_t> CountBlockRecords(std::string_view contents);
@@ -50,7 +108,8 @@ class BlockReader {
   // key's size if none). Records moved past are checked against the block's bounds and
   // the size of the key before them, not for key order. REQUIRES: started(),
   // key().size() >= n.
-  uint64_t SkipSharing(size_t n, size_t* last_size);
+  // Their bytes, as stored, go to *records when it is not null.
+  uint64_t SkipSharing(size_t n, size_t* last_size, std::string_view* records = nullptr);
 
   std::string_view key() const { return key_.view(); }
   std::string_view value() const { return value_; }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "webdb/block.h"
 #include "webdb/coding.h"
 #include "webdb/table_format.h"
 
@@ -55,6 +56,34 @@ bool BlockBuilder::Add(std::string_view key, std::string_view value) {
   size_ = static_cast<size_t>(p - buffer_.data());
   last_key_.Set(shared, key.substr(shared));
   return true;
+}
+
+size_t BlockBuilder::AddStored(std::string_view records, size_t target, uint64_t* added,
+                               const char** error) {
+  assert(!empty() && !finished_);
+  const char* const begin = records.data();
+  const char* const limit = begin + records.size();
+  const char* p = begin;
+  RecordHeader r;
+  *added = 0;
+  *error = nullptr;
+  while (p < limit) {
+    if (!ParseRecord(p, limit, &r, error)) break;
+    if (r.shared > last_key_.size() ||
+        !FollowsPrevious(last_key_, r.shared, r.delta, r.unshared)) {
+      *error = "key not greater than the previous key";
+      break;
+    }
+    const size_t size = size_ + static_cast<size_t>(p - begin);
+    if (size + 3 * 5 + r.shared + r.unshared + r.value_size > target) break;
+    last_key_.Set(r.shared, std::string_view(r.delta, r.unshared));
+    p = r.end;
+    ++*added;
+  }
+  const size_t n = static_cast<size_t>(p - begin);
+  if (n > 0) std::memcpy(Room(n), begin, n);
+  size_ += n;
+  return n;
 }
 
 std::string_view BlockBuilder::Finish() {

@@ -2,6 +2,9 @@
 
 #include <string>
 
+#include "webdb/block.h"
+#include "webdb/table_format.h"
+
 namespace webdb {
 namespace {
 
@@ -29,6 +32,34 @@ class EmptyEditIterator final : public EditIterator {
 
 }  // namespace
 
+Status RowSink::AddBlock(const RawBlock& block) {
+  BlockReader reader;
+  const std::string name = "copied block";
+  reader.Reset(block.bytes.substr(0, block.bytes.size() - kBlockTrailerSize), &name, 0);
+  while (reader.Next()) NUTCHFS_RETURN_IF_ERROR(Add(reader.key(), reader.value()));
+  return reader.status();
+}
+
+Status RowSink::AddStoredRun(std::string_view previous_key, std::string_view records) {
+  PrefixKey key;
+  key.Set(0, previous_key);
+  const char* p = records.data();
+  const char* const limit = p + records.size();
+  RecordHeader r;
+  const char* what = "key not greater than the previous key";
+  while (p < limit) {
+    if (!ParseRecord(p, limit, &r, &what) || r.shared > key.size() ||
+        !FollowsPrevious(key, r.shared, r.delta, r.unshared)) {
+      return Status::Corruption("stored rows: malformed record (" + std::string(what) +
+                                ") at offset " + std::to_string(p - records.data()));
+    }
+    key.Set(r.shared, std::string_view(r.delta, r.unshared));
+    NUTCHFS_RETURN_IF_ERROR(Add(key.view(), std::string_view(r.delta + r.unshared, r.value_size)));
+    p = r.end;
+  }
+  return Status::OK();
+}
+
 uint64_t Iterator::SkipRowsSharing(size_t n) {
   const std::string prefix(key().substr(0, n));
   uint64_t moved = 0;
@@ -37,6 +68,16 @@ uint64_t Iterator::SkipRowsSharing(size_t n) {
     ++moved;
   } while (Valid() && key().starts_with(prefix));
   return moved;
+}
+
+Status Iterator::CopyRowsSharing(size_t n, RowSink& sink, uint64_t* copied) {
+  const std::string prefix(key().substr(0, n));
+  *copied = 0;
+  for (Next(); Valid() && key().starts_with(prefix); Next()) {
+    NUTCHFS_RETURN_IF_ERROR(sink.Add(key(), value()));
+    ++*copied;
+  }
+  return Status::OK();
 }
 
 std::unique_ptr<Iterator> NewEmptyIterator() { return std::make_unique<EmptyIterator>(); }

@@ -33,6 +33,23 @@ struct RawBlock {
   uint64_t index = 0;  // the block's number in its table file
 };
 
+// Where a stage writes its new table.
+class RowSink {
+ public:
+  virtual ~RowSink() = default;
+  // REQUIRES: keys strictly increasing.
+  virtual Status Add(std::string_view key, std::string_view value) = 0;
+  // Takes a whole block of the old table whose rows the stage leaves unchanged. A table
+  // file copies it as it is; this default adds its rows one by one.
+  virtual Status AddBlock(const RawBlock& block);
+  // Takes rows of the old table that the stage leaves unchanged as their records are
+  // stored in a data block (docs/FORMAT.md, "Data blocks"): records, the first encoded
+  // against previous_key, the key added last. A table file copies them as they are
+  // where it can; this default decodes them and adds them one by one. Malformed records
+  // or keys out of order: Corruption.
+  virtual Status AddStoredRun(std::string_view previous_key, std::string_view records);
+};
+
 // Rows of a table in bytewise key order.
 class Iterator {
  public:
@@ -58,6 +75,11 @@ class Iterator {
   // n bytes; returns how many rows that is. A table file's iterator reads no more of
   // them than their lengths. REQUIRES: Valid(), key().size() >= n.
   virtual uint64_t SkipRowsSharing(size_t n);
+  // The same move, handing the rows moved past after the current one to sink (which
+  // holds the current one as its last row): a table file's iterator hands them as
+  // stored (RowSink::AddStoredRun), but for a row that starts a block. Sets *copied to
+  // how many it handed. The sink's error, if any; the iterator's own in status().
+  virtual Status CopyRowsSharing(size_t n, RowSink& sink, uint64_t* copied);
 };
 
 // An iterator over nothing (status OK).

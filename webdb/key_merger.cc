@@ -89,12 +89,24 @@ void KeyMerger::CollectEdits() {
   }
 }
 
+// The next edit follows key_: unless it starts with the same n bytes, it follows every
+// row that does.
+bool KeyMerger::EditAmongRowsSharing(size_t n) const {
+  return edits_.Valid() && edits_.edit().key.starts_with(key_.substr(0, n));
+}
+
 uint64_t KeyMerger::SkipRowsSharing(size_t n) {
-  // The next edit follows key_: unless it starts with the same n bytes, it follows every
-  // row that does.
-  if (edits_.Valid() && edits_.edit().key.starts_with(key_.substr(0, n))) return 0;
+  if (EditAmongRowsSharing(n)) return 0;
   row_pending_ = false;
   return rows_.SkipRowsSharing(n) - 1;
+}
+
+Result<uint64_t> KeyMerger::CopyRowsSharing(size_t n, RowSink& sink) {
+  if (EditAmongRowsSharing(n)) return uint64_t{0};
+  row_pending_ = false;
+  uint64_t copied = 0;
+  NUTCHFS_RETURN_IF_ERROR(rows_.CopyRowsSharing(n, sink, &copied));
+  return copied;
 }
 
 Status KeyMerger::status() const {

@@ -24,6 +24,8 @@
 
 namespace webdb {
 
+using nutchfs::Result;
+
 // One edit of the current key.
 struct KeyEdit {
   uint64_t order = 0;
@@ -56,10 +58,15 @@ class KeyMerger {
   // many rows it moved past (0 then). Each of them would have been a step of its own
   // with a row and no edits. REQUIRES: has_row(), num_edits() == 0, key().size() >= n.
   uint64_t SkipRowsSharing(size_t n);
+  // The same move, handing the rows it moves past to sink, which holds the current row
+  // as its last (Iterator::CopyRowsSharing); the number of rows, or the sink's error.
+  Result<uint64_t> CopyRowsSharing(size_t n, RowSink& sink);
   Status status() const;
 
  private:
   void CollectEdits();
+  // Whether the next edit's key starts with key()'s first n bytes.
+  bool EditAmongRowsSharing(size_t n) const;
 
   Iterator& rows_;
   EditIterator& edits_;

@@ -213,6 +213,12 @@ Result<StageStats> ApplyLinkFixes(Iterator& old_rows, EditIterator& edits,
     }
     ++stats.rows_out;
     NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), *link));
+    // An unchanged row whose source stays: so do the source's next rows up to the next
+    // edit, and they are copied as they are stored.
+    if (m.has_row() && m.num_edits() == 0) {
+      NUTCHFS_ASSIGN_OR_RETURN(uint64_t copied, m.CopyRowsSharing(kMd5Size, table));
+      stats.rows_out += copied;
+    }
   }
   NUTCHFS_RETURN_IF_ERROR(m.status());
   NUTCHFS_RETURN_IF_ERROR(links.status());

@@ -24,17 +24,6 @@
 
 namespace webdb {
 
-// Where a stage writes its new table.
-class RowSink {
- public:
-  virtual ~RowSink() = default;
-  // REQUIRES: keys strictly increasing.
-  virtual Status Add(std::string_view key, std::string_view value) = 0;
-  // Takes a whole block of the old table whose rows the stage leaves unchanged. A table
-  // file copies it as it is; this default adds its rows one by one.
-  virtual Status AddBlock(const RawBlock& block);
-};
-
 struct StageStats {
   uint64_t rows_out = 0;  // rows of the new table
   uint64_t edits_in = 0;

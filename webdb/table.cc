@@ -76,6 +76,7 @@ class Table::Iter final : public Iterator {
   std::optional<RawBlock> CurrentBlock() const override;
   void SkipBlock() override;
   uint64_t SkipRowsSharing(size_t n) override;
+  Status CopyRowsSharing(size_t n, RowSink& sink, uint64_t* copied) override;
 
  private:
   void Restart(bool counting);
@@ -84,6 +85,9 @@ class Table::Iter final : public Iterator {
   bool LoadBlock(size_t index, bool readahead);
   bool ReadRange(uint64_t offset, uint64_t n);
   void Fail(Status s);
+  // Both moves: rows moved past (the current one included) to *moved, those after the
+  // current one handed to sink when it is not null.
+  Status MoveRowsSharing(size_t n, RowSink* sink, uint64_t* moved);
 
   const Table* const table_;
   std::unique_ptr<char[]> scratch_;
@@ -194,41 +198,62 @@ void Table::Iter::SkipBlock() {
   EnterBlock(block_ + 1, true);
 }
 
-// Within a block, the reader moves past the records by their lengths; a block that ends
-// in the run has its last key checked against the index as far as the lengths tell (the
-// prefix and the size), and the run goes on into the next block while its keys do.
 uint64_t Table::Iter::SkipRowsSharing(size_t n) {
-  if (!valid_) return 0;
+  uint64_t moved = 0;
+  static_cast<void>(MoveRowsSharing(n, nullptr, &moved));  // no sink, no sink error
+  return moved;
+}
+
+Status Table::Iter::CopyRowsSharing(size_t n, RowSink& sink, uint64_t* copied) {
+  uint64_t moved = 0;
+  Status s = MoveRowsSharing(n, &sink, &moved);
+  *copied = moved > 0 ? moved - 1 : 0;
+  return s;
+}
+
+// Within a block, the reader moves past the records by their lengths (and hands their
+// bytes to sink); a block that ends in the run has its last key checked against the index
+// as far as the lengths tell (the prefix and the size), and the run goes on into the next
+// block while its keys do, from that block's first row (decoded: it stores its key whole).
+Status Table::Iter::MoveRowsSharing(size_t n, RowSink* sink, uint64_t* moved) {
+  *moved = 0;
+  if (!valid_) return Status::OK();
+  *moved = 1;
   if (reader_.key().size() < n) {
     Next();
-    return 1;
+    return Status::OK();
   }
   prefix_.assign(reader_.key().substr(0, n));
-  uint64_t moved = 1;
   for (;;) {
     at_block_start_ = false;
     size_t last_size = 0;
-    const uint64_t skipped = reader_.SkipSharing(n, &last_size);
-    moved += skipped;
+    std::string_view records;
+    const std::string_view previous = reader_.key();  // stays while the reader skips
+    const uint64_t skipped = reader_.SkipSharing(n, &last_size, &records);
+    if (sink != nullptr && skipped > 0) {
+      NUTCHFS_RETURN_IF_ERROR(sink->AddStoredRun(previous, records));
+    }
+    *moved += skipped;
     seen_ += skipped;
     if (reader_.Next()) {
       ++seen_;
-      return moved;
+      return Status::OK();
     }
     if (skipped == 0) {
-      if (!FinishBlock()) return moved;
+      if (!FinishBlock()) return Status::OK();
     } else if (!reader_.status().ok()) {
       Fail(reader_.status());
-      return moved;
+      return Status::OK();
     } else if (const std::string_view last = table_->block_last_key(block_);
                last.size() != last_size || !last.starts_with(prefix_)) {
       Fail(Corruption(table_->path(), "last key differs from the index: block",
                       table_->block_handle(block_).offset));
-      return moved;
+      return Status::OK();
     }
     EnterBlock(block_ + 1, true);
-    if (!valid_ || !reader_.key().starts_with(prefix_)) return moved;
-    ++moved;
+    if (!valid_ || !reader_.key().starts_with(prefix_)) return Status::OK();
+    if (sink != nullptr) NUTCHFS_RETURN_IF_ERROR(sink->Add(reader_.key(), reader_.value()));
+    ++*moved;
   }
 }
 

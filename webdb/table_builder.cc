@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "webdb/block.h"
 #include "webdb/coding.h"
 #include "webdb/crc32c.h"
 #include "webdb/table_format.h"
@@ -42,6 +43,49 @@ Status TableBuilder::Add(std::string_view key, std::string_view value) {
   ++num_records_;
   if (block_.size() >= target_block_size_) return FlushBlock();
   return Status::OK();
+}
+
+Status TableBuilder::AddStoredRun(std::string_view previous_key, std::string_view records) {
+  if (!status_.ok()) return status_;
+  if (finished_) return Status::InvalidArgument(path() + ": AddStoredRun after Finish");
+  if (num_records_ == 0 || previous_key != LastKey()) {
+    return Status::InvalidArgument(path() + ": stored rows do not follow the key added last");
+  }
+  const size_t total = records.size();
+  while (!records.empty()) {
+    const char* error = nullptr;
+    if (block_.empty()) {
+      // The first record of a block stores its key whole: decoded against the last key
+      // (of the block just written), it is added as a row.
+      RecordHeader r;
+      const std::string_view last = LastKey();
+      if (!ParseRecord(records.data(), records.data() + records.size(), &r, &error) ||
+          r.shared > last.size()) {
+        return StoredRunCorruption(error, total - records.size());
+      }
+      row_key_.assign(last.substr(0, r.shared));
+      row_key_.append(r.delta, r.unshared);
+      if (row_key_ <= last) return StoredRunCorruption(nullptr, total - records.size());
+      NUTCHFS_RETURN_IF_ERROR(Add(row_key_, std::string_view(r.delta + r.unshared, r.value_size)));
+      records.remove_prefix(static_cast<size_t>(r.end - records.data()));
+      continue;
+    }
+    uint64_t added = 0;
+    records.remove_prefix(block_.AddStored(records, target_block_size_, &added, &error));
+    num_records_ += added;
+    if (error != nullptr) return StoredRunCorruption(error, total - records.size());
+    // Stopped before a record the block cannot take, or after one that filled it.
+    if (!records.empty() || block_.size() >= target_block_size_) {
+      NUTCHFS_RETURN_IF_ERROR(FlushBlock());
+    }
+  }
+  return Status::OK();
+}
+
+Status TableBuilder::StoredRunCorruption(const char* error, size_t offset) {
+  return Status::Corruption(path() + ": stored rows to copy: malformed record (" +
+                            (error != nullptr ? error : "key not greater than the previous key") +
+                            ") at offset " + std::to_string(offset) + " of the run");
 }
 
 Status TableBuilder::AddBlock(const RawBlock& block) {

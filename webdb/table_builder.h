@@ -38,6 +38,14 @@ class TableBuilder {
   // InvalidArgument when this is violated. After a failed write every call fails the same.
   Status Add(std::string_view key, std::string_view value);
 
+  // Adds rows of another table file as their records are stored in its data block
+  // (RowSink::AddStoredRun): records, the first encoded against previous_key, which must
+  // be the key added last (InvalidArgument otherwise). Each is copied as it is where
+  // Add() would encode the same bytes (within a block); one that starts a block is
+  // decoded and added as a row. Malformed records or keys out of order: Corruption,
+  // after the rows before them.
+  Status AddStoredRun(std::string_view previous_key, std::string_view records);
+
   // Appends a data block of another table file as it is (bytes, trailer and crc), after
   // closing the block being built. REQUIRES: the block's first key is greater than every
   // key added before (InvalidArgument otherwise); its crc was checked when it was read.
@@ -61,6 +69,9 @@ class TableBuilder {
   // The last key added: the block being built keeps it until it is flushed.
   std::string_view LastKey() const { return block_.empty() ? last_key_ : block_.last_key(); }
   Status FlushBlock();
+  // Corruption of a stored run's record at offset (error: what is wrong, or nullptr for
+  // a key out of order).
+  Status StoredRunCorruption(const char* error, size_t offset);
   // Appends data to the file, its crc folded into file_crc_.
   Status Write(std::string_view data);
   // The same for a data block with its trailer, whose crc the trailer gives.
@@ -77,6 +88,7 @@ class TableBuilder {
   uint64_t index_size_ = 0;
   uint32_t index_crc_ = 0;  // unmasked CRC32C of the entries so far
   std::string last_key_;  // of the last block written
+  std::string row_key_;   // a stored record's key, decoded to start a block
   const size_t target_block_size_;
   uint64_t offset_ = 0;
   // Every kWritebackStep bytes the file starts writing out what it has, so that the disk

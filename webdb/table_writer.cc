@@ -30,12 +30,23 @@ Status TableWriter::Add(std::string_view key, std::string_view value) {
 }
 
 Status TableWriter::AddBlock(const RawBlock& block) {
+  Counted(block.records);
+  return builder_->AddBlock(block);
+}
+
+Status TableWriter::AddStoredRun(std::string_view previous_key, std::string_view records) {
+  const uint64_t before = builder_->num_records();
+  Status s = builder_->AddStoredRun(previous_key, records);
+  Counted(builder_->num_records() - before);
+  return s;
+}
+
+void TableWriter::Counted(uint64_t rows) {
   const uint64_t before = rows_;
-  rows_ += block.records;
+  rows_ += rows;
   if (before / kProgressEvery != rows_ / kProgressEvery && progress_) {
     progress_({step_, rows_, expected_rows_});
   }
-  return builder_->AddBlock(block);
 }
 
 Result<TableFile> TableWriter::Finish() {

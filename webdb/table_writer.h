@@ -26,12 +26,15 @@ class TableWriter final : public RowSink {
 
   Status Add(std::string_view key, std::string_view value) override;
   Status AddBlock(const RawBlock& block) override;
+  Status AddStoredRun(std::string_view previous_key, std::string_view records) override;
   // Finishes and syncs the file; returns its manifest entry.
   Result<TableFile> Finish();
 
  private:
   TableWriter(std::unique_ptr<TableBuilder> builder, std::string name, std::string step,
               uint64_t expected_rows, const ProgressFn& progress);
+  // Counts rows added at once, reporting progress when they cross a step.
+  void Counted(uint64_t rows);
 
   std::unique_ptr<TableBuilder> builder_;
   const std::string name_;

@@ -146,7 +146,7 @@ TEST_CASE("key merger over a table file offers each key once with its row and it
   CHECK(got.steps == Expected(rows, sorted));
 }
 
-TEST_CASE("key merger skips the rows that share a key prefix up to the next edit",
+TEST_CASE("key merger skips or copies the rows that share a key prefix up to the next edit",
           "[key_merger][random]") {
   const uint64_t seed = GENERATE(1, 2, 3, 4, 5, 6, 7, 8);
   const bool table_file = GENERATE(false, true);
@@ -189,7 +189,17 @@ TEST_CASE("key merger skips the rows that share a key prefix up to the next edit
     }
     if (end < expected.size() && expected[end].key.starts_with(prefix)) end = at;
     INFO("skip at " << want.key << " by " << n << " bytes");
-    CHECK(m.SkipRowsSharing(n) == end - at);
+    if (rng() % 2 == 0) {
+      CHECK(m.SkipRowsSharing(n) == end - at);
+    } else {  // the rows moved past go to a sink
+      testutil::RowCollector sink;
+      Result<uint64_t> copied = m.CopyRowsSharing(n, sink);
+      REQUIRE(copied.has_value());
+      CHECK(*copied == end - at);
+      Rows want_rows;
+      for (size_t i = at; i < end; ++i) want_rows.emplace_back(expected[i].key, expected[i].row_value);
+      CHECK(sink.rows == want_rows);
+    }
     skips += end > at;
     at = end;
   }

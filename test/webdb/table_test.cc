@@ -16,11 +16,13 @@
 
 #include "nutchfs/env.h"
 #include "test/util/corrupt.h"
+#include "test/util/row_util.h"
 #include "test/util/temp_dir.h"
 #include "webdb/coding.h"
 #include "webdb/crc32c.h"
 #include "webdb/table_builder.h"
 #include "webdb/table_format.h"
+#include "webdb/table_writer.h"
 
 namespace webdb {
 namespace {
@@ -537,6 +539,120 @@ TEST_CASE("a skip moves past the rows that share a key prefix, across blocks", "
     }
     CHECK(walker->status().ok());
     CHECK(at == rows.size());
+  }
+}
+
+TEST_CASE("rows copied as stored give the same table file as rows added one by one",
+          "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  // Groups of 1 to 30 rows by a 4-byte prefix, values of 0 to 60 bytes.
+  std::mt19937 rng(23);
+  Rows rows;
+  for (int g = 0; g < 80; ++g) {
+    char prefix[8];
+    std::snprintf(prefix, sizeof(prefix), "%04d", 7 * g);
+    std::set<std::string> keys;
+    const size_t n = 1 + rng() % 30;
+    while (keys.size() < n) keys.insert(prefix + std::string(rng() % 20, 'k') + std::to_string(rng() % 1000));
+    for (const std::string& k : keys) rows.emplace_back(k, std::string(rng() % 60, 'v'));
+  }
+  // The rows in blocks of one size; copied into blocks of every size, runs stop before
+  // records that do not fit and go on into the next block.
+  auto write = [&](const std::string& path, size_t target) {
+    auto builder = TableBuilder::Create(*env, path, target);
+    REQUIRE(builder.has_value());
+    for (const auto& [k, v] : rows) REQUIRE((*builder)->Add(k, v).ok());
+    REQUIRE((*builder)->Finish().ok());
+  };
+  const std::string a_path = dir.File("a.tbl");
+  write(a_path, 300);
+  auto a = OpenOk(*env, a_path);
+  auto it = a->NewIterator();
+  Forwarding generic(*it);
+  for (size_t target : {size_t{64}, size_t{200}, size_t{300}, size_t{1000}, size_t{32 << 10}}) {
+    INFO("target block size " << target);
+    const std::string c_path = dir.File("c" + std::to_string(target) + ".tbl");
+    write(c_path, target);  // rows added one by one
+    for (Iterator* walker : {static_cast<Iterator*>(it.get()), static_cast<Iterator*>(&generic)}) {
+      const std::string b_name = "b" + std::to_string(target) + ".tbl";
+      const ProgressFn no_progress;  // the writer keeps a reference
+      auto b = TableWriter::Create(*env, dir.path(), b_name, target, "copy", 0, no_progress);
+      REQUIRE(b.has_value());
+      uint64_t added = 0;
+      walker->SeekToFirst();
+      while (walker->Valid()) {
+        REQUIRE((*b)->Add(walker->key(), walker->value()).ok());
+        ++added;
+        if (rng() % 4 == 0) {
+          walker->Next();
+          continue;
+        }
+        uint64_t copied = 0;
+        Status s = walker->CopyRowsSharing(4, **b, &copied);
+        INFO(s.ToString());
+        REQUIRE(s.ok());
+        added += copied;
+      }
+      REQUIRE(walker->status().ok());
+      CHECK(added == rows.size());
+      Result<TableFile> file = (*b)->Finish();
+      REQUIRE(file.has_value());
+      CHECK(file->records == rows.size());
+      CHECK(FileBytes(dir.File(b_name)) == FileBytes(c_path));
+    }
+  }
+}
+
+TEST_CASE("stored rows must follow the key added last and be well formed", "[table][fault]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  // Records of "k1", "k2", "k3" as stored after "k0": shared 1, unshared 1, value 1.
+  const std::string good = std::string("\x01\x01\x01" "1v" "\x01\x01\x01" "2v" "\x01\x01\x01" "3v", 15);
+  auto fresh = [&](const std::string& name) {
+    auto b = TableBuilder::Create(*env, dir.File(name), 4096);
+    REQUIRE(b.has_value());
+    REQUIRE((*b)->Add("k0", "v").ok());
+    return std::move(*b);
+  };
+  SECTION("a run after its key reads back") {
+    auto b = fresh("ok.tbl");
+    REQUIRE(b->AddStoredRun("k0", good).ok());
+    REQUIRE(b->Finish().ok());
+    ExpectScan(*OpenOk(*env, dir.File("ok.tbl")),
+               {{"k0", "v"}, {"k1", "v"}, {"k2", "v"}, {"k3", "v"}});
+  }
+  SECTION("a run after another key is refused") {
+    auto b = fresh("other.tbl");
+    CHECK(b->AddStoredRun("k", good).IsInvalidArgument());
+    CHECK(b->num_records() == 1);
+  }
+  SECTION("a run before any row is refused") {
+    auto b = TableBuilder::Create(*env, dir.File("empty.tbl"), 4096);
+    REQUIRE(b.has_value());
+    CHECK((*b)->AddStoredRun("", good).IsInvalidArgument());
+  }
+  SECTION("a key out of order is Corruption after the rows before it") {
+    auto b = fresh("order.tbl");
+    // "k2", then "k1": shared 1, "1" is below "2".
+    const std::string bad = good.substr(5, 5) + good.substr(0, 5);
+    Status s = b->AddStoredRun("k0", bad);
+    CHECK(s.IsCorruption());
+    CHECK_THAT(s.message(), Catch::Contains("order.tbl") && Catch::Contains("at offset 5"));
+    CHECK(b->num_records() == 2);
+  }
+  SECTION("a cut record is Corruption") {
+    auto b = fresh("cut.tbl");
+    Status s = b->AddStoredRun("k0", good.substr(0, 14));
+    CHECK(s.IsCorruption());
+    CHECK_THAT(s.message(), Catch::Contains("runs past") && Catch::Contains("at offset 10"));
+  }
+  SECTION("the default sink decodes the rows, and refuses the same faults") {
+    testutil::RowCollector rows;
+    REQUIRE(rows.AddStoredRun("k0", good).ok());
+    CHECK(rows.rows == Rows{{"k1", "v"}, {"k2", "v"}, {"k3", "v"}});
+    CHECK(rows.AddStoredRun("k0", good.substr(5, 5) + good.substr(0, 5)).IsCorruption());
+    CHECK(rows.AddStoredRun("k0", good.substr(0, 12)).IsCorruption());
   }
 }
 
