@@ -42,13 +42,12 @@ bool BlockReader::Next() {
   if (!status_.ok() || pos_ >= size_) return false;
   RecordHeader r;
   const char* what;
-  if (!ParseRecord(data_ + pos_, data_ + size_, &r, &what)) return Fail(pos_, what);
-  if (r.shared > key_.size() || (!started_ && r.shared != 0)) {
-    return Fail(pos_, "bad shared key prefix length");
+  const char* const p = data_ + pos_;
+  if (started_ ? !ParseRecordAfter(key_, p, data_ + size_, &r, &what)
+               : !ParseRecord(p, data_ + size_, &r, &what)) {
+    return Fail(pos_, what);
   }
-  if (started_ && !FollowsPrevious(key_, r.shared, r.delta, r.unshared)) {
-    return Fail(pos_, "key not greater than the previous key");
-  }
+  if (!started_ && r.shared != 0) return Fail(pos_, "bad shared key prefix length");
   key_.Set(r.shared, std::string_view(r.delta, r.unshared));
   value_ = std::string_view(r.delta + r.unshared, r.value_size);
   pos_ = static_cast<size_t>(r.end - data_);

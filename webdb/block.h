@@ -78,6 +78,23 @@ inline bool FollowsPrevious(const PrefixKey& previous, uint32_t shared, const ch
          static_cast<uint8_t>(delta[0]) > static_cast<uint8_t>(previous[shared]);
 }
 
+// ParseRecord, for a record that follows previous: false also when its shared prefix is
+// longer than previous or its key is not greater ("bad shared key prefix length", "key
+// not greater than the previous key").
+inline bool ParseRecordAfter(const PrefixKey& previous, const char* p, const char* limit,
+                             RecordHeader* r, const char** what) {
+  if (!ParseRecord(p, limit, r, what)) return false;
+  if (r->shared > previous.size()) {
+    *what = "bad shared key prefix length";
+    return false;
+  }
+  if (!FollowsPrevious(previous, r->shared, r->delta, r->unshared)) {
+    *what = "key not greater than the previous key";
+    return false;
+  }
+  return true;
+}
+
 // The number of records in block contents whose crc was checked; nullopt when the
 // record headers do not fit the block (BlockReader then reports the details).
 std::optional<uint64_t> CountBlockRecords(std::string_view contents);
@@ -104,11 +121,10 @@ class BlockReader {
   // keys start with the current key's first n bytes. Only their lengths are read. Next()
   // then decodes the record after them (its key checked against the current one, which
   // has the same first n bytes as the last record moved past). Returns how many records
-  // it moved past and sets *last_size to the size of the last one's key (the current
-  // key's size if none). Records moved past are checked against the block's bounds and
-  // the size of the key before them, not for key order. REQUIRES: started(),
-  // key().size() >= n.
-  // Their bytes, as stored, go to *records when it is not null.
+  // it moved past, sets *last_size to the size of the last one's key (the current key's
+  // size if none) and, when records is not null, *records to their bytes as stored.
+  // Records moved past are checked against the block's bounds and the size of the key
+  // before them, not for key order. REQUIRES: started(), key().size() >= n.
   uint64_t SkipSharing(size_t n, size_t* last_size, std::string_view* records = nullptr);
 
   std::string_view key() const { return key_.view(); }

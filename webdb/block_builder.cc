@@ -68,14 +68,9 @@ size_t BlockBuilder::AddStored(std::string_view records, size_t target, uint64_t
   *added = 0;
   *error = nullptr;
   while (p < limit) {
-    if (!ParseRecord(p, limit, &r, error)) break;
-    if (r.shared > last_key_.size() ||
-        !FollowsPrevious(last_key_, r.shared, r.delta, r.unshared)) {
-      *error = "key not greater than the previous key";
-      break;
-    }
-    const size_t size = size_ + static_cast<size_t>(p - begin);
-    if (size + 3 * 5 + r.shared + r.unshared + r.value_size > target) break;
+    if (!ParseRecordAfter(last_key_, p, limit, &r, error)) break;
+    const size_t appended = static_cast<size_t>(p - begin);
+    if (SizeWith(r.shared + r.unshared, r.value_size) + appended > target) break;
     last_key_.Set(r.shared, std::string_view(r.delta, r.unshared));
     p = r.end;
     ++*added;

@@ -25,15 +25,14 @@ class BlockBuilder {
   // key added since Reset(). REQUIRES: not finished.
   bool Add(std::string_view key, std::string_view value);
   // Appends the records at the front of records (records as stored in a data block, the
-  // first encoded against last_key(): each is then the record Add() would encode) as they
-  // are, while the block takes them as a table builder with this target block size
+  // first encoded against last_key(): each is then the record Add() would encode) as
+  // they are, while the block takes them as a table builder with this target block size
   // takes records: it stops before a record that could take the block past target
-  // (every record, once the block has reached target). Returns how many bytes it appended and
-  // sets *added to how many records. A malformed record, or one whose key is not
-  // greater than the one before it, stops it too, with *error saying why (nullptr
-  // otherwise). REQUIRES: !empty(), not finished.
-  size_t AddStored(std::string_view records, size_t target, uint64_t* added,
-                   const char** error);
+  // (every record, once the block has reached target). Returns how many bytes it
+  // appended and sets *added to how many records. A malformed record, or one whose key
+  // is not greater than the one before it, stops it too, with *error saying why
+  // (nullptr otherwise). REQUIRES: !empty(), not finished.
+  size_t AddStored(std::string_view records, size_t target, uint64_t* added, const char** error);
 
   // Appends the trailer and returns block bytes + trailer. REQUIRES: !empty().
   std::string_view Finish();

@@ -46,10 +46,9 @@ Status RowSink::AddStoredRun(std::string_view previous_key, std::string_view rec
   const char* p = records.data();
   const char* const limit = p + records.size();
   RecordHeader r;
-  const char* what = "key not greater than the previous key";
+  const char* what;
   while (p < limit) {
-    if (!ParseRecord(p, limit, &r, &what) || r.shared > key.size() ||
-        !FollowsPrevious(key, r.shared, r.delta, r.unshared)) {
+    if (!ParseRecordAfter(key, p, limit, &r, &what)) {
       return Status::Corruption("stored rows: malformed record (" + std::string(what) +
                                 ") at offset " + std::to_string(p - records.data()));
     }

@@ -101,7 +101,7 @@ class Table::Iter final : public Iterator {
   mutable uint64_t block_records_ = 0;  // of block_, once CurrentBlock() counted them
   bool counting_ = false;  // scanning from the first record: check the record count
   uint64_t seen_ = 0;
-  std::string prefix_;  // of the rows SkipRowsSharing() moves past
+  std::string prefix_;  // of the rows MoveRowsSharing() moves past
   Status status_;
 };
 

@@ -59,9 +59,11 @@ Status TableBuilder::AddStoredRun(std::string_view previous_key, std::string_vie
       // (of the block just written), it is added as a row.
       RecordHeader r;
       const std::string_view last = LastKey();
-      if (!ParseRecord(records.data(), records.data() + records.size(), &r, &error) ||
-          r.shared > last.size()) {
+      if (!ParseRecord(records.data(), records.data() + records.size(), &r, &error)) {
         return StoredRunCorruption(error, total - records.size());
+      }
+      if (r.shared > last.size()) {
+        return StoredRunCorruption("bad shared key prefix length", total - records.size());
       }
       row_key_.assign(last.substr(0, r.shared));
       row_key_.append(r.delta, r.unshared);

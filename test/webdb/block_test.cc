@@ -226,9 +226,16 @@ TEST_CASE("block trailer detects every flipped byte and bad types", "[block][fau
 // Keys in groups by their first four bytes: "aaaa", "aaab" with keys longer and shorter
 // than the group's first, "aab" (shares two bytes), "abcd" alone, "zzzz".
 Rows GroupedRows() {
-  return {{"aaaa/1", "v"},   {"aaaa/2", ""},     {"aaaa/22", "vv"}, {"aaab", "x"},
-          {"aaab/long/key", std::string(200, 'y')}, {"aaab/m", "z"}, {"aab/1", "w"},
-          {"abcd", "u"},     {"zzzz/1", "t"},    {"zzzz/2", "s"}};
+  return {{"aaaa/1", "v"},
+          {"aaaa/2", ""},
+          {"aaaa/22", "vv"},
+          {"aaab", "x"},
+          {"aaab/long/key", std::string(200, 'y')},
+          {"aaab/m", "z"},
+          {"aab/1", "w"},
+          {"abcd", "u"},
+          {"zzzz/1", "t"},
+          {"zzzz/2", "s"}};
 }
 
 TEST_CASE("block skip moves past the records that share the current key's first n bytes",

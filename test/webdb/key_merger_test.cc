@@ -197,7 +197,8 @@ TEST_CASE("key merger skips or copies the rows that share a key prefix up to the
       REQUIRE(copied.has_value());
       CHECK(*copied == end - at);
       Rows want_rows;
-      for (size_t i = at; i < end; ++i) want_rows.emplace_back(expected[i].key, expected[i].row_value);
+      for (size_t i = at; i < end; ++i)
+        want_rows.emplace_back(expected[i].key, expected[i].row_value);
       CHECK(sink.rows == want_rows);
     }
     skips += end > at;

@@ -493,7 +493,8 @@ TEST_CASE("a skip moves past the rows that share a key prefix, across blocks", "
     std::snprintf(prefix, sizeof(prefix), "%04d", 3 * g);
     std::set<std::string> keys;
     const size_t n = 1 + rng() % 40;
-    while (keys.size() < n) keys.insert(prefix + std::string(rng() % 30, 'k') + std::to_string(rng() % 100));
+    while (keys.size() < n)
+      keys.insert(prefix + std::string(rng() % 30, 'k') + std::to_string(rng() % 100));
     for (const std::string& k : keys) rows.emplace_back(k, std::string(rng() % 20, 'v'));
   }
   const std::string path = dir.File("t.tbl");
@@ -542,8 +543,7 @@ TEST_CASE("a skip moves past the rows that share a key prefix, across blocks", "
   }
 }
 
-TEST_CASE("rows copied as stored give the same table file as rows added one by one",
-          "[table]") {
+TEST_CASE("rows copied as stored give the same table file as rows added one by one", "[table]") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
   // Groups of 1 to 30 rows by a 4-byte prefix, values of 0 to 60 bytes.
@@ -554,7 +554,8 @@ TEST_CASE("rows copied as stored give the same table file as rows added one by o
     std::snprintf(prefix, sizeof(prefix), "%04d", 7 * g);
     std::set<std::string> keys;
     const size_t n = 1 + rng() % 30;
-    while (keys.size() < n) keys.insert(prefix + std::string(rng() % 20, 'k') + std::to_string(rng() % 1000));
+    while (keys.size() < n)
+      keys.insert(prefix + std::string(rng() % 20, 'k') + std::to_string(rng() % 1000));
     for (const std::string& k : keys) rows.emplace_back(k, std::string(rng() % 60, 'v'));
   }
   // The rows in blocks of one size; copied into blocks of every size, runs stop before
@@ -608,7 +609,8 @@ TEST_CASE("stored rows must follow the key added last and be well formed", "[tab
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
   // Records of "k1", "k2", "k3" as stored after "k0": shared 1, unshared 1, value 1.
-  const std::string good = std::string("\x01\x01\x01" "1v" "\x01\x01\x01" "2v" "\x01\x01\x01" "3v", 15);
+  auto stored = [](char c) { return std::string("\x01\x01\x01", 3) + c + "v"; };
+  const std::string good = stored('1') + stored('2') + stored('3');
   auto fresh = [&](const std::string& name) {
     auto b = TableBuilder::Create(*env, dir.File(name), 4096);
     REQUIRE(b.has_value());
@@ -664,7 +666,8 @@ TEST_CASE("a skip to the end of a block checks the block's last key against the 
   Rows rows;
   for (int i = 0; i < 100; ++i) rows.emplace_back("k" + std::to_string(100 + i), "v");
   Built built = WriteTable(*env, path, rows);
-  const uint64_t block_size = built.file_size - kFooterSize - 2 * kBlockTrailerSize - IndexSize(path);
+  const uint64_t block_size =
+      built.file_size - kFooterSize - 2 * kBlockTrailerSize - IndexSize(path);
   // The last record is shared 3, unshared 1, value 1, "9", "v": sharing 2 bytes instead,
   // its key is "k19", shorter than the index's "k199".
   RewriteOnlyBlock(path, block_size - 5, '\x02');
