@@ -93,13 +93,28 @@ void SortBuffer::Add(const EditView& edit) {
 // Sorting starts after the bytes all keys share ("http://www."), which would otherwise
 // cost a level each.
 void SortBuffer::Sort() {
-  if (n_ > 1) SortRange(arena(), entries(), entries() + n_, common_, kMaxLevels);
+  if (n_ > 1)
+    SortRange(arena(), entries(), entries() + n_, common_, kMaxLevels, &sorted_, entries());
+  Publish(&sorted_, n_);
+}
+
+// A reader waiting for the front blocks (futex), so that it leaves the CPU to the sort.
+void SortBuffer::WaitSorted(size_t i) const {
+  for (size_t s; (s = sorted_.load(std::memory_order_acquire)) <= i;) {
+    sorted_.wait(s, std::memory_order_acquire);
+  }
+}
+
+void SortBuffer::Publish(std::atomic<size_t>* sorted, size_t n) {
+  sorted->store(n, std::memory_order_release);
+  sorted->notify_all();
 }
 
 EditView SortBuffer::Get(size_t i) const {
   // Only a record's first line tells how long it is: fetch the lines most records
-  // take (header and key of a link edit span two, its value often a third).
-  if (i + kAhead < n_) {
+  // take (header and key of a link edit span two, its value often a third). Entries
+  // past the sorted front may still move.
+  if (i + kAhead < sorted_.load(std::memory_order_acquire)) {
     const char* record = arena() + entries()[i + kAhead].offset;
     for (int line = 0; line < kLinesAhead; ++line) __builtin_prefetch(record + 64 * line);
   }
@@ -110,6 +125,7 @@ EditView SortBuffer::Get(size_t i) const {
 void SortBuffer::Clear() {
   used_ = 0;
   n_ = 0;
+  sorted_.store(0, std::memory_order_relaxed);
   if (slots_ > budget_slots_) return Release();
   memory_.SetReused();
   block_.UseHugePages();
@@ -119,6 +135,7 @@ void SortBuffer::Release() {
   slots_ = 0;
   used_ = 0;
   n_ = 0;
+  sorted_.store(0, std::memory_order_relaxed);
   memory_.Give(taken_);
   taken_ = 0;
   memory_.Keep(std::move(block_));
@@ -140,8 +157,8 @@ EditView SortBuffer::Decode(const char* arena, uint64_t offset) {
 // REQUIRES: the keys of [first, last) share their first depth bytes. Each level fills in
 // every entry's chunk at depth, radix-sorts by chunk, and refines each group of equal
 // chunks at the next depth; that touches each record about once per level.
-void SortBuffer::SortRange(const char* arena, Entry* first, Entry* last, size_t depth,
-                           int levels) {
+void SortBuffer::SortRange(const char* arena, Entry* first, Entry* last, size_t depth, int levels,
+                           std::atomic<size_t>* sorted, const Entry* base) {
   if (last - first <= kSmallRange || levels == 0) {
     return SortByFullKey(arena, first, last, depth);
   }
@@ -160,6 +177,7 @@ void SortBuffer::SortRange(const char* arena, Entry* first, Entry* last, size_t 
         SortByFullKey(arena, group, end, depth);  // equal keys: by (order, offset)
       }
     }
+    if (sorted != nullptr) Publish(sorted, static_cast<size_t>(end - base));
     group = end;
   }
 }

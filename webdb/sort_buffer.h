@@ -9,10 +9,13 @@
 // buffer takes memory from the pool as it fills, in steps of a MiB, and keeps it until
 // Release(). The block is memory mapped (MappedMemory, webdb/sort_memory.h), not taken
 // from the heap, where glibc kept freed blocks resident beyond the budget; released, it
-// goes to the pool, which keeps it for the next buffer to start in. Not thread-safe.
+// goes to the pool, which keeps it for the next buffer to start in. Not thread-safe,
+// except that while one thread sorts the buffer, another may read the sorted front of it
+// (WaitSorted, Get).
 #ifndef WEBDB_SORT_BUFFER_H_
 #define WEBDB_SORT_BUFFER_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -46,10 +49,16 @@ class SortBuffer {
 
   // Sorts by (key, order, insertion). Radix passes over 8-byte chunks of the keys
   // (7 key bytes and how many remain) order the entries; only entries whose keys agree
-  // on every byte looked at are compared in full.
+  // on every byte looked at are compared in full. The first pass puts every entry into
+  // the group of its first chunk, and groups are then sorted front to back: each is
+  // final (WaitSorted) as soon as it is sorted.
   void Sort();
+  // Waits until the i-th edit in sorted order is final, while another thread sorts.
+  // REQUIRES: Sort() called (on any thread) since the last Add(); i < size().
+  void WaitSorted(size_t i) const;
 
-  // The i-th edit in sorted order. REQUIRES: Sort() since the last Add(); i < size().
+  // The i-th edit in sorted order. REQUIRES: WaitSorted(i), or Sort() returned, since the
+  // last Add(); i < size().
   EditView Get(size_t i) const;
 
   // Forgets every record; keeps the memory taken unless a huge record made the block
@@ -66,8 +75,12 @@ class SortBuffer {
   };
 
   static EditView Decode(const char* arena, uint64_t offset);
-  static void SortRange(const char* arena, Entry* first, Entry* last, size_t depth, int levels);
+  // With sorted (the top level), each group of equal chunks is made final once sorted.
+  static void SortRange(const char* arena, Entry* first, Entry* last, size_t depth, int levels,
+                        std::atomic<size_t>* sorted = nullptr, const Entry* base = nullptr);
   static void RadixSort(Entry* first, Entry* last, int byte);
+  // Entries [0, n) are final: wakes the readers waiting for them.
+  static void Publish(std::atomic<size_t>* sorted, size_t n);
   static void SortByFullKey(const char* arena, Entry* first, Entry* last, size_t depth);
   void NoteKey(std::string_view key);
   void Allocate(size_t bytes);
@@ -89,6 +102,9 @@ class SortBuffer {
   size_t n_ = 0;      // records (and entries) held
   std::string_view first_key_;
   size_t common_ = 0;  // length of the prefix all keys held share
+  // Entries [0, sorted_) are in their final sorted place. Written by the sorting thread
+  // (release), read by readers of the front (acquire).
+  std::atomic<size_t> sorted_{0};
 };
 
 }  // namespace webdb

@@ -48,8 +48,12 @@ class SortBufferIterator final : public EditIterator {
   bool views_stable() const override { return true; }  // the buffer no longer changes
 
  private:
+  // A chunk may still be sorting on its thread: its sorted front is read as it grows.
   void Load() {
-    if (i_ < buffer_.size()) edit_ = buffer_.Get(i_);
+    if (i_ < buffer_.size()) {
+      buffer_.WaitSorted(i_);
+      edit_ = buffer_.Get(i_);
+    }
   }
 
   const SortBuffer& buffer_;
@@ -132,13 +136,6 @@ void Sorter::WaitForSorting() {
   if (sorting_.valid()) sorting_.get();
 }
 
-// The buffer is sorted here while the last chunk may still be sorting on its thread
-// (they share no memory), so that the two sorts overlap.
-void Sorter::SortBufferAndWait() {
-  buffer_->Sort();
-  WaitForSorting();
-}
-
 std::unique_ptr<EditIterator> Sorter::InMemory() const {
   std::vector<std::unique_ptr<EditIterator>> parts;
   for (const auto& chunk : chunks_) parts.push_back(std::make_unique<SortBufferIterator>(*chunk));
@@ -148,7 +145,10 @@ std::unique_ptr<EditIterator> Sorter::InMemory() const {
 
 // Every edit held in memory goes to one run: the sorted chunks and buffer, merged.
 Status Sorter::Spill() {
-  SortBufferAndWait();
+  // The buffer is sorted while the last chunk may still be sorting on its thread (they
+  // share no memory), so that the two sorts overlap.
+  buffer_->Sort();
+  WaitForSorting();
   if (!dir_created_) {
     NUTCHFS_RETURN_IF_ERROR(env_.CreateDirs(tmp_dir_));
     dir_created_ = true;
@@ -238,7 +238,7 @@ Result<std::unique_ptr<EditIterator>> Sorter::Finish() {
   if (finished_) return Err(Status::InvalidArgument(name_ + ": sorter Finish called twice"));
   finished_ = true;
   if (runs_.empty()) {
-    SortBufferAndWait();
+    buffer_->Sort();  // the last chunk may go on sorting: it is read as it sorts
     return Again();
   }
   if (!buffer_->empty() || !chunks_.empty()) NUTCHFS_RETURN_IF_ERROR(Spill());

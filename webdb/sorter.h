@@ -6,7 +6,8 @@
 // the buffer is cut into chunks of an eighth of the budget, and each full chunk is
 // sorted on a thread of its own (one at a time) while the next fills; the sorted
 // chunks are merged when read or spilled (ties by chunk, i.e. insertion, order), so
-// the sorted stream is the same whatever the thread timing. When the pool has no
+// the sorted stream is the same whatever the thread timing. Reading from memory may
+// start while the last chunk still sorts (SortBuffer sorts front to back). When the pool has no
 // more to give, the chunks are merged and spilled as a sorted edit file (a run) into
 // tmp_dir; Finish() merges the runs, in several passes only when there are more than
 // fan_in() of them, each run read through an equal part of a quarter of the budget
@@ -84,9 +85,8 @@ class Sorter final : public EditSink {
   std::string NewRunPath();
   void SealChunk();
   void WaitForSorting();
-  // Sorts the filling buffer, then waits for the chunk sorting meanwhile.
-  void SortBufferAndWait();
-  // The edits held in memory, sorted. REQUIRES: WaitForSorting(), buffer_ sorted.
+  // The edits held in memory, sorted. REQUIRES: buffer_ sorted (the last chunk may still
+  // be sorting: its iterator reads its sorted front as it grows).
   std::unique_ptr<EditIterator> InMemory() const;
   Status Spill();
   void TakeReadMemory();
