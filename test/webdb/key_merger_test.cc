@@ -84,6 +84,27 @@ Rows RandomRows(std::mt19937_64& rng, size_t count) {
   return Rows(rows.begin(), rows.end());
 }
 
+// count edits with orders 0 to 3, each at a row key or at a short key, half and half.
+std::vector<OwnedEdit> EditsAtAndBetween(std::mt19937_64& rng, const Rows& rows, size_t count) {
+  std::vector<OwnedEdit> edits;
+  for (size_t i = count; i > 0; --i) {
+    std::string key = rows.empty() || rng() % 2 ? ShortKey(rng) : rows[rng() % rows.size()].first;
+    edits.push_back({key, rng() % 4, 0, "edit" + std::to_string(i)});
+  }
+  return edits;
+}
+
+// rows in a table file of 64-byte blocks: a few rows a block.
+std::unique_ptr<Table> SmallBlockTable(nutchfs::Env& env, const Rows& rows) {
+  auto builder = TableBuilder::Create(env, "/t.tbl", 64);
+  REQUIRE(builder);
+  for (const auto& [key, value] : rows) REQUIRE((*builder)->Add(key, value).ok());
+  REQUIRE((*builder)->Finish().ok());
+  auto table = Table::Open(env, "/t.tbl");
+  REQUIRE(table);
+  return std::move(*table);
+}
+
 TEST_CASE("key merger offers each key once with its row and its edits in order",
           "[key_merger][random]") {
   const uint64_t seed = GENERATE(1, 2, 3, 4, 5, 6);
@@ -125,21 +146,12 @@ TEST_CASE("key merger over a table file offers each key once with its row and it
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
   const Rows rows = RandomRows(rng, rng() % 300);
-  std::vector<OwnedEdit> edits;
-  for (size_t i = rng() % 300; i > 0; --i) {
-    std::string key = rows.empty() || rng() % 2 ? ShortKey(rng) : rows[rng() % rows.size()].first;
-    edits.push_back({key, rng() % 4, 0, "edit" + std::to_string(i)});
-  }
+  const std::vector<OwnedEdit> edits = EditsAtAndBetween(rng, rows, rng() % 300);
   const std::vector<OwnedEdit> sorted = testutil::StableSorted(edits);
 
   auto env = nutchfs::NewMemEnv();
-  auto builder = TableBuilder::Create(*env, "/t.tbl", 64);
-  REQUIRE(builder);
-  for (const auto& [key, value] : rows) REQUIRE((*builder)->Add(key, value).ok());
-  REQUIRE((*builder)->Finish().ok());
-  auto table = Table::Open(*env, "/t.tbl");
-  REQUIRE(table);
-  auto row_it = (*table)->NewIterator();
+  auto table = SmallBlockTable(*env, rows);
+  auto row_it = table->NewIterator();
   auto edit_it = testutil::NewVectorEditIterator(sorted);
   Merged got = MergeAll(*row_it, *edit_it);
   CHECK(got.status.ok());
@@ -153,22 +165,13 @@ TEST_CASE("key merger skips or copies the rows that share a key prefix up to the
   INFO("seed " << seed << (table_file ? ", table file" : ", vector"));
   std::mt19937_64 rng(seed);
   const Rows rows = RandomRows(rng, rng() % 300);
-  std::vector<OwnedEdit> edits;
-  for (size_t i = rng() % 100; i > 0; --i) {
-    std::string key = rows.empty() || rng() % 2 ? ShortKey(rng) : rows[rng() % rows.size()].first;
-    edits.push_back({key, rng() % 4, 0, "edit" + std::to_string(i)});
-  }
+  const std::vector<OwnedEdit> edits = EditsAtAndBetween(rng, rows, rng() % 100);
   const std::vector<OwnedEdit> sorted = testutil::StableSorted(edits);
   const std::vector<Step> expected = Expected(rows, sorted);
 
   auto env = nutchfs::NewMemEnv();
-  auto builder = TableBuilder::Create(*env, "/t.tbl", 64);
-  REQUIRE(builder);
-  for (const auto& [key, value] : rows) REQUIRE((*builder)->Add(key, value).ok());
-  REQUIRE((*builder)->Finish().ok());
-  auto table = Table::Open(*env, "/t.tbl");
-  REQUIRE(table);
-  auto row_it = table_file ? (*table)->NewIterator() : testutil::NewVectorIterator(rows);
+  auto table = SmallBlockTable(*env, rows);
+  auto row_it = table_file ? table->NewIterator() : testutil::NewVectorIterator(rows);
   auto edit_it = testutil::NewVectorEditIterator(sorted);
   KeyMerger m(*row_it, *edit_it);
   size_t at = 0, skips = 0;  // the step of expected that m is on

@@ -465,7 +465,25 @@ TEST_CASE("blocks copied whole into another table read back the same", "[table]"
   CHECK(got == expected);
 }
 
-// Forwards every call but SkipRowsSharing, so that the iterator's generic version runs.
+// Groups of 1 to max_group rows by a 4-byte prefix ("0000", "0003", ...), then keys of
+// varying length, values of 0 to max_value - 1 bytes.
+Rows PrefixGroups(std::mt19937& rng, int groups, size_t max_group, size_t max_value) {
+  Rows rows;
+  for (int g = 0; g < groups; ++g) {
+    char prefix[8];
+    std::snprintf(prefix, sizeof(prefix), "%04d", 3 * g);
+    std::set<std::string> keys;
+    const size_t n = 1 + rng() % max_group;
+    while (keys.size() < n) {
+      keys.insert(prefix + std::string(rng() % 30, 'k') + std::to_string(rng() % 1000));
+    }
+    for (const std::string& k : keys) rows.emplace_back(k, std::string(rng() % max_value, 'v'));
+  }
+  return rows;
+}
+
+// Forwards every call but the moves of rows sharing a prefix, so that the iterator's
+// generic versions run.
 class Forwarding final : public Iterator {
  public:
   explicit Forwarding(Iterator& it) : it_(it) {}
@@ -484,19 +502,10 @@ class Forwarding final : public Iterator {
 TEST_CASE("a skip moves past the rows that share a key prefix, across blocks", "[table]") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
-  // Groups of 1 to 40 rows by a 4-byte prefix, keys of varying length: with 128-byte
-  // blocks, groups start and end anywhere in a block and span up to a dozen blocks.
+  // With 128-byte blocks, groups start and end anywhere in a block and span up to a dozen
+  // blocks.
   std::mt19937 rng(11);
-  Rows rows;
-  for (int g = 0; g < 60; ++g) {
-    char prefix[8];
-    std::snprintf(prefix, sizeof(prefix), "%04d", 3 * g);
-    std::set<std::string> keys;
-    const size_t n = 1 + rng() % 40;
-    while (keys.size() < n)
-      keys.insert(prefix + std::string(rng() % 30, 'k') + std::to_string(rng() % 100));
-    for (const std::string& k : keys) rows.emplace_back(k, std::string(rng() % 20, 'v'));
-  }
+  const Rows rows = PrefixGroups(rng, 60, 40, 20);
   const std::string path = dir.File("t.tbl");
   auto builder = TableBuilder::Create(*env, path, /*target_block_size=*/128);
   REQUIRE(builder.has_value());
@@ -546,18 +555,8 @@ TEST_CASE("a skip moves past the rows that share a key prefix, across blocks", "
 TEST_CASE("rows copied as stored give the same table file as rows added one by one", "[table]") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
-  // Groups of 1 to 30 rows by a 4-byte prefix, values of 0 to 60 bytes.
   std::mt19937 rng(23);
-  Rows rows;
-  for (int g = 0; g < 80; ++g) {
-    char prefix[8];
-    std::snprintf(prefix, sizeof(prefix), "%04d", 7 * g);
-    std::set<std::string> keys;
-    const size_t n = 1 + rng() % 30;
-    while (keys.size() < n)
-      keys.insert(prefix + std::string(rng() % 20, 'k') + std::to_string(rng() % 1000));
-    for (const std::string& k : keys) rows.emplace_back(k, std::string(rng() % 60, 'v'));
-  }
+  const Rows rows = PrefixGroups(rng, 80, 30, 60);
   // The rows in blocks of one size; copied into blocks of every size, runs stop before
   // records that do not fit and go on into the next block.
   auto write = [&](const std::string& path, size_t target) {
