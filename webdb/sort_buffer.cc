@@ -18,6 +18,8 @@ constexpr ptrdiff_t kSmallRadix = 48;
 constexpr int kMaxLevels = 16;
 constexpr ptrdiff_t kAhead = 8;  // records are scattered: fetch this far ahead
 constexpr int kLinesAhead = 3;   // cache lines of each record fetched ahead by Get()
+// The sorted front is made final in steps of at least this many entries.
+constexpr size_t kPublishStep = 1024;
 
 // Key bytes [depth, depth + 7) big-endian and zero-padded in the high 56 bits; in the
 // low 8 bits how many key bytes remain from depth, capped at 8 (kKeyGoesOn). Ordering
@@ -177,7 +179,11 @@ void SortBuffer::SortRange(const char* arena, Entry* first, Entry* last, size_t 
         SortByFullKey(arena, group, end, depth);  // equal keys: by (order, offset)
       }
     }
-    if (sorted != nullptr) Publish(sorted, static_cast<size_t>(end - base));
+    // Readers are told in steps: keyed by md5, a chunk has about one group per entry.
+    const size_t front = static_cast<size_t>(end - base);
+    if (sorted != nullptr && front - sorted->load(std::memory_order_relaxed) >= kPublishStep) {
+      Publish(sorted, front);
+    }
     group = end;
   }
 }

@@ -50,8 +50,8 @@ class SortBuffer {
   // Sorts by (key, order, insertion). Radix passes over 8-byte chunks of the keys
   // (7 key bytes and how many remain) order the entries; only entries whose keys agree
   // on every byte looked at are compared in full. The first pass puts every entry into
-  // the group of its first chunk, and groups are then sorted front to back: each is
-  // final (WaitSorted) as soon as it is sorted.
+  // the group of its first chunk, and groups are then sorted front to back: the sorted
+  // ones are made final (WaitSorted) every thousand entries or so.
   void Sort();
   // Waits until the i-th edit in sorted order is final, while another thread sorts.
   // REQUIRES: Sort() called (on any thread) since the last Add(); i < size().
@@ -75,7 +75,8 @@ class SortBuffer {
   };
 
   static EditView Decode(const char* arena, uint64_t offset);
-  // With sorted (the top level), each group of equal chunks is made final once sorted.
+  // With sorted (the top level), the groups of equal chunks sorted so far are made final
+  // in steps of about a thousand entries.
   static void SortRange(const char* arena, Entry* first, Entry* last, size_t depth, int levels,
                         std::atomic<size_t>* sorted = nullptr, const Entry* base = nullptr);
   static void RadixSort(Entry* first, Entry* last, int byte);

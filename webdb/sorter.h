@@ -7,21 +7,21 @@
 // sorted on a thread of its own (one at a time) while the next fills; the sorted
 // chunks are merged when read or spilled (ties by chunk, i.e. insertion, order), so
 // the sorted stream is the same whatever the thread timing. Reading from memory may
-// start while the last chunk still sorts (SortBuffer sorts front to back). When the pool has no
-// more to give, the chunks are merged and spilled as a sorted edit file (a run) into
-// tmp_dir; Finish() merges the runs, in several passes only when there are more than
-// fan_in() of them, each run read through an equal part of a quarter of the budget
-// (between 128 KiB and 4 MiB), so that the sorters filling meanwhile keep the rest of the
-// pool for large runs (at a 256 MiB budget, 512 runs merge in one pass).
-// Memory use stays within the pool's budget plus a small
-// constant: the largest single edit, one frame of the edit file being written, the Env's
+// start while the last chunk still sorts (SortBuffer sorts front to back). When the
+// pool has no more to give, the chunks are merged and spilled as a sorted edit file (a
+// run) into tmp_dir; Finish() merges the runs, in several passes only when there are
+// more than fan_in() of them, each run read through an equal part of a quarter of the
+// budget (between 128 KiB and 4 MiB), so that the sorters filling meanwhile keep the
+// rest of the pool for large runs (at a 256 MiB budget, 512 runs merge in one pass).
+// Memory use stays within the pool's budget plus a small constant: the largest single edit, one frame of the edit file being written, the Env's
 // write buffer, and the floor of 128 KiB per merged run when the pool is exhausted.
 //
 // The Sorter owns its run files (tmp_dir/<name>-run-NNNNNN.edits) and removes them when
 // destroyed; the iterator Finish() returns reads them (or the memory buffer), so it must
 // be destroyed before the Sorter. The Env and the pool must outlive the Sorter. Not
 // thread-safe (its own sorting thread only ever touches full chunks, which the Sorter
-// waits for before it reads or frees them).
+// waits for before it spills or frees them, and reads only up to their sorted front
+// before that).
 #ifndef WEBDB_SORTER_H_
 #define WEBDB_SORTER_H_
 
