@@ -13,8 +13,9 @@
 // more than fan_in() of them, each run read through an equal part of a quarter of the
 // budget (between 128 KiB and 4 MiB), so that the sorters filling meanwhile keep the
 // rest of the pool for large runs (at a 256 MiB budget, 512 runs merge in one pass).
-// Memory use stays within the pool's budget plus a small constant: the largest single edit, one frame of the edit file being written, the Env's
-// write buffer, and the floor of 128 KiB per merged run when the pool is exhausted.
+// Memory use stays within the pool's budget plus a small constant: the largest single
+// edit, one frame of the edit file being written, the Env's write buffer, and the floor
+// of 128 KiB per merged run when the pool is exhausted.
 //
 // The Sorter owns its run files (tmp_dir/<name>-run-NNNNNN.edits) and removes them when
 // destroyed; the iterator Finish() returns reads them (or the memory buffer), so it must
