@@ -188,43 +188,44 @@ void SortBuffer::SortRange(const char* arena, Entry* first, Entry* last, size_t 
   }
 }
 
-// Most significant byte first, in place (American flag sort), by chunk alone; bytes
-// every entry of the range shares are skipped without moving anything.
+// Most significant byte first, in place (American flag sort), by chunk alone. The bytes
+// every entry of the range shares are found in one pass (each chunk XOR the first, ORed)
+// and skipped, neither counted nor moved: url keys share many.
 void SortBuffer::RadixSort(Entry* first, Entry* last, int byte) {
-  for (; byte < 8; ++byte) {
-    const ptrdiff_t n = last - first;
-    if (n <= kSmallRadix) {
-      std::sort(first, last, [](const Entry& a, const Entry& b) { return a.chunk < b.chunk; });
-      return;
-    }
-    const int shift = 56 - 8 * byte;
-    auto digit = [shift](const Entry& e) { return static_cast<uint8_t>(e.chunk >> shift); };
-    size_t count[256] = {};
-    for (Entry* e = first; e != last; ++e) ++count[digit(*e)];
-    if (count[digit(*first)] == static_cast<size_t>(n)) continue;
-    Entry* head[256];
-    Entry* tail[256];
-    Entry* at = first;
-    for (int d = 0; d < 256; ++d) {
-      head[d] = at;
-      at += count[d];
-      tail[d] = at;
-    }
-    for (int d = 0; d < 256; ++d) {
-      while (head[d] != tail[d]) {
-        Entry v = *head[d];
-        for (uint8_t b = digit(v); b != d; b = digit(v)) std::swap(v, *head[b]++);
-        *head[d]++ = v;
-      }
-    }
-    if (byte == 7) return;
-    Entry* start = first;
-    for (int d = 0; d < 256; ++d) {
-      Entry* end = start + count[d];
-      if (count[d] > 1) RadixSort(start, end, byte + 1);
-      start = end;
-    }
+  const ptrdiff_t n = last - first;
+  if (n <= kSmallRadix) {
+    std::sort(first, last, [](const Entry& a, const Entry& b) { return a.chunk < b.chunk; });
     return;
+  }
+  uint64_t differ = 0;
+  for (const Entry* e = first + 1; e != last; ++e) differ |= e->chunk ^ first->chunk;
+  if (differ == 0) return;
+  byte = std::max(byte, __builtin_clzll(differ) / 8);
+  const int shift = 56 - 8 * byte;
+  auto digit = [shift](const Entry& e) { return static_cast<uint8_t>(e.chunk >> shift); };
+  size_t count[256] = {};
+  for (const Entry* e = first; e != last; ++e) ++count[digit(*e)];
+  Entry* head[256];
+  Entry* tail[256];
+  Entry* at = first;
+  for (int d = 0; d < 256; ++d) {
+    head[d] = at;
+    at += count[d];
+    tail[d] = at;
+  }
+  for (int d = 0; d < 256; ++d) {
+    while (head[d] != tail[d]) {
+      Entry v = *head[d];
+      for (uint8_t b = digit(v); b != d; b = digit(v)) std::swap(v, *head[b]++);
+      *head[d]++ = v;
+    }
+  }
+  if (byte == 7) return;
+  Entry* start = first;
+  for (int d = 0; d < 256; ++d) {
+    Entry* end = start + count[d];
+    if (count[d] > 1) RadixSort(start, end, byte + 1);
+    start = end;
   }
 }
 
