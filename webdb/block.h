@@ -127,6 +127,14 @@ class BlockReader {
   // before them, not for key order. REQUIRES: started(), key().size() >= n.
   uint64_t SkipSharing(size_t n, size_t* last_size, std::string_view* records = nullptr);
 
+  // Decodes records as Next() does until one whose key is at or above limit, which
+  // becomes the current record; true then, false at the block's end (status() OK, the
+  // block's last record current) or on malformed bytes. Counts the records before that
+  // one in *passed and sets *records to their bytes as stored. With no limit, every
+  // record of the block is passed.
+  bool NextAtOrAbove(std::optional<std::string_view> limit, uint64_t* passed,
+                     std::string_view* records);
+
   std::string_view key() const { return key_.view(); }
   std::string_view value() const { return value_; }
   // Whether a record has been decoded since Reset().

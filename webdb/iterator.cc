@@ -79,6 +79,17 @@ Status Iterator::CopyRowsSharing(size_t n, RowSink& sink, uint64_t* copied) {
   return Status::OK();
 }
 
+// Rows not read from a table file are taken as one block.
+Status Iterator::MoveRowsInBlock(std::optional<std::string_view> limit, RowSink* sink,
+                                 uint64_t* moved) {
+  *moved = 0;
+  for (Next(); Valid() && (!limit || key() < *limit); Next()) {
+    if (sink != nullptr) NUTCHFS_RETURN_IF_ERROR(sink->Add(key(), value()));
+    ++*moved;
+  }
+  return Status::OK();
+}
+
 std::unique_ptr<Iterator> NewEmptyIterator() { return std::make_unique<EmptyIterator>(); }
 std::unique_ptr<EditIterator> NewEmptyEditIterator() {
   return std::make_unique<EmptyEditIterator>();

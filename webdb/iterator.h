@@ -71,6 +71,17 @@ class Iterator {
   virtual std::optional<RawBlock> CurrentBlock() const { return std::nullopt; }
   // Moves past every row of the block. REQUIRES: CurrentBlock() had a value.
   virtual void SkipBlock() {}
+  // The number of the stored block the current row is in; nullopt for iterators not
+  // reading a table file.
+  virtual std::optional<uint64_t> BlockIndex() const { return std::nullopt; }
+  // Moves past the current row and the rows after it in its stored block whose keys are
+  // below limit (all of them with no limit), handing those after the current one to sink,
+  // when not null: a table file's iterator hands them as stored (RowSink::AddStoredRun;
+  // sink holds the current row as its last), others (one block of all their rows) one by
+  // one. Sets *moved to how many rows it handed or passed. The sink's error, if any; the
+  // iterator's own in status(). REQUIRES: Valid().
+  virtual Status MoveRowsInBlock(std::optional<std::string_view> limit, RowSink* sink,
+                                 uint64_t* moved);
   // Moves past the current row and every row after it whose key starts with the same
   // n bytes; returns how many rows that is. A table file's iterator reads no more of
   // them than their lengths. REQUIRES: Valid(), key().size() >= n.

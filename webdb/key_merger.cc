@@ -109,6 +109,21 @@ Result<uint64_t> KeyMerger::CopyRowsSharing(size_t n, RowSink& sink) {
   return copied;
 }
 
+bool KeyMerger::InUnmarkedBlock() const {
+  if (!copy_blocks_ || !has_row_ || !row_pending_) return false;
+  const std::optional<uint64_t> block = rows_.BlockIndex();
+  return block && (marks_ == nullptr || !marks_->marked(*block));
+}
+
+Result<uint64_t> KeyMerger::MoveUnmarkedRows(RowSink* sink) {
+  row_pending_ = false;
+  const std::optional<std::string_view> limit =
+      edits_.Valid() ? std::optional<std::string_view>(edits_.edit().key) : std::nullopt;
+  uint64_t moved = 0;
+  NUTCHFS_RETURN_IF_ERROR(rows_.MoveRowsInBlock(limit, sink, &moved));
+  return moved;
+}
+
 Status KeyMerger::status() const {
   if (!status_.ok()) return status_;
   Status s = rows_.status();

@@ -61,6 +61,16 @@ class KeyMerger {
   // The same move, handing the rows it moves past to sink, which holds the current row
   // as its last (Iterator::CopyRowsSharing); the number of rows, or the sink's error.
   Result<uint64_t> CopyRowsSharing(size_t n, RowSink& sink);
+  // With copy_blocks: whether the step offered a row of a stored block that no mark
+  // marks. The rows after it in that block up to the next edit are then unchanged, as
+  // a block without edits is, and can be moved past in one go (MoveUnmarkedRows).
+  bool InUnmarkedBlock() const;
+  // After a step that offered a row: moves past the rows after it in its block whose keys
+  // are below the next edit's key, handing them to sink (when not null) as stored, which
+  // holds the current key as its last (Iterator::MoveRowsInBlock); the number of rows, or
+  // the sink's error. Each of them would have been a step of its own with a row and no
+  // edits. REQUIRES: InUnmarkedBlock().
+  Result<uint64_t> MoveUnmarkedRows(RowSink* sink);
   Status status() const;
 
  private:

@@ -116,15 +116,21 @@ Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
     };
     if (!link) {
       if (m.has_row()) NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_url, url_key(), kRemove, {}, stats));
-      continue;
+    } else {
+      if (!m.has_row() || *link != m.row_value()) {
+        NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_url, url_key(), kPut, *link, stats));
+      }
+      ++stats.rows_out;
     }
-    if (!m.has_row() || *link != m.row_value()) {
-      NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_url, url_key(), kPut, *link, stats));
+    // The rows after it that stay as they are tell linksByURL nothing: in a block no md5
+    // gone marks, those up to the next edit; after an unchanged row whose source stays,
+    // the source's next rows up to the next edit. Most rows of a round are such rows.
+    if (m.InUnmarkedBlock()) {
+      NUTCHFS_ASSIGN_OR_RETURN(uint64_t moved, m.MoveUnmarkedRows(nullptr));
+      stats.rows_out += moved;
+    } else if (link && m.has_row() && m.num_edits() == 0) {
+      stats.rows_out += m.SkipRowsSharing(kMd5Size);
     }
-    ++stats.rows_out;
-    // An unchanged row whose source stays: so do the source's next rows up to the next
-    // edit, and they too tell linksByURL nothing. Most rows of a round are such rows.
-    if (m.has_row() && m.num_edits() == 0) stats.rows_out += m.SkipRowsSharing(kMd5Size);
   }
   NUTCHFS_RETURN_IF_ERROR(m.status());
   NUTCHFS_RETURN_IF_ERROR(links.status());
@@ -181,6 +187,12 @@ Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
     }
     ++stats.rows_out;
     NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), *link));
+    // In a block no target change marks, the rows after it up to the next edit stay as
+    // they are: copied as stored.
+    if (m.InUnmarkedBlock()) {
+      NUTCHFS_ASSIGN_OR_RETURN(uint64_t copied, m.MoveUnmarkedRows(&table));
+      stats.rows_out += copied;
+    }
   }
   NUTCHFS_RETURN_IF_ERROR(m.status());
   NUTCHFS_RETURN_IF_ERROR(targets.status());
@@ -213,9 +225,13 @@ Result<StageStats> ApplyLinkFixes(Iterator& old_rows, EditIterator& edits,
     }
     ++stats.rows_out;
     NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), *link));
-    // An unchanged row whose source stays: so do the source's next rows up to the next
-    // edit, and they are copied as they are stored.
-    if (m.has_row() && m.num_edits() == 0) {
+    // The rows after it that stay as they are are copied as they are stored: in a block
+    // no md5 gone marks, those up to the next edit; after an unchanged row whose source
+    // stays, the source's next rows up to the next edit.
+    if (m.InUnmarkedBlock()) {
+      NUTCHFS_ASSIGN_OR_RETURN(uint64_t copied, m.MoveUnmarkedRows(&table));
+      stats.rows_out += copied;
+    } else if (m.has_row() && m.num_edits() == 0) {
       NUTCHFS_ASSIGN_OR_RETURN(uint64_t copied, m.CopyRowsSharing(kMd5Size, table));
       stats.rows_out += copied;
     }

@@ -149,6 +149,12 @@ Result<StageStats> ApplyPagesByUrl(Iterator& old_rows, EditIterator& edits,
       continue;
     }
     NUTCHFS_RETURN_IF_ERROR(stage.Apply(m));
+    // After an unchanged row, the rows up to the next edit are unchanged too: copied as
+    // they are stored.
+    if (m.num_edits() == 0 && m.InUnmarkedBlock()) {
+      NUTCHFS_ASSIGN_OR_RETURN(uint64_t copied, m.MoveUnmarkedRows(out.table));
+      stage.stats.rows_out += copied;
+    }
   }
   NUTCHFS_RETURN_IF_ERROR(m.status());
   stage.stats.edits_in = m.total_edits();

@@ -77,6 +77,9 @@ class Table::Iter final : public Iterator {
   void SkipBlock() override;
   uint64_t SkipRowsSharing(size_t n) override;
   Status CopyRowsSharing(size_t n, RowSink& sink, uint64_t* copied) override;
+  std::optional<uint64_t> BlockIndex() const override;
+  Status MoveRowsInBlock(std::optional<std::string_view> limit, RowSink* sink,
+                         uint64_t* moved) override;
 
  private:
   void Restart(bool counting);
@@ -101,7 +104,8 @@ class Table::Iter final : public Iterator {
   mutable uint64_t block_records_ = 0;  // of block_, once CurrentBlock() counted them
   bool counting_ = false;  // scanning from the first record: check the record count
   uint64_t seen_ = 0;
-  std::string prefix_;  // of the rows MoveRowsSharing() moves past
+  std::string prefix_;    // of the rows MoveRowsSharing() moves past
+  std::string previous_;  // the key before the rows MoveRowsInBlock() hands to a sink
   Status status_;
 };
 
@@ -209,6 +213,34 @@ Status Table::Iter::CopyRowsSharing(size_t n, RowSink& sink, uint64_t* copied) {
   Status s = MoveRowsSharing(n, &sink, &moved);
   *copied = moved > 0 ? moved - 1 : 0;
   return s;
+}
+
+std::optional<uint64_t> Table::Iter::BlockIndex() const {
+  if (!valid_) return std::nullopt;
+  return block_;
+}
+
+// The reader decodes the records (keys rebuilt and checked for order) and hands their
+// bytes to sink, encoded against the current row's key, copied first: the reader's key
+// moves on. The block's end is checked against the index as Next() checks it.
+Status Table::Iter::MoveRowsInBlock(std::optional<std::string_view> limit, RowSink* sink,
+                                    uint64_t* moved) {
+  *moved = 0;
+  if (!valid_) return Status::OK();
+  at_block_start_ = false;
+  if (sink != nullptr) previous_.assign(reader_.key());
+  std::string_view records;
+  const bool on_row = reader_.NextAtOrAbove(limit, moved, &records);
+  seen_ += *moved;
+  if (sink != nullptr && *moved > 0) {
+    NUTCHFS_RETURN_IF_ERROR(sink->AddStoredRun(previous_, records));
+  }
+  if (on_row) {
+    ++seen_;
+    return Status::OK();
+  }
+  if (FinishBlock()) EnterBlock(block_ + 1, true);
+  return Status::OK();
 }
 
 // Within a block, the reader moves past the records by their lengths (and hands their

@@ -238,6 +238,18 @@ Rows GroupedRows() {
           {"zzzz/2", "s"}};
 }
 
+// Where the index-th record of block contents starts.
+size_t RecordOffset(const std::string& block, size_t index) {
+  const char* p = block.data();
+  for (size_t i = 0; i < index; ++i) {
+    RecordHeader r;
+    const char* what = nullptr;
+    REQUIRE(ParseRecord(p, block.data() + block.size(), &r, &what));
+    p = r.end;
+  }
+  return static_cast<size_t>(p - block.data());
+}
+
 TEST_CASE("block skip moves past the records that share the current key's first n bytes",
           "[block]") {
   const Rows rows = GroupedRows();
@@ -256,6 +268,60 @@ TEST_CASE("block skip moves past the records that share the current key's first 
       CHECK(last_size == rows[end - 1].first.size());
       CHECK(ReadAll(reader) == Rows(rows.begin() + static_cast<ptrdiff_t>(end), rows.end()));
       CHECK(reader.status().ok());
+    }
+  }
+}
+
+TEST_CASE("block reader passes the records below a limit and stops on the first at or above it",
+          "[block]") {
+  const Rows rows = GroupedRows();
+  const std::string block = Build(rows);
+  std::vector<std::optional<std::string>> limits = {std::nullopt, "", "aaaa/1x", "zzzz/3"};
+  for (const auto& [k, v] : rows) limits.emplace_back(k);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (const std::optional<std::string>& limit : limits) {
+      INFO("from row " << i << ", limit " << (limit ? *limit : "none"));
+      BlockReader reader;
+      reader.Reset(block, &kPath, kBlockOffset);
+      for (size_t j = 0; j <= i; ++j) REQUIRE(reader.Next());
+      const size_t record_start = i + 1 == rows.size() ? block.size() : RecordOffset(block, i + 1);
+      size_t stop = i + 1;  // the first row at or above the limit
+      while (stop < rows.size() && (!limit || rows[stop].first < *limit)) ++stop;
+      uint64_t passed = 0;
+      std::string_view records;
+      const bool on_row = reader.NextAtOrAbove(
+          limit ? std::optional<std::string_view>(*limit) : std::nullopt, &passed, &records);
+      CHECK(passed == stop - i - 1);
+      const size_t record_end = stop == rows.size() ? block.size() : RecordOffset(block, stop);
+      CHECK(records == std::string_view(block).substr(record_start, record_end - record_start));
+      CHECK(on_row == (stop < rows.size()));
+      CHECK(reader.status().ok());
+      if (on_row) {
+        CHECK(reader.key() == rows[stop].first);
+        CHECK(reader.value() == rows[stop].second);
+        CHECK(ReadAll(reader) == Rows(rows.begin() + static_cast<ptrdiff_t>(stop) + 1, rows.end()));
+      }
+    }
+  }
+}
+
+TEST_CASE("block reader refuses malformed records below a limit", "[block][fault]") {
+  const std::string first = Record(0, 6, 1, "aaaa/1v");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"key out of order", first + Record(5, 1, 0, "0")},
+      {"shared longer than previous key", first + Record(7, 1, 0, "z")},
+      {"value past block end", first + Record(5, 1, 0xffffffffu, "2")},
+  };
+  for (const auto& [name, block] : cases) {
+    SECTION(name) {
+      BlockReader reader;
+      reader.Reset(block, &kPath, kBlockOffset);
+      REQUIRE(reader.Next());
+      uint64_t passed = 0;
+      std::string_view records;
+      CHECK_FALSE(reader.NextAtOrAbove(std::nullopt, &passed, &records));
+      CHECK(passed == 0);
+      ExpectCorruption(reader);
     }
   }
 }

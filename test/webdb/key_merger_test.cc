@@ -239,5 +239,65 @@ TEST_CASE("key merger stops at a failing edit stream with its status", "[key_mer
   CHECK_THAT(m.status().ToString(), Catch::Contains("edits.run: read failed"));
 }
 
+// A join key for BlockMarks: the first byte (a prefix, nondecreasing in key order).
+std::string_view FirstByte(std::string_view key) { return key.substr(0, 1); }
+
+TEST_CASE("key merger moves past a block's rows up to the next edit unless the block is marked",
+          "[key_merger][random]") {
+  const uint64_t seed = GENERATE(1, 2, 3, 4, 5, 6, 7, 8);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const Rows rows = RandomRows(rng, 100 + rng() % 300);
+  const std::vector<OwnedEdit> sorted =
+      testutil::StableSorted(EditsAtAndBetween(rng, rows, rng() % 60));
+  const std::vector<Step> expected = Expected(rows, sorted);
+
+  auto env = nutchfs::NewMemEnv();
+  auto table = SmallBlockTable(*env, rows);
+  std::map<std::string, uint64_t> block_of;  // each row key's block
+  auto walk = table->NewIterator();
+  for (walk->SeekToFirst(); walk->Valid(); walk->Next()) block_of[std::string(walk->key())] =
+      *walk->BlockIndex();
+  REQUIRE(walk->status().ok());
+  BlockMarks marks(*table, FirstByte);
+  for (int i = 0; i < 2; ++i) marks.Notice(std::string(1, "ab\0\xff"[rng() % 4]));
+
+  auto row_it = table->NewIterator();
+  auto edit_it = testutil::NewVectorEditIterator(sorted);
+  KeyMerger m(*row_it, *edit_it, /*copy_blocks=*/true, &marks);
+  std::vector<Step> got;  // every key offered, in a block, a step or a move
+  size_t moves = 0;
+  while (m.Next()) {
+    if (const RawBlock* b = m.block()) {
+      testutil::RowCollector block_rows;
+      REQUIRE(block_rows.AddBlock(*b).ok());
+      for (const auto& [k, v] : block_rows.rows) got.push_back(Step{k, true, v, {}});
+      continue;
+    }
+    Step s{std::string(m.key()), m.has_row(), m.has_row() ? std::string(m.row_value()) : "", {}};
+    for (size_t i = 0; i < m.num_edits(); ++i) {
+      s.edits.push_back({s.key, m.edit(i).order, m.edit(i).kind, std::string(m.edit(i).value)});
+    }
+    got.push_back(s);
+    const bool unmarked = m.has_row() && !marks.marked(block_of.at(s.key));
+    REQUIRE(m.InUnmarkedBlock() == unmarked);
+    if (!unmarked || rng() % 3 == 0) continue;
+    testutil::RowCollector moved;
+    Result<uint64_t> n = m.MoveUnmarkedRows(&moved);
+    REQUIRE(n.has_value());
+    REQUIRE(*n == moved.rows.size());
+    for (const auto& [k, v] : moved.rows) {
+      INFO("moved " << k << " after " << s.key);
+      CHECK(block_of.at(k) == block_of.at(s.key));  // within the step's block
+      got.push_back(Step{k, true, v, {}});
+    }
+    moves += *n > 0;
+  }
+  REQUIRE(m.status().ok());
+  CHECK(got == expected);  // and so no row with an edit was moved past
+  CHECK(m.total_edits() == sorted.size());
+  CHECK(moves > 0);
+}
+
 }  // namespace
 }  // namespace webdb

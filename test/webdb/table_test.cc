@@ -604,6 +604,63 @@ TEST_CASE("rows copied as stored give the same table file as rows added one by o
   }
 }
 
+TEST_CASE("rows moved within their block stop below the limit and at the block's end",
+          "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::mt19937 rng(31);
+  const Rows rows = PrefixGroups(rng, 60, 20, 30);
+  const std::string path = dir.File("t.tbl");
+  auto builder = TableBuilder::Create(*env, path, /*target_block_size=*/128);
+  REQUIRE(builder.has_value());
+  for (const auto& [k, v] : rows) REQUIRE((*builder)->Add(k, v).ok());
+  REQUIRE((*builder)->Finish().ok());
+  auto table = OpenOk(*env, path);
+  std::vector<uint64_t> block_of;  // each row's block
+  auto it = table->NewIterator();
+  for (it->SeekToFirst(); it->Valid(); it->Next()) block_of.push_back(*it->BlockIndex());
+  REQUIRE(it->status().ok());
+  REQUIRE(block_of.size() == rows.size());
+  REQUIRE(table->num_blocks() > 20);
+
+  // The moved rows go to a table of another block size, as stored runs.
+  const ProgressFn no_progress;  // the writer keeps a reference
+  auto copy = TableWriter::Create(*env, dir.path(), "copy.tbl", 200, "copy", 0, no_progress);
+  REQUIRE(copy.has_value());
+  size_t moves = 0, i = 0;
+  for (it->SeekToFirst(); it->Valid(); ++moves) {
+    REQUIRE(i < rows.size());
+    REQUIRE(std::string(it->key()) == rows[i].first);
+    REQUIRE((*copy)->Add(it->key(), it->value()).ok());
+    std::optional<std::string> limit;  // none, a row's key or a key just after one
+    if (rng() % 4 != 0) {
+      limit = rows[std::min(rows.size() - 1, i + 1 + rng() % 12)].first;
+      if (rng() % 2 == 0) limit->push_back('\0');
+    }
+    size_t stop = i + 1;
+    while (stop < rows.size() && block_of[stop] == block_of[i] &&
+           (!limit || rows[stop].first < *limit)) {
+      ++stop;
+    }
+    INFO("from row " << i << ", limit " << (limit ? *limit : "none"));
+    uint64_t moved = 0;
+    REQUIRE(it->MoveRowsInBlock(limit ? std::optional<std::string_view>(*limit) : std::nullopt,
+                                copy->get(), &moved)
+                .ok());
+    CHECK(moved == stop - i - 1);
+    i = stop;
+  }
+  REQUIRE(it->status().ok());
+  CHECK(i == rows.size());
+  CHECK(moves < rows.size() / 2);
+  Result<TableFile> file = (*copy)->Finish();
+  REQUIRE(file.has_value());
+  CHECK(file->records == rows.size());
+  auto [got, status] = Scan(*OpenOk(*env, dir.File("copy.tbl")));
+  REQUIRE(status.ok());
+  CHECK(got == rows);
+}
+
 TEST_CASE("stored rows must follow the key added last and be well formed", "[table][fault]") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
