@@ -71,6 +71,13 @@ class Iterator {
   virtual std::optional<RawBlock> CurrentBlock() const { return std::nullopt; }
   // Moves past every row of the block. REQUIRES: CurrentBlock() had a value.
   virtual void SkipBlock() {}
+  // Where block index of the table file starts, from the file's index alone (nothing
+  // read); nullopt past the last block, and for iterators not reading a table file.
+  virtual std::optional<BlockStart> BlockAt(uint64_t index) const { return std::nullopt; }
+  // Moves to the first row of block index, reading none of the blocks before it (a scan
+  // that skips blocks no longer checks the footer's record count). REQUIRES: AtBlockStart()
+  // had a value, and index is past its block and at most one past the last block.
+  virtual void SkipToBlock(uint64_t index) {}
   // The number of the stored block the current row is in; nullopt for iterators not
   // reading a table file.
   virtual std::optional<uint64_t> BlockIndex() const { return std::nullopt; }

@@ -3,8 +3,12 @@
 namespace webdb {
 
 KeyMerger::KeyMerger(Iterator& rows, EditIterator& edits, bool copy_blocks,
-                     const BlockMarks* marks)
-    : rows_(rows), edits_(edits), copy_blocks_(copy_blocks), marks_(marks) {
+                     const BlockMarks* marks, bool skip_blocks)
+    : rows_(rows),
+      edits_(edits),
+      copy_blocks_(copy_blocks),
+      skip_blocks_(skip_blocks),
+      marks_(marks) {
   rows_.SeekToFirst();
 }
 
@@ -27,8 +31,14 @@ bool KeyMerger::Next() {
   if (!row_valid && !edit_valid) return false;
   if (copy_blocks_ && row_valid) {
     const std::optional<BlockStart> start = rows_.AtBlockStart();
-    if (start && (!edit_valid || edits_.edit().key > start->last_key) &&
-        (marks_ == nullptr || !marks_->marked(start->index))) {
+    if (start && Unchanged(*start)) {
+      if (skip_blocks_) {
+        // The blocks after it that stay as they are too are not even read.
+        uint64_t next = start->index + 1;
+        for (std::optional<BlockStart> b; (b = rows_.BlockAt(next)) && Unchanged(*b);) ++next;
+        rows_.SkipToBlock(next);
+        return Next();
+      }
       block_ = rows_.CurrentBlock();
       if (block_) {
         num_edits_ = 0;
@@ -107,6 +117,12 @@ Result<uint64_t> KeyMerger::CopyRowsSharing(size_t n, RowSink& sink) {
   uint64_t copied = 0;
   NUTCHFS_RETURN_IF_ERROR(rows_.CopyRowsSharing(n, sink, &copied));
   return copied;
+}
+
+// A block whose key range receives no edit and which no mark marks.
+bool KeyMerger::Unchanged(const BlockStart& block) const {
+  return (!edits_.Valid() || edits_.edit().key > block.last_key) &&
+         (marks_ == nullptr || !marks_->marked(block.index));
 }
 
 bool KeyMerger::InUnmarkedBlock() const {

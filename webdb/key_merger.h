@@ -35,9 +35,11 @@ struct KeyEdit {
 
 class KeyMerger {
  public:
-  // Rewinds rows to its first key.
+  // Rewinds rows to its first key. With skip_blocks (and copy_blocks), the blocks a step
+  // would offer are moved past instead, those following them that would be offered too
+  // unread: for a stage that writes no table.
   KeyMerger(Iterator& rows, EditIterator& edits, bool copy_blocks = false,
-            const BlockMarks* marks = nullptr);
+            const BlockMarks* marks = nullptr, bool skip_blocks = false);
   KeyMerger(const KeyMerger&) = delete;
   KeyMerger& operator=(const KeyMerger&) = delete;
 
@@ -74,6 +76,7 @@ class KeyMerger {
   Status status() const;
 
  private:
+  bool Unchanged(const BlockStart& block) const;
   void CollectEdits();
   // Whether the next edit's key starts with key()'s first n bytes.
   bool EditAmongRowsSharing(size_t n) const;
@@ -81,6 +84,7 @@ class KeyMerger {
   Iterator& rows_;
   EditIterator& edits_;
   const bool copy_blocks_;
+  const bool skip_blocks_;
   const BlockMarks* const marks_;
   std::optional<RawBlock> block_;
   std::string_view key_;

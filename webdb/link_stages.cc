@@ -99,15 +99,12 @@ Status EmitTo(EditSink& sink, std::string_view key, uint8_t kind, std::string_vi
 Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_md5, EditSink& links_by_url,
                                    const BlockMarks* md5s_gone) {
-  KeyMerger m(old_rows, edits, md5s_gone != nullptr, md5s_gone);
+  // Blocks whose rows stay as they are tell linksByURL nothing: they are not even read.
+  KeyMerger m(old_rows, edits, md5s_gone != nullptr, md5s_gone, /*skip_blocks=*/true);
   AddedLinks links(new_pages_by_md5);
-  StageStats stats;
+  StageStats stats;  // rows_out stays 0: stage 3 writes no table
   std::string key;  // of the edit emitted last
   while (m.Next()) {
-    if (m.block() != nullptr) {  // rows that stay as they are: nothing to tell linksByURL
-      stats.rows_out += m.block()->records;
-      continue;
-    }
     NUTCHFS_ASSIGN_OR_RETURN(std::optional<std::string_view> link, links.Resolve(m, nullptr));
     // Built only for an emitted edit: most rows of a round go out unchanged.
     auto url_key = [&m, &key] {
@@ -120,16 +117,14 @@ Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
       if (!m.has_row() || *link != m.row_value()) {
         NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_url, url_key(), kPut, *link, stats));
       }
-      ++stats.rows_out;
     }
     // The rows after it that stay as they are tell linksByURL nothing: in a block no md5
     // gone marks, those up to the next edit; after an unchanged row whose source stays,
     // the source's next rows up to the next edit. Most rows of a round are such rows.
     if (m.InUnmarkedBlock()) {
-      NUTCHFS_ASSIGN_OR_RETURN(uint64_t moved, m.MoveUnmarkedRows(nullptr));
-      stats.rows_out += moved;
+      if (Result<uint64_t> moved = m.MoveUnmarkedRows(nullptr); !moved) return Err(moved.error());
     } else if (link && m.has_row() && m.num_edits() == 0) {
-      stats.rows_out += m.SkipRowsSharing(kMd5Size);
+      m.SkipRowsSharing(kMd5Size);
     }
   }
   NUTCHFS_RETURN_IF_ERROR(m.status());

@@ -75,6 +75,8 @@ class Table::Iter final : public Iterator {
   std::optional<BlockStart> AtBlockStart() const override;
   std::optional<RawBlock> CurrentBlock() const override;
   void SkipBlock() override;
+  std::optional<BlockStart> BlockAt(uint64_t index) const override;
+  void SkipToBlock(uint64_t index) override;
   uint64_t SkipRowsSharing(size_t n) override;
   Status CopyRowsSharing(size_t n, RowSink& sink, uint64_t* copied) override;
   std::optional<uint64_t> BlockIndex() const override;
@@ -200,6 +202,16 @@ std::optional<RawBlock> Table::Iter::CurrentBlock() const {
 void Table::Iter::SkipBlock() {
   seen_ += block_records_ - 1;  // the first was counted on entering the block
   EnterBlock(block_ + 1, true);
+}
+
+std::optional<BlockStart> Table::Iter::BlockAt(uint64_t index) const {
+  if (index >= table_->num_blocks()) return std::nullopt;
+  return BlockStart{index, table_->block_last_key(index)};
+}
+
+void Table::Iter::SkipToBlock(uint64_t index) {
+  counting_ = false;  // the rows of the blocks skipped are not counted
+  EnterBlock(index, true);
 }
 
 uint64_t Table::Iter::SkipRowsSharing(size_t n) {
