@@ -1,8 +1,9 @@
 #include "webdb/call_file.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstring>
-#include <deque>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -119,45 +120,51 @@ Result<bool> CallFileReader::Rep::ParseNext(Call* out) {
   return Err(r.error);
 }
 
-// The parse thread: runs Rep::ParseNext() ahead of the caller and hands over batches of
-// calls, each with the line and byte position the single-threaded reader would report
-// after it, through a queue of at most kDepth batches. The last batch carries the end
-// or the error (sticky, as in Rep). Batches the caller is done with go back to the
-// thread, which parses into them again: their calls' strings keep their storage, so a
-// stream of calls allocates nothing per call.
+// The parse threads: kWorkers threads take turns reading the next chunk of whole lines
+// of the file (under the lock, so chunks follow the file's order and are numbered), and
+// parse their chunks at the same time, each into a batch of calls with their line
+// numbers and byte positions within the chunk. The caller takes the batches in chunk
+// order, at most kDepth chunks behind the reading, and adds up the lines and bytes of
+// the chunks before: each call gets the line and position the single-threaded reader
+// would report after it. The batch that ends the file, or holds its first error, is the
+// last one taken (chunks read after it are dropped); its error is sticky, as in Rep.
+// Batches the caller is done with go back to the threads, which read and parse into
+// them again: their text and their calls' strings keep their storage, so a stream of
+// calls allocates nothing per call.
 class CallFileReader::Ahead {
  public:
-  explicit Ahead(Rep& rep) : rep_(rep), worker_([this] { Run(); }) {}
+  explicit Ahead(Rep& rep) : rep_(rep) {
+    for (int i = 0; i < kWorkers; ++i) workers_.emplace_back([this] { Work(); });
+  }
   ~Ahead() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
     }
     cv_.notify_all();
-    worker_.join();
+    for (std::thread& w : workers_) w.join();
   }
   Ahead(const Ahead&) = delete;
   Ahead& operator=(const Ahead&) = delete;
 
   Result<const Call*> Next() {
     while (pos_ == current_.size) {
-      if (current_.last) {
-        line_ = current_.end_line;
-        consumed_ = current_.end_consumed;
-        if (!current_.error.ok()) return Err(current_.error);
-        return static_cast<const Call*>(nullptr);
-      }
+      if (current_.last) return End();
+      base_line_ += current_.lines;
+      base_consumed_ += current_.text_size;
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return !queue_.empty(); });
+      cv_.wait(lock, [this] { return ready_.count(taken_) > 0; });
       free_.push_back(std::move(current_));
-      current_ = std::move(queue_.front());
-      queue_.pop_front();
+      auto next = ready_.find(taken_);
+      current_ = std::move(next->second);
+      ready_.erase(next);
+      ++taken_;
       pos_ = 0;
       cv_.notify_all();
     }
     const Parsed& p = current_.calls[pos_++];
-    line_ = p.line;
-    consumed_ = p.consumed;
+    line_ = base_line_ + p.line;
+    consumed_ = base_consumed_ + p.consumed;
     return &p.call;
   }
 
@@ -165,77 +172,160 @@ class CallFileReader::Ahead {
   uint64_t consumed() const { return consumed_; }
 
  private:
-  static constexpr size_t kBatch = 1024;
-  static constexpr size_t kDepth = 4;
+  static constexpr int kWorkers = 2;
+  static constexpr size_t kChunk = 256 << 10;  // bytes read at once
+  static constexpr uint64_t kDepth = 4;        // chunks read ahead of the caller
 
   struct Parsed {
     Call call;
-    uint64_t line;
-    uint64_t consumed;
+    uint64_t line;      // within the chunk, from 1
+    uint64_t consumed;  // bytes of the chunk up to the end of the call's line
   };
   struct Batch {
-    std::vector<Parsed> calls;  // the first `size` hold this batch's calls
+    uint64_t chunk = 0;  // its number in the file
+    std::unique_ptr<char[]> text;  // whole lines, then CallParser::kPadding bytes
+    size_t text_size = 0;
+    size_t text_capacity = 0;
+    uint64_t lines = 0;  // lines of the text, blank ones included
+    std::vector<Parsed> calls;  // the first `size` hold the chunk's calls
     size_t size = 0;
-    bool last = false;  // the stream ends after these calls, with error (or OK)
-    Status error;
-    uint64_t end_line = 0;
-    uint64_t end_consumed = 0;
+    bool last = false;   // the stream ends after these calls: at the file's end or...
+    Status error;        // ...at this error (a parse error's line lacks the file and line)
+    uint64_t error_line = 0;      // for a parse error: its line within the chunk
+    uint64_t error_consumed = 0;  // and the bytes of the chunk up to its end
   };
 
-  void Run() {
-    for (bool last = false; !last;) {
-      Batch b = TakeFree();
-      while (b.size < kBatch) {
-        if (b.size == b.calls.size()) b.calls.emplace_back();
-        Parsed& p = b.calls[b.size];
-        auto more = rep_.ParseNext(&p.call);
-        if (!more || !*more) {
-          if (!more) b.error = more.error();
-          b.last = true;
-          b.end_line = rep_.line;
-          b.end_consumed = rep_.consumed;
-          break;
+  void Work() {
+    CallParser parser;
+    for (;;) {
+      Batch b;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return stop_ || read_all_ || read_ - taken_ < kDepth; });
+        if (stop_ || read_all_) return;
+        if (!free_.empty()) {
+          b = std::move(free_.back());
+          free_.pop_back();
         }
-        p.line = rep_.line;
-        p.consumed = rep_.consumed;
-        ++b.size;
+        b.chunk = read_++;
+        ReadChunk(&b);
       }
-      last = b.last;
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stop_ || queue_.size() < kDepth; });
-      if (stop_) return;
-      queue_.push_back(std::move(b));
+      ParseChunk(parser, &b);
+      std::lock_guard<std::mutex> lock(mu_);
+      if (b.last) read_all_ = true;  // a parse error ends the stream
+      ready_.emplace(b.chunk, std::move(b));
       cv_.notify_all();
     }
   }
 
-  // A batch the caller is done with, emptied, or a new one.
-  Batch TakeFree() {
-    Batch b;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!free_.empty()) {
-        b = std::move(free_.back());
-        free_.pop_back();
-      }
-    }
-    b.size = 0;
-    b.last = false;
-    b.error = Status::OK();
-    return b;
+  // Room for size bytes of text and the parser's padding, keeping the text held.
+  static void Reserve(Batch* b, size_t size) {
+    if (size + CallParser::kPadding <= b->text_capacity) return;
+    const size_t capacity = std::max(size, 2 * b->text_capacity) + CallParser::kPadding;
+    std::unique_ptr<char[]> text(new char[capacity]);
+    if (b->text_size > 0) std::memcpy(text.get(), b->text.get(), b->text_size);
+    b->text = std::move(text);
+    b->text_capacity = capacity;
   }
 
-  Rep& rep_;  // used by the worker only, once it has started
+  // The next chunk into b's text: the partial line the last chunk left, then reads up
+  // to and including the last newline read (a line longer than a read takes more reads),
+  // or the rest of the file. A read error ends the text at the last whole line; the
+  // chunk then ends the stream with it. REQUIRES: mu_ held.
+  void ReadChunk(Batch* b) {
+    b->size = 0;
+    b->lines = 0;
+    b->last = false;
+    b->error = Status::OK();
+    b->text_size = 0;
+    Reserve(b, carry_.size() + kChunk);
+    std::memcpy(b->text.get(), carry_.data(), carry_.size());
+    b->text_size = carry_.size();
+    carry_.clear();
+    for (size_t searched = 0;;) {
+      Reserve(b, b->text_size + kChunk);
+      Result<std::string_view> got = rep_.file->Read(kChunk, b->text.get() + b->text_size);
+      if (!got || got->empty()) {
+        read_all_ = true;
+        b->last = true;
+        if (!got) {
+          b->error = got.error();  // the Env's message names the file
+          const void* nl = memrchr(b->text.get(), '\n', b->text_size);
+          b->text_size = nl ? static_cast<const char*>(nl) - b->text.get() + 1 : 0;
+        }
+        break;
+      }
+      b->text_size += got->size();
+      const void* nl = memrchr(b->text.get() + searched, '\n', b->text_size - searched);
+      if (nl != nullptr) {
+        const size_t whole = static_cast<const char*>(nl) - b->text.get() + 1;
+        carry_.assign(b->text.get() + whole, b->text_size - whole);
+        b->text_size = whole;
+        break;
+      }
+      searched = b->text_size;
+    }
+    std::memset(b->text.get() + b->text_size, 0, CallParser::kPadding);
+  }
+
+  // Parses the chunk's lines into b's calls, up to the first error.
+  static void ParseChunk(CallParser& parser, Batch* b) {
+    const char* const text = b->text.get();
+    const char* const end = text + b->text_size;
+    for (const char* p = text; p < end;) {
+      const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+      const char* line_end = nl ? static_cast<const char*>(nl) : end;
+      const std::string_view line(p, static_cast<size_t>(line_end - p));
+      p = nl ? line_end + 1 : end;
+      ++b->lines;
+      if (IsBlank(line)) continue;
+      if (b->size == b->calls.size()) b->calls.emplace_back();
+      Parsed& parsed = b->calls[b->size];
+      Status s = parser.Parse(line, &parsed.call);
+      if (!s.ok()) {
+        b->last = true;
+        b->error = std::move(s);
+        b->error_line = b->lines;
+        b->error_consumed = static_cast<uint64_t>(p - text);
+        return;
+      }
+      parsed.line = b->lines;
+      parsed.consumed = static_cast<uint64_t>(p - text);
+      ++b->size;
+    }
+  }
+
+  // The end of the stream, after the last batch's calls: the end of the file or its
+  // error, the reader's line and position those of the single-threaded reader.
+  Result<const Call*> End() {
+    if (current_.error.ok() || current_.error_line == 0) {
+      line_ = base_line_ + current_.lines;
+      consumed_ = base_consumed_ + current_.text_size;
+      if (current_.error.ok()) return static_cast<const Call*>(nullptr);
+      return Err(current_.error);
+    }
+    line_ = base_line_ + current_.error_line;
+    consumed_ = base_consumed_ + current_.error_consumed;
+    return Err(current_.error.WithContext(rep_.name + ":" + std::to_string(line_)));
+  }
+
+  Rep& rep_;  // its file and name: the file read under mu_ only
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Batch> queue_;  // guarded by mu_
-  std::vector<Batch> free_;  // guarded by mu_
-  bool stop_ = false;        // guarded by mu_
-  Batch current_;            // the caller's
+  std::string carry_;              // guarded by mu_: a partial line the last chunk left
+  uint64_t read_ = 0;              // guarded by mu_: chunks read
+  uint64_t taken_ = 0;             // guarded by mu_: batches the caller took
+  bool read_all_ = false;          // guarded by mu_: no chunk left to read
+  bool stop_ = false;              // guarded by mu_
+  std::map<uint64_t, Batch> ready_;  // guarded by mu_: parsed, by chunk
+  std::vector<Batch> free_;        // guarded by mu_
+  Batch current_;                  // the caller's
   size_t pos_ = 0;
+  uint64_t base_line_ = 0;         // lines of the chunks before current_
+  uint64_t base_consumed_ = 0;     // and their bytes
   uint64_t line_ = 0;
   uint64_t consumed_ = 0;
-  std::thread worker_;  // last: starts once everything above is built
+  std::vector<std::thread> workers_;  // last: they start once everything above is built
 };
 
 Result<std::unique_ptr<CallFileReader>> CallFileReader::Open(nutchfs::Env& env,

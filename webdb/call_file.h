@@ -11,10 +11,11 @@
 // input); read errors are the Env's.
 //
 // A CallFileReader owns its file and buffers; it is not thread-safe (one thread calls
-// it). With parse_thread (the default) it owns a second thread that reads and parses
-// ahead, in batches, while the caller applies the calls already parsed; the calls, their
-// line numbers and errors are exactly those of the single-threaded reader. A Call is a
-// plain value.
+// it). With parse_thread (the default) it owns two threads that read the file ahead in
+// chunks of whole lines and parse two chunks at a time, while the caller applies the
+// calls already parsed; the calls, their line numbers and positions and the errors are
+// exactly those of the single-threaded reader, but that a read error may come after
+// fewer calls (the threads read less at a time). A Call is a plain value.
 #ifndef WEBDB_CALL_FILE_H_
 #define WEBDB_CALL_FILE_H_
 
@@ -77,7 +78,7 @@ class CallFileReader {
   explicit CallFileReader(std::unique_ptr<Rep> rep);
 
   std::unique_ptr<Rep> rep_;
-  std::unique_ptr<Ahead> ahead_;  // the parse thread, if any
+  std::unique_ptr<Ahead> ahead_;  // the parse threads, if any
 };
 
 // Logs call into writer. Errors are the writer's, unchanged.

@@ -2,9 +2,11 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "nutchfs/fault_env.h"
 #include "test/util/temp_dir.h"
 
 namespace webdb {
@@ -140,6 +142,96 @@ TEST_CASE("a line longer than the read buffer is read whole") {
   REQUIRE(r.calls.size() == 3);
   CHECK(r.calls[1].url == "http://b/");
   CHECK(r.calls[2].url == "http://c/");
+}
+
+// What a reader hands out: each call with the line and position it reports after it,
+// then how the stream ends.
+struct Trace {
+  std::vector<std::string> calls;  // "url line consumed"
+  std::string end;                 // "OK" or the error, with the line and position then
+};
+
+Trace TraceReader(nutchfs::Env& env, const std::string& path, bool parse_thread) {
+  auto reader = CallFileReader::Open(env, path, parse_thread);
+  REQUIRE(reader.has_value());
+  Trace t;
+  for (;;) {
+    auto call = (*reader)->Next();
+    const std::string at =
+        std::to_string((*reader)->line()) + " " + std::to_string((*reader)->bytes_consumed());
+    if (!call) {
+      t.end = call.error().ToString() + " at " + at;
+      return t;
+    }
+    if (!*call) {
+      t.end = "OK at " + at;
+      return t;
+    }
+    const Call& c = **call;
+    t.calls.push_back((c.op == Call::Op::kDeletePage ? c.url : c.link->url) + " " + at);
+  }
+}
+
+// Lines of every length around the parse threads' 256 KiB chunks: blank ones, lines
+// longer than a chunk, a file that ends with or without a newline, and perhaps a bad line.
+std::string RandomCallFile(std::mt19937_64& rng, bool with_error) {
+  std::string text;
+  const size_t lines = 2000 + rng() % 20000;
+  const size_t bad = with_error ? rng() % lines : lines;
+  for (size_t i = 0; i < lines; ++i) {
+    const unsigned pick = rng() % 100;
+    if (i == bad) {
+      text += R"({"op":"deletePage","url":"http://bad/\u0001"})";
+    } else if (pick < 5) {
+      text += pick < 3 ? "" : " \t\r";
+    } else if (pick < 6 && rng() % 20 == 0) {  // a line longer than a chunk
+      text += "{\"op\":" + std::string(300000 + rng() % 300000, ' ') +
+              "\"deletePage\",\"url\":\"http://long/" + std::to_string(i) + "\"}";
+    } else if (pick < 50) {
+      text += DeleteLine("http://d.example/" + std::string(rng() % 200, 'p') + std::to_string(i));
+    } else {
+      text += R"({"op":"addLink","link":{"from":"0123456789abcdef0123456789abcdef","url":"http://l/)" +
+              std::to_string(i) + R"(","anchor":")" + std::string(rng() % 40, 'a') + "\"}}";
+    }
+    if (i + 1 < lines || rng() % 2 == 0) text += "\n";
+  }
+  return text;
+}
+
+TEST_CASE("the parse threads hand out what the single-threaded reader reads", "[random]") {
+  const uint64_t seed = GENERATE(1, 2, 3, 4, 5, 6, 7, 8);
+  const bool with_error = seed % 2 == 0;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  testutil::TempDir dir;
+  const std::string path = dir.File("calls.jsonl");
+  WriteFile(path, RandomCallFile(rng, with_error));
+  auto env = nutchfs::NewLocalEnv();
+  const Trace single = TraceReader(*env, path, false);
+  const Trace threads = TraceReader(*env, path, true);
+  CHECK(threads.calls == single.calls);
+  CHECK(threads.end == single.end);
+  CHECK(single.calls.size() > 1000);
+  CHECK((single.end.rfind("OK", 0) == 0) == !with_error);
+}
+
+TEST_CASE("the parse threads end with a read error after the lines read before it",
+          "[fault]") {
+  std::mt19937_64 rng(9);
+  testutil::TempDir dir;
+  const std::string path = dir.File("calls.jsonl");
+  WriteFile(path, RandomCallFile(rng, false));
+  auto local = nutchfs::NewLocalEnv();
+  const Trace whole = TraceReader(*local, path, false);
+  for (int nth : {1, 2, 5, 9}) {
+    INFO("read " << nth << " fails");
+    auto env = nutchfs::NewFaultEnv(local.get());
+    REQUIRE(env->Inject({nutchfs::FaultOp::kRead, nth}).ok());
+    const Trace t = TraceReader(*env, path, true);
+    CHECK_THAT(t.end, Catch::Contains("injected fault"));
+    REQUIRE(t.calls.size() < whole.calls.size());
+    CHECK(std::equal(t.calls.begin(), t.calls.end(), whole.calls.begin()));
+  }
 }
 
 TEST_CASE("a missing call file fails to open") {
