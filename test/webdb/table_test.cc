@@ -34,8 +34,9 @@ struct Built {
   uint32_t file_crc = 0;
 };
 
-Built WriteTable(nutchfs::Env& env, const std::string& path, const Rows& rows) {
-  auto builder = TableBuilder::Create(env, path);
+Built WriteTable(nutchfs::Env& env, const std::string& path, const Rows& rows,
+                 size_t target_block_size = kTargetBlockSize) {
+  auto builder = TableBuilder::Create(env, path, target_block_size);
   REQUIRE(builder.has_value());
   for (const auto& [k, v] : rows) REQUIRE((*builder)->Add(k, v).ok());
   Status s = (*builder)->Finish();
@@ -507,10 +508,7 @@ TEST_CASE("a skip moves past the rows that share a key prefix, across blocks", "
   std::mt19937 rng(11);
   const Rows rows = PrefixGroups(rng, 60, 40, 20);
   const std::string path = dir.File("t.tbl");
-  auto builder = TableBuilder::Create(*env, path, /*target_block_size=*/128);
-  REQUIRE(builder.has_value());
-  for (const auto& [k, v] : rows) REQUIRE((*builder)->Add(k, v).ok());
-  REQUIRE((*builder)->Finish().ok());
+  WriteTable(*env, path, rows, /*target_block_size=*/128);
   auto table = OpenOk(*env, path);
   REQUIRE(table->num_blocks() > 100);
   auto it = table->NewIterator();
@@ -611,10 +609,7 @@ TEST_CASE("rows moved within their block stop below the limit and at the block's
   std::mt19937 rng(31);
   const Rows rows = PrefixGroups(rng, 60, 20, 30);
   const std::string path = dir.File("t.tbl");
-  auto builder = TableBuilder::Create(*env, path, /*target_block_size=*/128);
-  REQUIRE(builder.has_value());
-  for (const auto& [k, v] : rows) REQUIRE((*builder)->Add(k, v).ok());
-  REQUIRE((*builder)->Finish().ok());
+  WriteTable(*env, path, rows, /*target_block_size=*/128);
   auto table = OpenOk(*env, path);
   std::vector<uint64_t> block_of;  // each row's block
   auto it = table->NewIterator();
