@@ -184,7 +184,8 @@ Status Committer::PublishAndInstall(const RoundManifest& round) {
 }
 
 Status Committer::CheckSection(const RoundManifest& round) const {
-  for (const webdb::TableFile& f : round.sections[self_].tables) {
+  for (int t = 0; t < webdb::kNumTables; ++t) {
+    const webdb::TableFile& f = SectionFile(round.sections[self_], static_cast<webdb::TableId>(t));
     const std::string path = section_dir_ + "/" + f.name;
     auto size = fs_.local_env().GetFileSize(path);
     if (!size) {

@@ -77,8 +77,8 @@ class DistTableSource final : public webdb::TableSource {
   webdb::TableSize Size(TableId t) const override {
     webdb::TableSize size;
     for (const webdb::Manifest& section : round_.sections) {
-      size.records += section.table(t).records;
-      size.bytes += section.table(t).size;
+      size.records += section.records(t);
+      size.bytes += section.bytes(t);
     }
     return size;
   }
@@ -97,11 +97,11 @@ Result<SectionTables> OpenSections(nutchfs::NutchFs& fs, const DistConfig& confi
   SectionTables tables(round.k);
   for (int i = 0; i < round.k; ++i) {
     for (int t = 0; t < webdb::kNumTables; ++t) {
-      const webdb::TableFile& f = round.sections[i].tables[t];
+      const webdb::TableFile& f = SectionFile(round.sections[i], static_cast<TableId>(t));
       NUTCHFS_ASSIGN_OR_RETURN(auto at, fs.Locate(config.WriterFile(i, "section/" + f.name)));
       const webdb::TableRef ref{at.path, f,
                                 RoundFileName(round.version) + " section " + std::to_string(i)};
-      NUTCHFS_ASSIGN_OR_RETURN(tables[i][t], webdb::OpenTableOf(*at.env, ref));
+      NUTCHFS_ASSIGN_OR_RETURN(tables[i][t], webdb::OpenTableOf(*at.env, {ref}));
     }
   }
   return tables;

@@ -116,7 +116,7 @@ std::array<bool, webdb::kNumTables> CheckSections(DistCheck& c, const SectionPla
     for (int t = 0; t < webdb::kNumTables; ++t) {
       const TableId table = static_cast<TableId>(t);
       webdb::TableCheck check{
-          {places[i][t].path, c.round.sections[i].tables[t],
+          {places[i][t].path, SectionFile(c.round.sections[i], table),
            fmt::format("{} section {}", manifest, i)},
           table,
           [&partition, table, i](std::string_view key) {
@@ -200,7 +200,8 @@ Result<SectionPlaces> LocateSections(nutchfs::NutchFs& fs, const DistConfig& con
   SectionPlaces places(round.k);
   for (int i = 0; i < round.k; ++i) {
     for (int t = 0; t < webdb::kNumTables; ++t) {
-      const std::string name = "section/" + round.sections[i].tables[t].name;
+      const std::string name =
+          "section/" + SectionFile(round.sections[i], static_cast<TableId>(t)).name;
       NUTCHFS_ASSIGN_OR_RETURN(places[i][t], fs.Locate(config.WriterFile(i, name)));
     }
   }

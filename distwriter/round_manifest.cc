@@ -84,7 +84,8 @@ Status ParseLine(const std::string& line, RoundManifest* m) {
   if (!id) return id.error();
   NUTCHFS_RETURN_IF_ERROR(webdb::CheckTableFileName(t.name));
   m->sections[i].version = version;
-  m->sections[i].table(*id) = t;
+  if (!m->sections[i].table(*id).empty()) return Status::Corruption("table named twice");
+  m->sections[i].table(*id).push_back(t);
   return Status::OK();
 }
 
@@ -118,7 +119,7 @@ std::string RoundManifest::Encode() const {
   }
   for (int i = 0; i < k; ++i) {
     for (int t = 0; t < webdb::kNumTables; ++t) {
-      const webdb::TableFile& f = sections[i].tables[t];
+      const webdb::TableFile& f = SectionFile(sections[i], static_cast<webdb::TableId>(t));
       out += fmt::format("section {} {} {} {} {} {} {:08x} {:016x}\n", i, sections[i].version,
                          webdb::TableName(static_cast<webdb::TableId>(t)), f.name, f.records,
                          f.size, f.crc, f.id);
@@ -151,7 +152,7 @@ Result<RoundManifest> RoundManifest::Decode(std::string_view text, const std::st
   // Every section names its four table files (a file name is never empty).
   for (int i = 0; i < m.k; ++i) {
     for (int t = 0; t < webdb::kNumTables; ++t) {
-      if (m.sections[i].tables[t].name.empty()) {
+      if (m.sections[i].tables[t].empty()) {
         return Err(Bad(path, 1, fmt::format("section {} has no {} file", i,
                                             webdb::TableName(static_cast<webdb::TableId>(t)))));
       }

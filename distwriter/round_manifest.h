@@ -17,6 +17,12 @@
 
 namespace distwriter {
 
+// A section's table file: the writers never split a section's tables into parts
+// (webdb::TableParts), and a round manifest names exactly one file per table and section.
+inline const webdb::TableFile& SectionFile(const webdb::Manifest& section, webdb::TableId t) {
+  return section.table(t).front();
+}
+
 struct RoundManifest {
   uint64_t version = 0;
   int k = 0;

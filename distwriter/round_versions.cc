@@ -122,7 +122,8 @@ class Admin {
   // Every table file of round's sections, where it lives, with the size the round names.
   Status CheckSectionFiles(const RoundManifest& round) {
     for (int i = 0; i < round.k; ++i) {
-      for (const webdb::TableFile& f : round.sections[i].tables) {
+      for (int t = 0; t < webdb::kNumTables; ++t) {
+        const webdb::TableFile& f = SectionFile(round.sections[i], static_cast<webdb::TableId>(t));
         const nutchfs::NutchFile file = config_.WriterFile(i, "section/" + f.name);
         auto at = fs_->Locate(file);
         if (!at) return at.error().WithContext(config_.Describe(i));
@@ -250,7 +251,7 @@ Result<webdb::VersionList> ListRounds(const DistConfig& config, nutchfs::Env* en
     info.pages = round.num_pages();
     info.links = round.num_links();
     for (const webdb::Manifest& s : round.sections) {
-      for (const webdb::TableFile& f : s.tables) info.bytes += f.size;
+      for (int t = 0; t < webdb::kNumTables; ++t) info.bytes += s.bytes(static_cast<webdb::TableId>(t));
     }
     info.restores = round.restores;
     info.readers = pins.contains(round.version) ? pins.at(round.version) : 0;

@@ -107,8 +107,8 @@ webdb::Manifest SomeManifest(uint64_t version) {
   webdb::Manifest m;
   m.version = version;
   for (int t = 0; t < webdb::kNumTables; ++t) {
-    m.tables[t] = {webdb::TableFileName(static_cast<webdb::TableId>(t), version), 10u * t,
-                   53 + 100u * t, 0x1234abcdu + t};
+    m.tables[t] = {webdb::TableFile{webdb::TableFileName(static_cast<webdb::TableId>(t), version),
+                                    10u * t, 53 + 100u * t, 0x1234abcdu + t}};
   }
   return m;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <optional>
 #include <sstream>
@@ -12,7 +13,10 @@
 namespace webdb {
 namespace {
 
-constexpr std::string_view kMagicLine = "webdb-manifest 2\n";
+// Version 3 lets a table have several part lines; 2 and 1 (no time, keep, rollback or
+// file ids) are read as well.
+constexpr std::string_view kMagicLine = "webdb-manifest 3\n";
+constexpr std::string_view kMagicLineV2 = "webdb-manifest 2\n";
 constexpr std::string_view kMagicLineV1 = "webdb-manifest 1\n";
 
 Status Bad(const std::string& path, int line, std::string_view why) {
@@ -44,14 +48,37 @@ Status CheckTableFileName(std::string_view name) {
   return Status::OK();
 }
 
+uint64_t Manifest::records(TableId t) const {
+  uint64_t n = 0;
+  for (const TableFile& f : table(t)) n += f.records;
+  return n;
+}
+
+uint64_t Manifest::bytes(TableId t) const {
+  uint64_t n = 0;
+  for (const TableFile& f : table(t)) n += f.size;
+  return n;
+}
+
+bool Manifest::NamesTableFile(std::string_view name) const {
+  for (const TableParts& parts : tables) {
+    for (const TableFile& f : parts) {
+      if (f.name == name) return true;
+    }
+  }
+  return false;
+}
+
 std::string Manifest::Encode() const {
   std::string out(kMagicLine);
   out += fmt::format("version {}\ntime {}\nkeep {}\n", version, time_ms, keep);
   if (restores != 0) out += fmt::format("rollback {}\n", restores);
   for (int i = 0; i < kNumTables; ++i) {
-    const TableFile& f = tables[i];
-    out += fmt::format("table {} {} {} {} {:08x} {:016x}\n", TableName(static_cast<TableId>(i)),
-                       f.name, f.records, f.size, f.crc, f.id);
+    for (const TableFile& f : tables[i]) {
+      out += fmt::format("table {} {} {} {} {:08x} {:016x}\n",
+                         TableName(static_cast<TableId>(i)), f.name, f.records, f.size, f.crc,
+                         f.id);
+    }
   }
   out += fmt::format("crc {:08x}\n", crc32c::Value(out));
   return out;
@@ -61,8 +88,8 @@ namespace {
 
 // Applies one line (not the magic or crc line) to m; false when malformed.
 // Takes one line into m; the reason when it is not a valid line.
-std::optional<std::string> ParseManifestLine(const std::string& line, bool v1, Manifest* m,
-                                             int* tables_seen) {
+std::optional<std::string> ParseManifestLine(const std::string& line, int format, Manifest* m) {
+  const bool v1 = format == 1;
   std::istringstream fields(line);
   std::string word;
   fields >> word;
@@ -84,9 +111,13 @@ std::optional<std::string> ParseManifestLine(const std::string& line, bool v1, M
     auto id = ParseTableName(table);
     if (!id) return id.error().message();
     if (Status named = CheckTableFileName(f.name); !named.ok()) return named.message();
-    if (!m->table(*id).name.empty()) return "table " + table + " named twice";
-    m->table(*id) = f;
-    ++*tables_seen;
+    if (format < 3 && !m->table(*id).empty()) return "table " + table + " named twice";
+    for (const TableParts& parts : m->tables) {
+      for (const TableFile& other : parts) {
+        if (other.name == f.name) return "table file " + f.name + " named twice";
+      }
+    }
+    m->table(*id).push_back(f);
   }
   if (ok && (fields >> std::ws).eof()) return std::nullopt;
   return "malformed line '" + line + "'";
@@ -96,8 +127,11 @@ std::optional<std::string> ParseManifestLine(const std::string& line, bool v1, M
 
 Result<Manifest> Manifest::Decode(std::string_view text, const std::string& path) {
   size_t crc_pos = text.rfind("crc ");
-  const bool v1 = text.starts_with(kMagicLineV1);
-  if (!(v1 || text.starts_with(kMagicLine)) || crc_pos == std::string_view::npos ||
+  const int format = text.starts_with(kMagicLine)     ? 3
+                     : text.starts_with(kMagicLineV2) ? 2
+                     : text.starts_with(kMagicLineV1) ? 1
+                                                      : 0;
+  if (format == 0 || crc_pos == std::string_view::npos ||
       text.back() != '\n') {
     return Err(Bad(path, 1, "not a complete webdb manifest"));
   }
@@ -109,14 +143,14 @@ Result<Manifest> Manifest::Decode(std::string_view text, const std::string& path
   Manifest m;
   std::istringstream in{std::string(text.substr(kMagicLine.size(), crc_pos - kMagicLine.size()))};
   std::string line;
-  int line_no = 1, tables_seen = 0;
+  int line_no = 1;
   while (std::getline(in, line)) {
     ++line_no;
-    if (auto bad = ParseManifestLine(line, v1, &m, &tables_seen)) {
-      return Err(Bad(path, line_no, *bad));
-    }
+    if (auto bad = ParseManifestLine(line, format, &m)) return Err(Bad(path, line_no, *bad));
   }
-  if (tables_seen != kNumTables || m.version == 0) {
+  const bool every_table = std::all_of(m.tables.begin(), m.tables.end(),
+                                       [](const TableParts& parts) { return !parts.empty(); });
+  if (!every_table || m.version == 0) {
     return Err(Bad(path, line_no, "manifest lacks a version or a table"));
   }
   return m;
@@ -127,7 +161,7 @@ Result<Manifest> CreateEmptyTables(nutchfs::Env& env, const std::string& dir) {
   Manifest m;
   m.version = 1;
   for (int i = 0; i < kNumTables; ++i) {
-    TableFile& f = m.tables[i];
+    TableFile& f = m.tables[i].emplace_back();
     f.name = TableFileName(static_cast<TableId>(i), m.version);
     NUTCHFS_ASSIGN_OR_RETURN(auto builder, TableBuilder::Create(env, dir + "/" + f.name));
     NUTCHFS_RETURN_IF_ERROR(builder->Finish());
@@ -191,8 +225,7 @@ Status RemoveObsoleteFiles(nutchfs::Env& env, const std::string& dir,
     if (!IsDbFileName(name) && !IsTemporaryFileName(name)) continue;
     bool used = false;
     for (const Manifest* m : live) {
-      used = used || name == ManifestFileName(m->version);
-      for (const TableFile& f : m->tables) used = used || f.name == name;
+      used = used || name == ManifestFileName(m->version) || m->NamesTableFile(name);
     }
     if (used) continue;
     Status s = env.RemoveFile(dir + "/" + name);

@@ -30,6 +30,11 @@ struct TableFile {
   bool operator==(const TableFile&) const = default;
 };
 
+// A table as a manifest names it: its part files in key order, every key of a part above
+// those of the part before it (webdb/table.h). One part unless the update that wrote the
+// table split it (docs/DESIGN.md, "Partitions"); never none.
+using TableParts = std::vector<TableFile>;
+
 // Versions kept readable when the db does not say (docs/FORMAT.md, "keep"), and the most.
 constexpr uint32_t kDefaultKeep = 2;
 constexpr uint32_t kMaxKeep = 10000;
@@ -39,12 +44,16 @@ struct Manifest {
   int64_t time_ms = 0;          // when it was published, ms since the epoch; 0: unknown
   uint32_t keep = kDefaultKeep;  // the db setting: versions kept readable, this one included
   uint64_t restores = 0;        // a rollback: the version whose tables this one names
-  std::array<TableFile, kNumTables> tables;
+  std::array<TableParts, kNumTables> tables;
 
-  const TableFile& table(TableId t) const { return tables[static_cast<int>(t)]; }
-  TableFile& table(TableId t) { return tables[static_cast<int>(t)]; }
-  uint64_t num_pages() const { return table(TableId::kPagesByUrl).records; }
-  uint64_t num_links() const { return table(TableId::kLinksByUrl).records; }
+  const TableParts& table(TableId t) const { return tables[static_cast<int>(t)]; }
+  TableParts& table(TableId t) { return tables[static_cast<int>(t)]; }
+  uint64_t records(TableId t) const;
+  uint64_t bytes(TableId t) const;  // of its part files
+  uint64_t num_pages() const { return records(TableId::kPagesByUrl); }
+  uint64_t num_links() const { return records(TableId::kLinksByUrl); }
+  // Whether one of its tables has a part file of this name.
+  bool NamesTableFile(std::string_view name) const;
 
   // The text form documented in docs/FORMAT.md, ending in a checksum line.
   std::string Encode() const;

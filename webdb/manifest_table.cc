@@ -36,11 +36,24 @@ Status CheckTableFooter(const TableRef& ref, const Footer& footer) {
   return Status::OK();
 }
 
-Result<std::unique_ptr<Table>> OpenTableOf(nutchfs::Env& env, const TableRef& ref) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto file, OpenFile(env, ref));
-  NUTCHFS_RETURN_IF_ERROR(CheckTableSize(ref, file->size()));
-  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, Table::Open(std::move(file)));
-  NUTCHFS_RETURN_IF_ERROR(CheckTableFooter(ref, table->footer()));
+std::vector<TableRef> TableRefsOf(const std::string& dir, const Manifest& m, TableId t,
+                                  const std::string& manifest) {
+  std::vector<TableRef> refs;
+  for (const TableFile& f : m.table(t)) refs.push_back({dir + "/" + f.name, f, manifest});
+  return refs;
+}
+
+Result<std::unique_ptr<Table>> OpenTableOf(nutchfs::Env& env, const std::vector<TableRef>& parts) {
+  std::vector<std::unique_ptr<nutchfs::RandomAccessFile>> files;
+  for (const TableRef& ref : parts) {
+    NUTCHFS_ASSIGN_OR_RETURN(auto file, OpenFile(env, ref));
+    NUTCHFS_RETURN_IF_ERROR(CheckTableSize(ref, file->size()));
+    files.push_back(std::move(file));
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, Table::Open(std::move(files)));
+  for (size_t p = 0; p < parts.size(); ++p) {
+    NUTCHFS_RETURN_IF_ERROR(CheckTableFooter(parts[p], table->footer(p)));
+  }
   return table;
 }
 
@@ -58,8 +71,11 @@ Status CheckTableOf(nutchfs::Env& env, const TableRef& ref) {
 }
 
 Status CheckManifestTables(nutchfs::Env& env, const std::string& dir, const Manifest& m) {
-  for (const TableFile& f : m.tables) {
-    NUTCHFS_RETURN_IF_ERROR(CheckTableOf(env, {dir + "/" + f.name, f, ManifestFileName(m.version)}));
+  for (const TableParts& parts : m.tables) {
+    for (const TableFile& f : parts) {
+      NUTCHFS_RETURN_IF_ERROR(
+          CheckTableOf(env, {dir + "/" + f.name, f, ManifestFileName(m.version)}));
+    }
   }
   return Status::OK();
 }

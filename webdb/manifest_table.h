@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "nutchfs/env.h"
 #include "webdb/manifest.h"
@@ -30,14 +31,20 @@ struct TableRef {
   std::string manifest;
 };
 
-// Opens the file and checks it against the entry.
-Result<std::unique_ptr<Table>> OpenTableOf(nutchfs::Env& env, const TableRef& ref);
+// The refs of table t's parts as manifest m of dir names them; `manifest` names m in
+// messages.
+std::vector<TableRef> TableRefsOf(const std::string& dir, const Manifest& m, TableId t,
+                                  const std::string& manifest);
+
+// Opens the table's part files, in order, and checks each against its entry.
+// REQUIRES: !parts.empty().
+Result<std::unique_ptr<Table>> OpenTableOf(nutchfs::Env& env, const std::vector<TableRef>& parts);
 
 // The same checks, reading only the file's size and its footer; the footer.
 Result<Footer> CheckedFooterOf(nutchfs::Env& env, const TableRef& ref);
 Status CheckTableOf(nutchfs::Env& env, const TableRef& ref);
 
-// CheckTableOf for every table m names in dir: before a version is published, so that
+// CheckTableOf for every table file m names in dir: before a version is published, so that
 // no version names a file that is missing, cut short or another table. The first
 // mismatch is returned.
 Status CheckManifestTables(nutchfs::Env& env, const std::string& dir, const Manifest& m);

@@ -28,8 +28,8 @@ class LocalTableSource final : public TableSource {
       if (!still_kept) return Err(still_kept.error());
     }
     for (int i = 0; i < kNumTables; ++i) {
-      TableRef ref{dir + "/" + m.tables[i].name, m.tables[i], ManifestFileName(m.version)};
-      NUTCHFS_ASSIGN_OR_RETURN(source->tables_[i], OpenTableOf(env, ref));
+      const auto refs = TableRefsOf(dir, m, static_cast<TableId>(i), ManifestFileName(m.version));
+      NUTCHFS_ASSIGN_OR_RETURN(source->tables_[i], OpenTableOf(env, refs));
     }
     return std::unique_ptr<TableSource>(std::move(source));
   }
@@ -41,9 +41,7 @@ class LocalTableSource final : public TableSource {
   }
   uint64_t NumPages() const override { return manifest_.num_pages(); }
   uint64_t NumLinks() const override { return manifest_.num_links(); }
-  TableSize Size(TableId t) const override {
-    return {manifest_.table(t).records, manifest_.table(t).size};
-  }
+  TableSize Size(TableId t) const override { return {manifest_.records(t), manifest_.bytes(t)}; }
 
  private:
   const Manifest manifest_;

@@ -60,10 +60,17 @@ Result<Footer> ReadTableFooter(const nutchfs::RandomAccessFile& file) {
   return footer;
 }
 
-// Iterates a table's data blocks in order; see Table::NewIterator().
+// Iterates a table's data blocks in order, across its parts, within a key range.
 class Table::Iter final : public Iterator {
  public:
-  explicit Iter(const Table* table) : table_(table) {}
+  Iter(const Table* table, const KeyRange& range)
+      : table_(table), lower_(range.lower), upper_(range.upper) {
+    // Blocks lie in the range from the one after the last block that ends below lower_
+    // (its rows are above that block's last key) to the one before the block that ends
+    // at or above upper_ (the block the range ends in).
+    if (!lower_.empty()) lower_block_ = FirstBlockEndingAtOrAbove(lower_) + 1;
+    upper_block_ = upper_ ? FirstBlockEndingAtOrAbove(*upper_) : table_->num_blocks();
+  }
 
   bool Valid() const override { return valid_; }
   void SeekToFirst() override;
@@ -84,32 +91,60 @@ class Table::Iter final : public Iterator {
                          uint64_t* moved) override;
 
  private:
+  uint64_t FirstBlockEndingAtOrAbove(std::string_view key) const;
   void Restart(bool counting);
-  void EnterBlock(size_t index, bool readahead);
+  void EnterBlock(uint64_t index, bool readahead);
   bool FinishBlock();
-  bool LoadBlock(size_t index, bool readahead);
-  bool ReadRange(uint64_t offset, uint64_t n);
+  bool LoadBlock(uint64_t index, bool readahead);
+  bool ReadRange(size_t part, uint64_t offset, uint64_t n);
   void Fail(Status s);
+  // Where the scan has left the range: the current row is at or above upper_ (only
+  // possible in the block the range ends in).
+  bool PastRange() const { return block_ == upper_block_ && upper_ && reader_.key() >= *upper_; }
   // Both moves: rows moved past (the current one included) to *moved, those after the
   // current one handed to sink when it is not null.
   Status MoveRowsSharing(size_t n, RowSink* sink, uint64_t* moved);
+  // The same one row at a time, in the block the range ends in.
+  Status MoveRowsSharingInLastBlock(RowSink* sink, uint64_t* moved);
+  Status CorruptionInBlock(std::string_view what) const {
+    return Corruption(table_->path(part_), what, table_->block_handle(block_, part_).offset);
+  }
 
   const Table* const table_;
+  const std::string lower_;
+  const std::optional<std::string> upper_;
+  uint64_t lower_block_ = 0;  // the first block whose rows all lie at or above lower_
+  uint64_t upper_block_ = 0;  // the block the range ends in (num_blocks(): none)
   std::unique_ptr<char[]> scratch_;
   size_t scratch_size_ = 0;
-  std::string_view buf_;  // bytes read from the file, starting at buf_offset_
+  std::string_view buf_;  // bytes read from part buf_part_, starting at buf_offset_
+  size_t buf_part_ = 0;
   uint64_t buf_offset_ = 0;
-  size_t block_ = 0;  // index of the block reader_ decodes
+  uint64_t block_ = 0;  // index of the block reader_ decodes
+  size_t part_ = 0;     // the part block_ is in
   BlockReader reader_;
   bool valid_ = false;
   bool at_block_start_ = false;  // on the first record of block_
   mutable uint64_t block_records_ = 0;  // of block_, once CurrentBlock() counted them
-  bool counting_ = false;  // scanning from the first record: check the record count
+  bool counting_ = false;  // scanning from the first record: check the record counts
   uint64_t seen_ = 0;
   std::string prefix_;    // of the rows MoveRowsSharing() moves past
   std::string previous_;  // the key before the rows MoveRowsInBlock() hands to a sink
   Status status_;
 };
+
+uint64_t Table::Iter::FirstBlockEndingAtOrAbove(std::string_view key) const {
+  uint64_t lo = 0, hi = table_->num_blocks();
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (table_->block_last_key(mid) < key) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
 
 void Table::Iter::Restart(bool counting) {
   valid_ = false;
@@ -120,30 +155,24 @@ void Table::Iter::Restart(bool counting) {
 }
 
 void Table::Iter::SeekToFirst() {
+  if (!lower_.empty() || upper_) return Seek(lower_);
   Restart(true);
   EnterBlock(0, true);
 }
 
 void Table::Iter::Seek(std::string_view target) {
   Restart(false);
-  // The first block whose last key is not below target.
-  size_t lo = 0, hi = table_->num_blocks();
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    if (table_->block_last_key(mid) < target) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  if (lo == table_->num_blocks()) return;
-  const size_t index = lo;
+  if (target < lower_) target = lower_;
+  const uint64_t index = FirstBlockEndingAtOrAbove(target);
+  if (index == table_->num_blocks() || index > upper_block_) return;
   if (!LoadBlock(index, false)) return;
   valid_ = reader_.Seek(target) && reader_.key() <= table_->block_last_key(index);
-  if (valid_) return;
+  if (valid_) {
+    valid_ = !PastRange();
+    return;
+  }
   if (!reader_.status().ok()) return Fail(reader_.status());
-  Fail(Corruption(table_->path(), "keys of the block disagree with its index key: block",
-                  table_->block_handle(index).offset));
+  Fail(CorruptionInBlock("keys of the block disagree with its index key: block"));
 }
 
 void Table::Iter::Next() {
@@ -152,46 +181,53 @@ void Table::Iter::Next() {
   valid_ = reader_.Next();
   if (valid_) {
     ++seen_;
+    valid_ = !PastRange();
     return;
   }
   if (FinishBlock()) EnterBlock(block_ + 1, true);
 }
 
-// Positions at the first record of block index, or past the end when there is none.
-void Table::Iter::EnterBlock(size_t index, bool readahead) {
+// Positions at the first record of block index, or past the end when there is none (or
+// the range ends before it). A full scan that leaves a part checks its record count.
+void Table::Iter::EnterBlock(uint64_t index, bool readahead) {
   valid_ = false;
-  if (index == table_->num_blocks()) {
-    if (counting_ && seen_ != table_->num_records()) {
-      Fail(Corruption(table_->path(),
-                      "scan found " + std::to_string(seen_) + " records, footer says " +
-                          std::to_string(table_->num_records()) + ": footer",
-                      table_->footer_offset()));
+  if (counting_ && index > 0) {
+    const size_t done = table_->PartOf(index - 1);
+    if (index == table_->num_blocks() || table_->PartOf(index) != done) {
+      const Part& p = table_->parts_[done];
+      if (seen_ != p.records_through) {
+        const uint64_t in_part = seen_ - (p.records_through - p.footer.num_records);
+        return Fail(Corruption(p.file->path(),
+                               "scan found " + std::to_string(in_part) + " records, footer says " +
+                                   std::to_string(p.footer.num_records) + ": footer",
+                               p.file->size() - p.footer.encoded_size()));
+      }
     }
-    return;
   }
+  if (index == table_->num_blocks() || index > upper_block_) return;
   if (!LoadBlock(index, readahead)) return;
-  const uint64_t offset = table_->block_handle(index).offset;
   if (!reader_.Next()) {
     if (!reader_.status().ok()) return Fail(reader_.status());
-    return Fail(Corruption(table_->path(), "empty data block", offset));
+    return Fail(CorruptionInBlock("empty data block"));
   }
   if (index > 0 && reader_.key() <= table_->block_last_key(index - 1)) {
-    return Fail(Corruption(
-        table_->path(), "first key not greater than the previous block's last key: block", offset));
+    return Fail(CorruptionInBlock("first key not greater than the previous block's last key: block"));
   }
   ++seen_;
-  valid_ = true;
-  at_block_start_ = true;
+  valid_ = !PastRange();
+  at_block_start_ = valid_;
 }
 
 std::optional<BlockStart> Table::Iter::AtBlockStart() const {
-  if (!valid_ || !at_block_start_) return std::nullopt;
+  if (!valid_ || !at_block_start_ || block_ < lower_block_ || block_ >= upper_block_) {
+    return std::nullopt;
+  }
   return BlockStart{block_, table_->block_last_key(block_)};
 }
 
 std::optional<RawBlock> Table::Iter::CurrentBlock() const {
-  if (!valid_ || !at_block_start_) return std::nullopt;
-  const BlockHandle h = table_->block_handle(block_);
+  if (!AtBlockStart()) return std::nullopt;
+  const BlockHandle h = table_->block_handle(block_, part_);
   std::string_view raw = buf_.substr(h.offset - buf_offset_, h.end() - h.offset);
   std::optional<uint64_t> records = CountBlockRecords(raw.substr(0, h.size));
   if (!records) return std::nullopt;
@@ -205,7 +241,7 @@ void Table::Iter::SkipBlock() {
 }
 
 std::optional<BlockStart> Table::Iter::BlockAt(uint64_t index) const {
-  if (index >= table_->num_blocks()) return std::nullopt;
+  if (index < lower_block_ || index >= upper_block_) return std::nullopt;
   return BlockStart{index, table_->block_last_key(index)};
 }
 
@@ -240,6 +276,7 @@ Status Table::Iter::MoveRowsInBlock(std::optional<std::string_view> limit, RowSi
   *moved = 0;
   if (!valid_) return Status::OK();
   at_block_start_ = false;
+  if (block_ == upper_block_ && upper_ && (!limit || *upper_ < *limit)) limit = *upper_;
   if (sink != nullptr) previous_.assign(reader_.key());
   std::string_view records;
   const bool on_row = reader_.NextAtOrAbove(limit, moved, &records);
@@ -249,6 +286,7 @@ Status Table::Iter::MoveRowsInBlock(std::optional<std::string_view> limit, RowSi
   }
   if (on_row) {
     ++seen_;
+    valid_ = !PastRange();
     return Status::OK();
   }
   if (FinishBlock()) EnterBlock(block_ + 1, true);
@@ -259,6 +297,7 @@ Status Table::Iter::MoveRowsInBlock(std::optional<std::string_view> limit, RowSi
 // bytes to sink); a block that ends in the run has its last key checked against the index
 // as far as the lengths tell (the prefix and the size), and the run goes on into the next
 // block while its keys do, from that block's first row (decoded: it stores its key whole).
+// In the block the range ends in, rows are decoded one by one, to stop at the range's end.
 Status Table::Iter::MoveRowsSharing(size_t n, RowSink* sink, uint64_t* moved) {
   *moved = 0;
   if (!valid_) return Status::OK();
@@ -269,6 +308,7 @@ Status Table::Iter::MoveRowsSharing(size_t n, RowSink* sink, uint64_t* moved) {
   }
   prefix_.assign(reader_.key().substr(0, n));
   for (;;) {
+    if (block_ == upper_block_) return MoveRowsSharingInLastBlock(sink, moved);
     at_block_start_ = false;
     size_t last_size = 0;
     std::string_view records;
@@ -290,8 +330,7 @@ Status Table::Iter::MoveRowsSharing(size_t n, RowSink* sink, uint64_t* moved) {
       return Status::OK();
     } else if (const std::string_view last = table_->block_last_key(block_);
                last.size() != last_size || !last.starts_with(prefix_)) {
-      Fail(Corruption(table_->path(), "last key differs from the index: block",
-                      table_->block_handle(block_).offset));
+      Fail(CorruptionInBlock("last key differs from the index: block"));
       return Status::OK();
     }
     EnterBlock(block_ + 1, true);
@@ -301,6 +340,14 @@ Status Table::Iter::MoveRowsSharing(size_t n, RowSink* sink, uint64_t* moved) {
   }
 }
 
+Status Table::Iter::MoveRowsSharingInLastBlock(RowSink* sink, uint64_t* moved) {
+  for (Next(); valid_ && reader_.key().starts_with(prefix_); Next()) {
+    if (sink != nullptr) NUTCHFS_RETURN_IF_ERROR(sink->Add(reader_.key(), reader_.value()));
+    ++*moved;
+  }
+  return Status::OK();
+}
+
 // Called when reader_ has no more records: checks how the block ended.
 bool Table::Iter::FinishBlock() {
   if (!reader_.status().ok()) {
@@ -308,49 +355,53 @@ bool Table::Iter::FinishBlock() {
     return false;
   }
   if (reader_.key() != table_->block_last_key(block_)) {
-    Fail(Corruption(table_->path(), "last key differs from the index: block",
-                    table_->block_handle(block_).offset));
+    Fail(CorruptionInBlock("last key differs from the index: block"));
     return false;
   }
   return true;
 }
 
-// Makes reader_ decode block index, reading it (and with readahead, the blocks that follow
-// it, up to kReadaheadSize) unless it is already in buf_.
-bool Table::Iter::LoadBlock(size_t index, bool readahead) {
-  const BlockHandle h = table_->block_handle(index);
-  if (h.offset < buf_offset_ || h.end() > buf_offset_ + buf_.size()) {
+// Makes reader_ decode block index, reading it (and with readahead, the blocks of its
+// part that follow it, up to kReadaheadSize) unless it is already in buf_.
+bool Table::Iter::LoadBlock(uint64_t index, bool readahead) {
+  const size_t part = table_->PartOf(index);
+  const BlockHandle h = table_->block_handle(index, part);
+  if (part != buf_part_ || h.offset < buf_offset_ || h.end() > buf_offset_ + buf_.size()) {
     const std::vector<uint64_t>& ends = table_->block_ends_;
+    const uint64_t part_end = table_->part_blocks_end(part);
     uint64_t end = h.end();
-    for (size_t j = index + 1; readahead && j < ends.size(); ++j) {
+    for (uint64_t j = index + 1; readahead && j < part_end; ++j) {
       if (ends[j] - h.offset > kReadaheadSize) break;
       end = ends[j];
     }
-    if (!ReadRange(h.offset, end - h.offset)) return false;
+    if (!ReadRange(part, h.offset, end - h.offset)) return false;
   }
   std::string_view raw = buf_.substr(h.offset - buf_offset_, h.end() - h.offset);
-  Result<std::string_view> contents = CheckBlockTrailer(raw, table_->path(), h.offset);
+  Result<std::string_view> contents = CheckBlockTrailer(raw, table_->path(part), h.offset);
   if (!contents) {
     Fail(contents.error());
     return false;
   }
-  reader_.Reset(*contents, &table_->path(), h.offset);
+  reader_.Reset(*contents, &table_->path(part), h.offset);
   block_ = index;
+  part_ = part;
   return true;
 }
 
-bool Table::Iter::ReadRange(uint64_t offset, uint64_t n) {
+bool Table::Iter::ReadRange(size_t part, uint64_t offset, uint64_t n) {
   buf_ = {};
   if (scratch_size_ < n) {
     scratch_.reset(new char[n]);
     scratch_size_ = n;
   }
-  Result<std::string_view> got = ReadExact(*table_->file_, offset, n, scratch_.get());
+  Result<std::string_view> got =
+      ReadExact(*table_->parts_[part].file, offset, n, scratch_.get());
   if (!got) {
     Fail(got.error());
     return false;
   }
   buf_ = *got;
+  buf_part_ = part;
   buf_offset_ = offset;
   return true;
 }
@@ -360,62 +411,94 @@ void Table::Iter::Fail(Status s) {
   status_ = std::move(s);
 }
 
-Table::Table(std::unique_ptr<nutchfs::RandomAccessFile> file) : file_(std::move(file)) {}
-
 Result<std::unique_ptr<Table>> Table::Open(nutchfs::Env& env, const std::string& path) {
   NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewRandomAccessFile(path));
   return Open(std::move(file));
 }
 
 Result<std::unique_ptr<Table>> Table::Open(std::unique_ptr<nutchfs::RandomAccessFile> file) {
-  std::unique_ptr<Table> table(new Table(std::move(file)));
-  NUTCHFS_ASSIGN_OR_RETURN(table->footer_, ReadTableFooter(*table->file_));
-  NUTCHFS_RETURN_IF_ERROR(table->ReadIndex());
+  std::vector<std::unique_ptr<nutchfs::RandomAccessFile>> parts;
+  parts.push_back(std::move(file));
+  return Open(std::move(parts));
+}
+
+Result<std::unique_ptr<Table>> Table::Open(
+    std::vector<std::unique_ptr<nutchfs::RandomAccessFile>> parts) {
+  std::unique_ptr<Table> table(new Table());
+  table->parts_.reserve(parts.size());
+  for (auto& file : parts) NUTCHFS_RETURN_IF_ERROR(table->AddPart(std::move(file)));
+  table->keys_.shrink_to_fit();
   return table;
 }
 
-std::unique_ptr<Iterator> Table::NewIterator() const { return std::make_unique<Iter>(this); }
+std::unique_ptr<Iterator> Table::NewIterator() const { return NewIterator(KeyRange{}); }
 
-Status Table::CorruptionAt(std::string_view what, uint64_t offset) const {
-  return Corruption(path(), what, offset);
+std::unique_ptr<Iterator> Table::NewIterator(const KeyRange& range) const {
+  return std::make_unique<Iter>(this, range);
 }
 
-Status Table::ReadIndex() {
-  const BlockHandle& h = footer_.index;
+size_t Table::PartOf(uint64_t i) const {
+  // The last part whose first block is not above i (an empty part shares its first block
+  // number with the part after it, which is the one that holds the block).
+  size_t lo = 0, hi = parts_.size();
+  while (hi - lo > 1) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (parts_[mid].first_block <= i) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+Status Table::AddPart(std::unique_ptr<nutchfs::RandomAccessFile> file) {
+  Part part;
+  part.file = std::move(file);
+  NUTCHFS_ASSIGN_OR_RETURN(part.footer, ReadTableFooter(*part.file));
+  part.first_block = num_blocks();
+  num_records_ += part.footer.num_records;
+  part.records_through = num_records_;
+  const BlockHandle& h = part.footer.index;
   std::string scratch(h.size + kBlockTrailerSize, '\0');
   NUTCHFS_ASSIGN_OR_RETURN(std::string_view raw,
-                           ReadExact(*file_, h.offset, scratch.size(), scratch.data()));
-  NUTCHFS_ASSIGN_OR_RETURN(std::string_view index, CheckBlockTrailer(raw, path(), h.offset));
-  return ParseIndex(index);
+                           ReadExact(*part.file, h.offset, scratch.size(), scratch.data()));
+  NUTCHFS_ASSIGN_OR_RETURN(std::string_view index,
+                           CheckBlockTrailer(raw, part.file->path(), h.offset));
+  NUTCHFS_RETURN_IF_ERROR(ParseIndex(part, index));
+  parts_.push_back(std::move(part));
+  return Status::OK();
 }
 
-Status Table::ParseIndex(std::string_view index) {
-  const uint64_t index_offset = footer_.index.offset;
-  key_ends_.reserve(footer_.num_blocks);
-  block_ends_.reserve(footer_.num_blocks);
-  keys_.reserve(index.size());
+Status Table::ParseIndex(const Part& part, std::string_view index) {
+  const Footer& footer = part.footer;
+  const uint64_t index_offset = footer.index.offset;
+  auto corruption = [&part](std::string_view what, uint64_t offset) {
+    return Corruption(part.file->path(), what, offset);
+  };
+  key_ends_.reserve(key_ends_.size() + footer.num_blocks);
+  block_ends_.reserve(block_ends_.size() + footer.num_blocks);
   uint64_t expected = 0;  // where the next data block must start
   while (!index.empty()) {
-    uint64_t entry_offset = index_offset + footer_.index.size - index.size();
+    uint64_t entry_offset = index_offset + footer.index.size - index.size();
     std::string_view key;
     BlockHandle h;
-    if (!GetIndexEntry(&index, &key, &h))
-      return CorruptionAt("malformed index entry", entry_offset);
+    if (!GetIndexEntry(&index, &key, &h)) return corruption("malformed index entry", entry_offset);
     if (h.offset != expected || h.size == 0 || h.size > index_offset - h.offset ||
         index_offset - h.offset - h.size < kBlockTrailerSize) {
-      return CorruptionAt("index entry with a bad block handle", entry_offset);
+      return corruption("index entry with a bad block handle", entry_offset);
     }
+    // Across parts too: the first block of a part ends above the last block before it.
     if (!key_ends_.empty() && key <= block_last_key(key_ends_.size() - 1)) {
-      return CorruptionAt("index keys out of order", entry_offset);
+      return corruption("index keys out of order", entry_offset);
     }
     keys_.append(key);
     key_ends_.push_back(keys_.size());
     block_ends_.push_back(h.end());
     expected = h.end();
   }
-  keys_.shrink_to_fit();
-  if (expected != index_offset || block_ends_.size() != footer_.num_blocks) {
-    return CorruptionAt("index does not cover the data blocks: index", index_offset);
+  if (expected != index_offset || num_blocks() - part.first_block != footer.num_blocks) {
+    return corruption("index does not cover the data blocks: index", index_offset);
   }
   return Status::OK();
 }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "webdb/crc32c.h"
 #include "webdb/table.h"
@@ -58,11 +60,14 @@ Status DecodeRow(TableId t, std::string_view key, std::string_view value) {
   return link ? ValidateLink(*link) : link.error();
 }
 
-// Reads every row; the Table iterator checks blocks, order and the record count.
-void ScanRows(const Table& table, const TableCheck& check, FindingLog& log, uint64_t* rows) {
+// Reads every row; the Table iterator checks blocks, order and the record count. With
+// *previous set (the last key of the part before), the first key must be above it; it is
+// left holding the file's last key.
+void ScanRows(const Table& table, const TableCheck& check, FindingLog& log, uint64_t* rows,
+              std::optional<std::string>* previous_part) {
   auto it = table.NewIterator();
-  std::string previous;
-  uint64_t n = 0;
+  std::string previous = previous_part->value_or("");
+  uint64_t n = previous_part->has_value() ? 1 : 0;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     std::string_view key = it->key();
     if (n > 0 && key <= std::string_view(previous)) {
@@ -82,14 +87,14 @@ void ScanRows(const Table& table, const TableCheck& check, FindingLog& log, uint
     }
     previous.assign(key);
     ++n;
+    if (rows) ++*rows;
   }
   if (!it->status().ok()) log.AddStatus(check.ref.path, it->status());
-  if (rows) *rows += n;
+  if (n > 0) *previous_part = std::move(previous);
 }
 
-}  // namespace
-
-bool CheckTableFile(nutchfs::Env& env, const TableCheck& check, FindingLog& log, uint64_t* rows) {
+bool CheckPart(nutchfs::Env& env, const TableCheck& check, FindingLog& log, uint64_t* rows,
+               std::optional<std::string>* previous_part) {
   const uint64_t before = log.count();
   if (!CheckWholeFile(env, check, log)) return false;
   auto table = Table::Open(env, check.ref.path);
@@ -97,10 +102,28 @@ bool CheckTableFile(nutchfs::Env& env, const TableCheck& check, FindingLog& log,
     log.AddStatus(check.ref.path, table.error());
     return false;
   }
-  Status s = CheckTableFooter(check.ref, (*table)->footer());
+  Status s = CheckTableFooter(check.ref, (*table)->footer(0));
   if (!s.ok()) log.AddStatus(check.ref.path, s);
-  ScanRows(**table, check, log, rows);
+  ScanRows(**table, check, log, rows, previous_part);
   return log.count() == before;
+}
+
+}  // namespace
+
+bool CheckTableFile(nutchfs::Env& env, const TableCheck& check, FindingLog& log, uint64_t* rows) {
+  std::optional<std::string> previous;
+  return CheckPart(env, check, log, rows, &previous);
+}
+
+bool CheckTableParts(nutchfs::Env& env, const std::vector<TableRef>& parts, TableId table,
+                     const std::function<bool(std::string_view key)>& in_range, FindingLog& log,
+                     uint64_t* rows) {
+  std::optional<std::string> previous;
+  bool sound = true;
+  for (const TableRef& ref : parts) {
+    sound = CheckPart(env, {ref, table, in_range}, log, rows, &previous) && sound;
+  }
+  return sound;
 }
 
 }  // namespace webdb

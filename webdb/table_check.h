@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "nutchfs/env.h"
 #include "webdb/finding.h"
@@ -31,6 +32,12 @@ struct TableCheck {
 // The file's rows are counted into *rows (when not null) as they are read.
 bool CheckTableFile(nutchfs::Env& env, const TableCheck& check, FindingLog& log,
                     uint64_t* rows = nullptr);
+
+// CheckTableFile for each part file of one table, in order, and every key of a part above
+// the keys of the part before it. True when every part is sound.
+bool CheckTableParts(nutchfs::Env& env, const std::vector<TableRef>& parts, TableId table,
+                     const std::function<bool(std::string_view key)>& in_range, FindingLog& log,
+                     uint64_t* rows = nullptr);
 
 }  // namespace webdb
 

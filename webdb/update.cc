@@ -20,9 +20,9 @@ const char* StageName(int stage) {
 
 namespace {
 
-// Table file f as the manifest of `version` names it in dir (webdb/manifest_table.h).
-TableRef RefOf(const std::string& dir, const TableFile& f, uint64_t version) {
-  return {dir + "/" + f.name, f, "the manifest of version " + std::to_string(version)};
+// The part files of table t as manifest m names them in dir (webdb/manifest_table.h).
+std::vector<TableRef> RefsOf(const std::string& dir, const Manifest& m, TableId t) {
+  return TableRefsOf(dir, m, t, "the manifest of version " + std::to_string(m.version));
 }
 
 constexpr TableId kStageTable[kNumStages] = {TableId::kPagesByUrl, TableId::kPagesByMd5,
@@ -84,8 +84,7 @@ class Update {
   // what their writer reported.
   Result<std::unique_ptr<Table>> OpenTable(TableId t) {
     const bool old = next_.table(t) == old_.table(t);
-    const uint64_t version = old ? old_.version : next_.version;
-    return OpenTableOf(env_, RefOf(params_.dir, next_.table(t), version));
+    return OpenTableOf(env_, RefsOf(params_.dir, old ? old_ : next_, t));
   }
 
   // The table stage `stage` merges: for stages 5 and 4, the one the marks are about.
@@ -130,7 +129,8 @@ class Update {
                                                            params_.options->progress));
     Result<StageStats> stats = Apply(stage, *old_rows, edits, *out);
     if (!stats) return stats.error();
-    NUTCHFS_ASSIGN_OR_RETURN(next_.table(t), out->Finish());
+    NUTCHFS_ASSIGN_OR_RETURN(TableFile written, out->Finish());
+    next_.table(t) = {written};
     return Status::OK();
   }
 
@@ -172,9 +172,12 @@ class Update {
 Result<size_t> SorterBudget(nutchfs::Env& env, const std::string& dir, const Manifest& old,
                             size_t memory_budget) {
   auto index_memory = [&](TableId t) -> Result<uint64_t> {
-    NUTCHFS_ASSIGN_OR_RETURN(Footer footer,
-                             CheckedFooterOf(env, RefOf(dir, old.table(t), old.version)));
-    return Table::IndexMemory(footer);
+    uint64_t bytes = 0;
+    for (const TableRef& ref : RefsOf(dir, old, t)) {
+      NUTCHFS_ASSIGN_OR_RETURN(Footer footer, CheckedFooterOf(env, ref));
+      bytes += Table::IndexMemory(footer);
+    }
+    return bytes;
   };
   uint64_t held = 0;
   for (TableId t : {TableId::kLinksByMd5, TableId::kLinksByUrl}) {

@@ -21,7 +21,14 @@ class ManifestTableSource final : public TableSource {
   ManifestTableSource(nutchfs::Env& env, const std::string& dir, const Manifest& m)
       : manifest_(m) {
     for (int i = 0; i < kNumTables; ++i) {
-      auto table = Table::Open(env, dir + "/" + m.tables[i].name);
+      std::vector<std::unique_ptr<nutchfs::RandomAccessFile>> parts;
+      for (const TableFile& f : m.tables[i]) {
+        auto file = env.NewRandomAccessFile(dir + "/" + f.name);
+        if (!file) break;
+        parts.push_back(std::move(*file));
+      }
+      if (parts.size() != m.tables[i].size()) continue;
+      auto table = Table::Open(std::move(parts));
       if (table) tables_[i] = std::move(*table);
     }
   }
@@ -31,9 +38,7 @@ class ManifestTableSource final : public TableSource {
   }
   uint64_t NumPages() const override { return manifest_.num_pages(); }
   uint64_t NumLinks() const override { return manifest_.num_links(); }
-  TableSize Size(TableId t) const override {
-    return {manifest_.table(t).records, manifest_.table(t).size};
-  }
+  TableSize Size(TableId t) const override { return {manifest_.records(t), manifest_.bytes(t)}; }
 
  private:
   const Manifest manifest_;
@@ -64,8 +69,7 @@ void CheckLeftovers(nutchfs::Env& env, const std::string& dir,
     if (!IsDbFileName(name)) continue;
     bool used = false;
     for (const Manifest* m : live) {
-      used = used || name == ManifestFileName(m->version);
-      for (const TableFile& f : m->tables) used = used || f.name == name;
+      used = used || name == ManifestFileName(m->version) || m->NamesTableFile(name);
     }
     if (!used) log.Add({dir + "/" + name, "", "left over: named by no manifest"});
   }
@@ -102,13 +106,11 @@ Result<VerifySummary> VerifyDb(nutchfs::Env& env, const std::string& dir,
   summary.links = manifest->num_links();
   CrossCheckOptions cross{options.memory_budget, options.tmp_env, options.tmp_dir, {}, {}};
   for (int i = 0; i < kNumTables; ++i) {
-    TableCheck check{{dir + "/" + manifest->tables[i].name, manifest->tables[i],
-                      ManifestFileName(manifest->version)},
-                     static_cast<TableId>(i),
-                     {}};
-    cross.labels[i] = check.ref.path;
-    cross.intact[i] = CheckTableFile(env, check, log, &summary.rows);
-    ++summary.files;
+    const auto t = static_cast<TableId>(i);
+    const auto refs = TableRefsOf(dir, *manifest, t, ManifestFileName(manifest->version));
+    cross.labels[i] = refs.front().path;
+    cross.intact[i] = CheckTableParts(env, refs, t, {}, log, &summary.rows);
+    summary.files += refs.size();
   }
   summary.writer_running = env.FileExists(dir + "/LOCK");
   if (!summary.writer_running) CheckDbLeftovers(env, dir, *current, log);

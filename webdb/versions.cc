@@ -108,7 +108,7 @@ Result<VersionList> ListVersions(nutchfs::Env& env, const std::string& dir) {
     }
     VersionInfo info{v, m.time_ms, m.num_pages(), m.num_links(), 0, m.restores, 0,
                      v == current.version};
-    for (const TableFile& f : m.tables) info.bytes += f.size;
+    for (int t = 0; t < kNumTables; ++t) info.bytes += m.bytes(static_cast<TableId>(t));
     if (auto it = pins.find(v); it != pins.end()) info.readers = it->second;
     list.versions.push_back(info);
   }

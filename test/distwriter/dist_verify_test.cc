@@ -54,7 +54,7 @@ struct TestDb {
   }
 
   std::string Path(int section, TableId t) const {
-    return cluster.GroupDir(section) + "/section/" + round.sections[section].table(t).name;
+    return cluster.GroupDir(section) + "/section/" + round.sections[section].table(t).front().name;
   }
 
   Rows Read(int section, TableId t) const {
@@ -71,7 +71,7 @@ struct TestDb {
   // rewritten to match at every machine.
   void Replace(int section, TableId t, const Rows& rows) {
     const std::string old = Path(section, t);
-    webdb::TableFile& f = round.sections[section].table(t);
+    webdb::TableFile& f = round.sections[section].table(t).front();
     f.name = webdb::TableFileName(t, round.version, "-replaced");
     auto builder = webdb::TableBuilder::Create(*env, Path(section, t));
     REQUIRE(builder.has_value());

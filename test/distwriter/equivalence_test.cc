@@ -92,7 +92,7 @@ void CheckSections(const DistCluster& cluster, const DbPlan& plan, const testuti
   uint64_t pages = 0;
   int non_empty = 0;
   for (const webdb::Manifest& m : round.sections) {
-    const uint64_t n = m.table(webdb::TableId::kPagesByUrl).records;
+    const uint64_t n = m.records(webdb::TableId::kPagesByUrl);
     pages += n;
     non_empty += n > 0 ? 1 : 0;
   }

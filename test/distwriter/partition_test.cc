@@ -30,7 +30,7 @@ void CheckRoundTrip(const std::vector<std::string>& breakpoints, int k) {
   for (webdb::Manifest& section : m.sections) {
     section.version = 1;
     for (int t = 0; t < webdb::kNumTables; ++t) {
-      section.tables[t].name = webdb::TableFileName(static_cast<webdb::TableId>(t), 1);
+      section.tables[t] = {webdb::TableFile{webdb::TableFileName(static_cast<webdb::TableId>(t), 1)}};
     }
   }
   m.breakpoints = breakpoints;

@@ -26,7 +26,8 @@ RoundManifest TwoSections() {
   for (int i = 0; i < 2; ++i) {
     m.sections[i].version = 3;
     for (int t = 0; t < webdb::kNumTables; ++t) {
-      m.sections[i].tables[t] = {webdb::TableFileName(static_cast<webdb::TableId>(t), 3), 1, 53, 7};
+      m.sections[i].tables[t] = {
+          webdb::TableFile{webdb::TableFileName(static_cast<webdb::TableId>(t), 3), 1, 53, 7}};
     }
   }
   return m;
@@ -67,7 +68,7 @@ TEST_CASE("round manifest: every section must name its four table files", "[dist
 
 TEST_CASE("round manifest: a section file outside the db directory is refused", "[distwriter]") {
   const std::string good = TwoSections().Encode();
-  const std::string name = TwoSections().sections[1].table(webdb::TableId::kLinksByMd5).name;
+  const std::string name = TwoSections().sections[1].table(webdb::TableId::kLinksByMd5).front().name;
   for (const std::string bad : {"../../etc/passwd", "..", "a/b.tbl"}) {
     std::string text = good.substr(0, good.rfind("crc "));
     text.replace(text.find(" " + name + " ", text.find("section 1 ")) + 1, name.size(), bad);

@@ -35,8 +35,8 @@ RoundManifest MakeRound(uint64_t version, int k = 3) {
   for (int i = 0; i < k; ++i) {
     r.sections[i].version = version;
     for (int t = 0; t < webdb::kNumTables; ++t) {
-      r.sections[i].tables[t] = {"t" + std::to_string(t) + "-" + std::to_string(version) + ".tbl",
-                                 uint64_t(t), 53, 7};
+      r.sections[i].tables[t] = {webdb::TableFile{
+          "t" + std::to_string(t) + "-" + std::to_string(version) + ".tbl", uint64_t(t), 53, 7}};
     }
   }
   return r;

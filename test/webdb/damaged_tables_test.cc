@@ -42,7 +42,7 @@ struct Db {
     REQUIRE(m.has_value());
     return *m;
   }
-  std::string Path(TableId t) const { return dir + "/" + Current().table(t).name; }
+  std::string Path(TableId t) const { return dir + "/" + Current().table(t).front().name; }
 
   std::unique_ptr<nutchfs::Env> env;
   std::string dir;

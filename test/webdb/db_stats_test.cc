@@ -91,16 +91,15 @@ TEST_CASE("host of a url is its scheme and authority", "[stats]") {
 TEST_CASE("quick stats sum the counts and sizes of the sections' manifests", "[stats]") {
   Manifest a, b;
   for (int t = 0; t < kNumTables; ++t) {
-    a.tables[t].records = 10 + t;
-    a.tables[t].size = 1000 * (t + 1);
-    b.tables[t].records = 1;
-    b.tables[t].size = 7;
+    a.tables[t] = {TableFile{"a", 10u + t, 1000u * (t + 1)}};
+    // b's tables in two parts: both count.
+    b.tables[t] = {TableFile{"b", 1, 3}, TableFile{"b.1", 0, 4}};
   }
   StatsReport r = QuickStats({&a, &b});
   CHECK(r.quick);
   CHECK(r.pages == a.num_pages() + b.num_pages());
   CHECK(r.links == a.num_links() + b.num_links());
-  CHECK(r.tables[static_cast<int>(TableId::kLinksByMd5)].bytes == a.table(TableId::kLinksByMd5).size + 7);
+  CHECK(r.tables[static_cast<int>(TableId::kLinksByMd5)].bytes == a.bytes(TableId::kLinksByMd5) + 7);
   CHECK(r.tables[static_cast<int>(TableId::kPagesByUrl)].records == 11);
   CHECK(r.due_pages == 0);
   CHECK(r.top_hosts_by_pages.empty());

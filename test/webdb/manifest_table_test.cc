@@ -40,14 +40,14 @@ TEST_CASE("a table is opened and checked against its manifest entry", "[manifest
   TableRef ref{dir.File("t.tbl"), entry, "MANIFEST-000004"};
 
   SECTION("the right file opens") {
-    auto table = OpenTableOf(*env, ref);
+    auto table = OpenTableOf(*env, {ref});
     REQUIRE(table.has_value());
     CHECK((*table)->num_records() == 10);
     CHECK(CheckTableOf(*env, ref).ok());
   }
   SECTION("a missing file is NotFound naming file and manifest") {
     ref.path = dir.File("none.tbl");
-    auto table = OpenTableOf(*env, ref);
+    auto table = OpenTableOf(*env, {ref});
     REQUIRE_FALSE(table.has_value());
     CHECK(table.error().IsNotFound());
     CHECK(Says(table.error(), {ref.path, "missing", "MANIFEST-000004"}));
@@ -57,21 +57,21 @@ TEST_CASE("a table is opened and checked against its manifest entry", "[manifest
   }
   SECTION("a file of another size") {
     ref.entry.size += 1;
-    for (Status s : {OpenTableOf(*env, ref).error(), CheckTableOf(*env, ref)}) {
+    for (Status s : {OpenTableOf(*env, {ref}).error(), CheckTableOf(*env, ref)}) {
       CHECK(s.IsCorruption());
       CHECK(Says(s, {ref.path, "size", "MANIFEST-000004 says"}));
     }
   }
   SECTION("a footer with another record count") {
     ref.entry.records = 11;
-    for (Status s : {OpenTableOf(*env, ref).error(), CheckTableOf(*env, ref)}) {
+    for (Status s : {OpenTableOf(*env, {ref}).error(), CheckTableOf(*env, ref)}) {
       CHECK(s.IsCorruption());
       CHECK(Says(s, {ref.path, "footer counts 10 records, MANIFEST-000004 says 11"}));
     }
   }
   SECTION("a damaged footer") {
     testutil::FlipByte(ref.path, entry.size - 20);
-    for (Status s : {OpenTableOf(*env, ref).error(), CheckTableOf(*env, ref)}) {
+    for (Status s : {OpenTableOf(*env, {ref}).error(), CheckTableOf(*env, ref)}) {
       CHECK(s.IsCorruption());
       CHECK(Says(s, {ref.path, "footer"}));
     }

@@ -134,8 +134,8 @@ TEST_CASE("empty table", "[table]") {
   CHECK(built.file_crc == crc32c::Value(FileBytes(path)));
   auto table = OpenOk(*env, path);
   CHECK(table->num_records() == 0);
-  CHECK(table->file_size() == built.file_size);
-  CHECK(table->path() == path);
+  CHECK(table->num_parts() == 1);
+  CHECK(table->path(0) == path);
   auto [rows, status] = Scan(*table);
   CHECK(rows.empty());
   CHECK(status.ok());
@@ -797,7 +797,7 @@ namespace webdb {
 namespace {
 
 uint64_t FooterFileId(nutchfs::Env& env, const std::string& path) {
-  return OpenOk(env, path)->footer().file_id;
+  return OpenOk(env, path)->footer(0).file_id;
 }
 
 TEST_CASE("a table's file id follows from its content", "[table]") {
@@ -837,8 +837,8 @@ TEST_CASE("tables of format version 1 (no file id) are still read", "[table]") {
   PutFixed64(&v1, kTableMagic);
   REQUIRE(nutchfs::WriteFileAtomically(*env, path, bytes + v1).ok());
   auto table = OpenOk(*env, path);
-  CHECK(table->footer().version == 1);
-  CHECK(table->footer().file_id == 0);
+  CHECK(table->footer(0).version == 1);
+  CHECK(table->footer(0).file_id == 0);
   ExpectScan(*table, rows);
   SECTION("a version 1 footer with a bad crc is corruption") {
     testutil::FlipByte(path, bytes.size() + 20);

@@ -39,7 +39,7 @@ struct Db {
     manifest = *m;
   }
   std::unique_ptr<Table> Open(TableId t) {
-    auto table = OpenTableOf(*env, {dir + "/" + manifest.table(t).name, manifest.table(t), "m"});
+    auto table = OpenTableOf(*env, TableRefsOf(dir, manifest, t, "m"));
     REQUIRE(table.has_value());
     return std::move(*table);
   }
@@ -63,9 +63,10 @@ TEST_CASE("the sorters get the budget less the indexes an update holds open", "[
     for (uint64_t b = 0; b < table->num_blocks(); ++b) {
       kept += table->block_last_key(b).size() + 2 * sizeof(uint64_t);
     }
-    index[static_cast<int>(t)] = Table::IndexMemory(table->footer());
+    REQUIRE(table->num_parts() == 1);
+    index[static_cast<int>(t)] = Table::IndexMemory(table->footer(0));
     CHECK(index[static_cast<int>(t)] >= kept);
-    CHECK(index[static_cast<int>(t)] <= kept + table->footer().index.size);
+    CHECK(index[static_cast<int>(t)] <= kept + table->footer(0).index.size);
   }
   const uint64_t held = index[2] + index[3] + std::max(index[0], index[1]);
 
@@ -81,7 +82,7 @@ TEST_CASE("the sorters get the budget less the indexes an update holds open", "[
     CHECK(*floor == small / 4);
   }
   SECTION("a table file cut short is an error naming it") {
-    const std::string path = db.dir + "/" + db.manifest.table(TableId::kLinksByUrl).name;
+    const std::string path = db.dir + "/" + db.manifest.table(TableId::kLinksByUrl).front().name;
     std::filesystem::resize_file(path, std::filesystem::file_size(path) - 1);
     auto bad = SorterBudget(*db.env, db.dir, db.manifest, budget);
     REQUIRE_FALSE(bad.has_value());

@@ -61,7 +61,7 @@ struct TestDb {
     REQUIRE(m.has_value());
     return *m;
   }
-  std::string Path(TableId t) { return dir + "/" + Current().table(t).name; }
+  std::string Path(TableId t) { return dir + "/" + Current().table(t).front().name; }
 
   Rows Read(TableId t) {
     auto table = Table::Open(*env, Path(t));
@@ -76,7 +76,7 @@ struct TestDb {
   // Replaces table t by a well-formed table of rows and rewrites the manifest to match.
   void Replace(TableId t, const Rows& rows) {
     Manifest m = Current();
-    TableFile& f = m.table(t);
+    TableFile& f = m.table(t).front();
     std::string old = dir + "/" + f.name;
     f.name = TableFileName(t, m.version, "-replaced");
     auto builder = TableBuilder::Create(*env, dir + "/" + f.name);
@@ -172,7 +172,7 @@ TEST_CASE("damaged files are reported with file and offset", "[verify][fault]") 
     CHECK(Reported(findings, {path, "at offset 0"}));
   }
   SECTION("flipped byte in the footer") {
-    testutil::FlipByte(path, db.Current().table(TableId::kLinksByMd5).size - 10);
+    testutil::FlipByte(path, db.Current().table(TableId::kLinksByMd5).front().size - 10);
     findings = db.Verify();
     CHECK(Reported(findings, {path, "footer"}));
   }
@@ -189,7 +189,7 @@ TEST_CASE("damaged files are reported with file and offset", "[verify][fault]") 
     REQUIRE(builder.has_value());
     for (const auto& [k, v] : rows) REQUIRE((*builder)->Add(k, v).ok());
     REQUIRE((*builder)->Finish().ok());
-    REQUIRE((*builder)->file_size() == db.Current().table(TableId::kLinksByMd5).size);
+    REQUIRE((*builder)->file_size() == db.Current().table(TableId::kLinksByMd5).front().size);
     REQUIRE(db.env->RenameFile(path + ".other", path).ok());
     findings = db.Verify();
     CHECK(Reported(findings, {path, "file id", "another table file is in its place"}));
@@ -246,7 +246,7 @@ TEST_CASE("damaged files are reported with file and offset", "[verify][fault]") 
   }
   SECTION("manifest record count differs from the footer") {
     Manifest m = db.Current();
-    m.table(TableId::kLinksByMd5).records = 7;
+    m.table(TableId::kLinksByMd5).front().records = 7;
     REQUIRE(InstallManifest(*db.env, db.dir, m).ok());
     findings = db.Verify();
     CHECK(Reported(findings, {path, "footer counts 3 records", "says 7"}));
@@ -271,7 +271,7 @@ void RewriteFirstBlock(TestDb& db, TableId t, size_t pos, char byte) {
   rewritten += file.substr(index_offset);
   REQUIRE(nutchfs::WriteFileAtomically(*db.env, path, rewritten).ok());
   Manifest m = db.Current();
-  m.table(t).crc = crc32c::Value(rewritten);
+  m.table(t).front().crc = crc32c::Value(rewritten);
   REQUIRE(InstallManifest(*db.env, db.dir, m).ok());
 }
 
@@ -301,8 +301,8 @@ void RewriteIndexKey(TestDb& db, TableId t, const std::string& old_key, const st
   REQUIRE(rewritten.size() == file.size());
   REQUIRE(nutchfs::WriteFileAtomically(*db.env, path, rewritten).ok());
   Manifest m = db.Current();
-  m.table(t).crc = crc32c::Value(rewritten);
-  m.table(t).id = footer.file_id;
+  m.table(t).front().crc = crc32c::Value(rewritten);
+  m.table(t).front().id = footer.file_id;
   REQUIRE(InstallManifest(*db.env, db.dir, m).ok());
 }
 
@@ -344,11 +344,11 @@ TEST_CASE("verify checks a kept older version with options.version", "[verify]")
   CHECK(result->version == first.version);
   CHECK(result->pages == 3);
   SECTION("damage in the older version is found") {
-    testutil::FlipByte(db.dir + "/" + first.table(TableId::kPagesByMd5).name, 3);
+    testutil::FlipByte(db.dir + "/" + first.table(TableId::kPagesByMd5).front().name, 3);
     result = VerifyDb(*db.env, db.dir, options);
     REQUIRE(result.has_value());
     CHECK_FALSE(result->clean());
-    CHECK(Reported(findings, {first.table(TableId::kPagesByMd5).name, "file CRC32C"}));
+    CHECK(Reported(findings, {first.table(TableId::kPagesByMd5).front().name, "file CRC32C"}));
   }
   SECTION("a version that is not kept is NotFound") {
     options.version = first.version + 7;

@@ -122,7 +122,7 @@ TEST_CASE("rollback publishes a new version naming the tables of a kept one", "[
   auto m = ReadCurrentManifest(*db.env, db.dir);
   REQUIRE(m.has_value());
   CHECK(m->restores == 2);
-  CHECK(m->table(TableId::kPagesByUrl).name == TableFileName(TableId::kPagesByUrl, 2));
+  CHECK(m->table(TableId::kPagesByUrl).front().name == TableFileName(TableId::kPagesByUrl, 2));
   SECTION("a rerun does nothing") {
     auto again = RollbackDb(*db.env, db.dir, 2, {});
     REQUIRE(again.has_value());
