@@ -25,15 +25,19 @@ DistPlumbing::DistPlumbing(nutchfs::Env& local, std::string work_dir, size_t mem
                                       64 << 10, webdb::kEditReadBufferSize)),
       sorters_(local, work_dir_, memory_budget, /*sort_thread=*/true) {}
 
-Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::Incoming(int stage) {
+Status DistPlumbing::EndStage(int stage) {
   // Earlier stages are done, except stage 3, whose edits stage 5 reads again.
   for (int s = 1; s < stage; ++s) {
     if (s == 3 || own_sections_[s - 1].empty()) continue;
     Status removed = local_.RemoveFile(own_sections_[s - 1]);
-    if (!removed.ok() && !removed.IsNotFound()) return Err(removed);  // gone if corrupt
+    if (!removed.ok() && !removed.IsNotFound()) return removed;  // gone if corrupt
     own_sections_[s - 1].clear();
   }
-  NUTCHFS_ASSIGN_OR_RETURN(auto sorted, sorters_.Finish(stage));
+  return sorters_.EndStage(stage);
+}
+
+Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::Incoming(int stage, size_t partition) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto sorted, sorters_.Finish(stage, partition));
   // A lone writer owns every section: its sorted edits go to the stage unwritten.
   if (k_ == 1) return sorted;
   NUTCHFS_RETURN_IF_ERROR(SendSections(stage, *sorted));
@@ -43,8 +47,9 @@ Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::Incoming(int stage) {
 
 // The files of stage 3 are still there: this writer's own section in the work
 // directory, the others' in its group until the round is cleaned up.
-Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::IncomingStage3Again() {
-  if (k_ == 1) return sorters_.Stage3Again();
+Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::IncomingStage3Again(
+    size_t partition) {
+  if (k_ == 1) return sorters_.Stage3Again(partition);
   return ReceiveAll(3);
 }
 

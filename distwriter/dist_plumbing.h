@@ -5,7 +5,9 @@
 // (ties by order, then by sender). The file of this writer's own section is not sent:
 // it is read where it was written. With k = 1 the sorted stream goes to the stage
 // directly, written nowhere. The local sorting is webdb::StageSorters', as in the
-// single-machine writer. Not thread-safe.
+// single-machine writer. A writer's section is one key range: the plumbing keeps no
+// partitions (webdb/update.h), so a writer merges each stage as a whole. Not
+// thread-safe.
 #ifndef DISTWRITER_DIST_PLUMBING_H_
 #define DISTWRITER_DIST_PLUMBING_H_
 
@@ -29,9 +31,13 @@ class DistPlumbing final : public webdb::StagePlumbing {
   // REQUIRES: set before the first Incoming() (the url split may be chosen late).
   void set_partition(Partition p) { partition_.emplace(std::move(p)); }
 
-  webdb::EditSink& Sink(int stage) override { return sorters_.Sink(stage); }
-  Result<std::unique_ptr<webdb::EditIterator>> Incoming(int stage) override;
-  Result<std::unique_ptr<webdb::EditIterator>> IncomingStage3Again() override;
+  webdb::EditSink& Sink(int stage, size_t producer) override {
+    return sorters_.Sink(stage, producer);
+  }
+  Status EndStage(int stage) override;
+  // REQUIRES: partition 0.
+  Result<std::unique_ptr<webdb::EditIterator>> Incoming(int stage, size_t partition) override;
+  Result<std::unique_ptr<webdb::EditIterator>> IncomingStage3Again(size_t partition) override;
 
  private:
   Status SendSections(int stage, webdb::EditIterator& sorted);

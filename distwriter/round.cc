@@ -123,8 +123,8 @@ Result<std::string> Round::LogCalls(webdb::StagePlumbing& plumbing) {
   Md5Stream md5;
   md5.Update(fmt::format("webdb-round-inputs k={} writer={}\n", config_.k, self_));
   const bool sample = committed_.breakpoints.empty() && config_.k > 1;
-  DigestingSink pages(plumbing.Sink(1), md5, sample ? &sample_ : nullptr);
-  DigestingSink links(plumbing.Sink(3), md5, nullptr);
+  DigestingSink pages(plumbing.Sink(1, 0), md5, sample ? &sample_ : nullptr);
+  DigestingSink links(plumbing.Sink(3, 0), md5, nullptr);
   webdb::CallLog log(pages, links, static_cast<uint64_t>(self_));
   for (const std::string& path : options_.call_files) {
     NUTCHFS_ASSIGN_OR_RETURN(auto reader, webdb::CallFileReader::Open(local_, path));

@@ -5,7 +5,10 @@
 namespace webdb {
 
 BlockMarks::BlockMarks(const Table& table, JoinKeyFn join_key)
-    : table_(table), join_key_(join_key), marked_(table.num_blocks(), false) {}
+    : table_(table),
+      join_key_(join_key),
+      blocks_(table.num_blocks()),
+      marked_(std::make_unique<std::atomic<bool>[]>(blocks_)) {}
 
 std::string_view BlockMarks::JoinKeyOfBlock(uint64_t block) const {
   return join_key_(table_.block_last_key(block));
@@ -16,8 +19,8 @@ std::string_view BlockMarks::JoinKeyOfBlock(uint64_t block) const {
 // can hold `key` are therefore the first block with J(i) >= key and every following
 // block as long as the one before it ends at J == key.
 void BlockMarks::Notice(std::string_view key) {
-  ++notices_;
-  const uint64_t n = marked_.size();
+  notices_.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t n = blocks_;
   uint64_t lo = 0, hi = n;
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo) / 2;
@@ -28,7 +31,7 @@ void BlockMarks::Notice(std::string_view key) {
     }
   }
   for (uint64_t i = lo; i < n; ++i) {
-    marked_[i] = true;
+    marked_[i].store(true, std::memory_order_relaxed);
     if (JoinKeyOfBlock(i) != key) break;
   }
 }

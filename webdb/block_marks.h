@@ -11,13 +11,15 @@
 // one flag per block of that table whatever the number of notices; marking depends
 // only on the old table and the notices, so it is deterministic.
 //
-// The Table must outlive the BlockMarks. Not thread-safe.
+// The Table must outlive the BlockMarks. Notice() may be called from several threads at
+// once (the workers of a stage's key ranges); marked() and notices() once they are done.
 #ifndef WEBDB_BLOCK_MARKS_H_
 #define WEBDB_BLOCK_MARKS_H_
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string_view>
-#include <vector>
 
 #include "webdb/table.h"
 
@@ -45,16 +47,19 @@ class BlockMarks final : public NoticeSink {
   // any order.
   void Notice(std::string_view key) override;
 
-  bool marked(uint64_t block) const { return block < marked_.size() && marked_[block]; }
-  uint64_t notices() const { return notices_; }
+  bool marked(uint64_t block) const {
+    return block < blocks_ && marked_[block].load(std::memory_order_relaxed);
+  }
+  uint64_t notices() const { return notices_.load(std::memory_order_relaxed); }
 
  private:
   std::string_view JoinKeyOfBlock(uint64_t block) const;
 
   const Table& table_;
   const JoinKeyFn join_key_;
-  std::vector<bool> marked_;  // one per data block of table_
-  uint64_t notices_ = 0;
+  const uint64_t blocks_;
+  std::unique_ptr<std::atomic<bool>[]> marked_;  // one per data block of table_
+  std::atomic<uint64_t> notices_{0};
 };
 
 }  // namespace webdb

@@ -8,8 +8,11 @@ namespace {
 
 // Record: key size u32, value size u32, order u64, kind u8, key, value.
 constexpr size_t kRecordHeader = 4 + 4 + 8 + 1;
-// Memory is taken from the pool in steps of this many bytes.
-constexpr size_t kStep = size_t{1} << 20;
+// Memory is taken from the pool in steps of a sixteenth of the budget, between these
+// sizes: several buffers fill at once (one a stage worker and partition, webdb/update.h),
+// and a step as large as a small budget would leave the others none.
+constexpr size_t kMinStep = size_t{4} << 10;
+constexpr size_t kMaxStep = size_t{1} << 20;
 constexpr size_t kChunkBytes = 7;
 constexpr uint64_t kKeyGoesOn = kChunkBytes + 1;
 // Ranges this small are sorted by comparison; larger ones by radix passes.
@@ -43,7 +46,9 @@ uint64_t Chunk(std::string_view key, size_t depth) {
 }  // namespace
 
 SortBuffer::SortBuffer(SortMemory& memory)
-    : memory_(memory), budget_slots_(std::max<size_t>(memory.budget() / sizeof(Entry), 1)) {}
+    : memory_(memory),
+      budget_slots_(std::max<size_t>(memory.budget() / sizeof(Entry), 1)),
+      step_(std::clamp(memory.budget() / 16, kMinStep, kMaxStep)) {}
 
 SortBuffer::~SortBuffer() { Release(); }
 
@@ -51,7 +56,7 @@ size_t SortBuffer::RecordSize(const EditView& e) {
   return kRecordHeader + e.key.size() + e.value.size() + sizeof(Entry);
 }
 
-bool SortBuffer::Reserve(size_t record_size) {
+bool SortBuffer::Reserve(size_t record_size, bool beyond_budget) {
   const size_t need = used_ + n_ * sizeof(Entry) + record_size;
   if (need > capacity()) {
     if (empty()) {
@@ -61,14 +66,14 @@ bool SortBuffer::Reserve(size_t record_size) {
     }
   }
   if (need <= taken_) return true;
-  const size_t step = std::min(std::max(need - taken_, kStep), capacity() - taken_);
+  const size_t step = std::min(std::max(need - taken_, step_), capacity() - taken_);
   if (memory_.Take(step)) {
     taken_ += step;
     return true;
   }
   const size_t rest = need - taken_;
   if (!memory_.Take(rest)) {
-    if (!empty()) return false;
+    if (!empty() && !beyond_budget) return false;
     memory_.Force(rest);
   }
   taken_ = need;

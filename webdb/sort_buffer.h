@@ -6,8 +6,8 @@
 //
 // The block starts at 1 MiB and doubles as it fills, up to the shared budget
 // (SortMemory), so a budget far above the data (or the machine) costs nothing; the
-// buffer takes memory from the pool as it fills, in steps of a MiB, and keeps it until
-// Release(). The block is memory mapped (MappedMemory, webdb/sort_memory.h), not taken
+// buffer takes memory from the pool as it fills, in steps of a sixteenth of the budget
+// (4 KiB to 1 MiB: several buffers fill at once), and keeps it until Release(). The block is memory mapped (MappedMemory, webdb/sort_memory.h), not taken
 // from the heap, where glibc kept freed blocks resident beyond the budget; released, it
 // goes to the pool, which keeps it for the next buffer to start in. Not thread-safe,
 // except that while one thread sorts the buffer, another may read the sorted front of it
@@ -41,9 +41,9 @@ class SortBuffer {
   size_t bytes() const { return used_ + n_ * sizeof(Entry); }
 
   // Makes room for one more record of record_size bytes, taking memory from the pool.
-  // False when the pool cannot give it (spill, Clear(), then add). An empty buffer
-  // always makes room, beyond the budget if it must.
-  bool Reserve(size_t record_size);
+  // False when the pool cannot give it (spill, Clear(), then add), unless beyond_budget:
+  // then it takes the memory beyond the budget. An empty buffer always makes room.
+  bool Reserve(size_t record_size, bool beyond_budget = false);
   // REQUIRES: Reserve(RecordSize(edit)) returned true since the last Add().
   void Add(const EditView& edit);
 
@@ -96,6 +96,7 @@ class SortBuffer {
 
   SortMemory& memory_;
   const size_t budget_slots_;
+  const size_t step_;  // memory is taken from the pool in steps of this many bytes
   MappedMemory block_;
   size_t slots_ = 0;  // size of block_ in entries
   size_t taken_ = 0;  // bytes taken from memory_

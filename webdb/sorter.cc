@@ -19,6 +19,8 @@ using nutchfs::Err;
 // budget (and at least kMinChunkBytes), each sorted while the next fills.
 constexpr size_t kChunksPerBudget = 8;
 constexpr size_t kMinChunkBytes = 16 << 10;
+// A sorter spills no run smaller than this share of the budget (Add).
+constexpr size_t kMinRunsPerBudget = 256;
 
 // A run being merged reads through a buffer of at least two frames.
 constexpr size_t kMinReadBuffer = 2 * kEditFrameSize;
@@ -87,6 +89,7 @@ Sorter::Sorter(nutchfs::Env& env, std::string tmp_dir, SortMemory& memory,
       fan_in_(FanInFor(memory.budget())),
       background_(background),
       chunk_bytes_(std::max<size_t>(memory.budget() / kChunksPerBudget, kMinChunkBytes)),
+      min_run_(memory.budget() / kMinRunsPerBudget),
       buffer_(std::make_unique<SortBuffer>(memory)) {}
 
 Sorter::~Sorter() {
@@ -106,7 +109,11 @@ Status Sorter::Add(const EditView& edit) {
   }
   const size_t size = SortBuffer::RecordSize(edit);
   if (background_ && !buffer_->empty() && buffer_->bytes() + size > chunk_bytes_) SealChunk();
-  if (!buffer_->Reserve(size)) {
+  // While the sorters filling with this one, or the read buffers of a merge, hold the
+  // whole pool, a spill would write a run of a few edits, a file each: below a small
+  // share of the budget the sorter takes its memory beyond the budget instead.
+  const bool small = chunks_held_ + buffer_->bytes() < min_run_;
+  if (!buffer_->Reserve(size, small)) {
     NUTCHFS_RETURN_IF_ERROR(Spill());
     buffer_->Reserve(size);  // an empty buffer always makes room
   }
@@ -126,6 +133,7 @@ std::string Sorter::NewRunPath() {
 // it is sorted (one sort at a time), and a new buffer starts.
 void Sorter::SealChunk() {
   WaitForSorting();
+  chunks_held_ += buffer_->bytes();
   chunks_.push_back(std::move(buffer_));
   SortBuffer* chunk = chunks_.back().get();
   sorting_ = std::async(std::launch::async, [chunk] { chunk->Sort(); });
@@ -162,6 +170,7 @@ Status Sorter::Spill() {
   runs_.push_back(std::move(path));
   ++runs_spilled_;
   chunks_.clear();  // their memory goes back to the pool
+  chunks_held_ = 0;
   buffer_->Clear();
   return Status::OK();
 }

@@ -14,8 +14,10 @@
 // budget (between 128 KiB and 4 MiB), so that the sorters filling meanwhile keep the
 // rest of the pool for large runs (at a 256 MiB budget, 512 runs merge in one pass).
 // Memory use stays within the pool's budget plus a small constant: the largest single
-// edit, one frame of the edit file being written, the Env's write buffer, and the floor
-// of 128 KiB per merged run when the pool is exhausted.
+// edit, one frame of the edit file being written, the Env's write buffer, the floor of
+// 128 KiB per merged run when the pool is exhausted, and a 256th of the budget: a sorter
+// that holds less than that when the pool has no more to give (others filling at the
+// same time hold it) takes its memory beyond the budget rather than spill a tiny run.
 //
 // The Sorter owns its run files (tmp_dir/<name>-run-NNNNNN.edits) and removes them when
 // destroyed; the iterator Finish() returns reads them (or the memory buffer), so it must
@@ -104,6 +106,8 @@ class Sorter final : public EditSink {
   const size_t fan_in_;
   const bool background_;
   const size_t chunk_bytes_;    // with background_, a buffer this full becomes a chunk
+  const size_t min_run_;        // a sorter holding less takes memory beyond the budget
+  size_t chunks_held_ = 0;      // bytes of the records in chunks_
   size_t read_buffer_ = 0;      // read buffer of each run being merged
   size_t read_memory_ = 0;      // taken from memory_ for them
   std::unique_ptr<SortBuffer> buffer_;              // filling

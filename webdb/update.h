@@ -6,13 +6,22 @@
 // single-machine writer sorts them locally; the distributed writer routes them to the
 // writers owning their keys and merges what arrives. Stage s's edits are complete once
 // stage s-1 has finished (every stage emits only to later stages), so the engine asks
-// for them exactly then. Not thread-safe.
+// for them exactly then.
+//
+// Partitions (docs/DESIGN.md): where the plumbing keeps a stage's edits apart by key
+// range and the stage is large, the stage merges each range on a worker of its own, at
+// once (WriterOptions::threads) or one after the other, each writing one part of the
+// new table (webdb/table.h). The ranges depend only on the tables and the edits, so the
+// files are the same either way. RunUpdate is not thread-safe; it starts and joins the
+// workers itself.
 #ifndef WEBDB_UPDATE_H_
 #define WEBDB_UPDATE_H_
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "nutchfs/env.h"
 #include "webdb/iterator.h"
@@ -27,17 +36,40 @@ namespace webdb {
 constexpr int kNumStages = 5;
 const char* StageName(int stage);  // "stage 1 pagesByURL", ...
 
+// The most key ranges the single-machine writer merges a stage in: one a core of the
+// machines it is built for. A constant, not the machine's count, so that a db's files do
+// not depend on the machine that wrote them.
+constexpr size_t kMaxPartitions = 2;
+
 class StagePlumbing {
  public:
   virtual ~StagePlumbing() = default;
-  // Where edits meant for `stage` go, whoever produces them (the call log feeds 1 and 3).
-  virtual EditSink& Sink(int stage) = 0;
-  // Ends the production of edits for `stage` and returns all of them meant for this
-  // directory's key range, sorted. Called once per stage, for stages 1..5 in order.
-  virtual Result<std::unique_ptr<EditIterator>> Incoming(int stage) = 0;
-  // Stage 3's edits once more, for stage 5 (so they are kept until then).
-  // REQUIRES: Incoming(5) was called; the iterator Incoming(3) returned is destroyed.
-  virtual Result<std::unique_ptr<EditIterator>> IncomingStage3Again() = 0;
+  // How many key ranges this plumbing can keep a stage's edits apart in. The
+  // distributed writer's plumbing has one (its writers are its ranges).
+  virtual size_t max_partitions() const { return 1; }
+  // Keeps the edits meant for `stage` apart at these increasing keys from now on:
+  // partition p holds the keys k with splits[p-1] <= k < splits[p]. REQUIRES:
+  // splits.size() < max_partitions(); no edit for stage added yet.
+  virtual void SplitEdits(int stage, std::vector<std::string> splits) {}
+  // The keys stage's edits are kept apart at; none: one partition.
+  virtual const std::vector<std::string>& splits(int stage) const;
+  // Where `producer` hands the edits meant for `stage`: the call log (stages 1 and 3) is
+  // producer 0, the worker of partition w of a stage is producer w. Each producer's sink
+  // is used by one thread at a time.
+  virtual EditSink& Sink(int stage, size_t producer) = 0;
+  // The number of edits meant for `stage`, when the plumbing knows it before they are
+  // read (the local one); nullopt otherwise. REQUIRES: the stages before it ended.
+  virtual std::optional<uint64_t> Count(int stage) const { return std::nullopt; }
+  // Ends the production of edits for `stage`. Called once per stage, for stages 1..5 in
+  // order, with the iterators of the stage before destroyed.
+  virtual Status EndStage(int stage) { return Status::OK(); }
+  // Partition p of the edits meant for this directory's key range, sorted. Called once
+  // per partition after EndStage(stage); a stage's partitions may be read on threads of
+  // their own at once.
+  virtual Result<std::unique_ptr<EditIterator>> Incoming(int stage, size_t partition) = 0;
+  // Partition p of stage 3's edits once more, for stage 5 (so they are kept until then).
+  // REQUIRES: EndStage(5) was called.
+  virtual Result<std::unique_ptr<EditIterator>> IncomingStage3Again(size_t partition) = 0;
 };
 
 struct UpdateParams {
@@ -46,6 +78,14 @@ struct UpdateParams {
   uint64_t url_section = 0;   // this directory's url range (numbers inserted links)
   const WriterOptions* options = nullptr;
 };
+
+// Keeps the edits of stages 1, 2, 3 and 5 apart by key range, as RunUpdate merges
+// them: stage 1's at the middle of the old pagesByURL (if it has two blocks or more),
+// the md5 stages' at the middle of the md5 space. Stage 4's ranges come from the new
+// pagesByURL, which RunUpdate splits them by. Does nothing for a plumbing of one
+// partition. REQUIRES: before the first edit is added.
+Status SplitStageEdits(nutchfs::Env& env, const std::string& dir, const Manifest& old,
+                       StagePlumbing& plumbing);
 
 // The part of memory_budget that the sorters of an update of `old` (in dir) may take:
 // the budget less the indexes of the tables the update holds open at once (both link

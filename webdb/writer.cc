@@ -16,23 +16,32 @@
 namespace webdb {
 namespace {
 
-// Every stage's edits are sorted locally, and the sorted stream is the stage's input.
+// Every stage's edits are sorted locally, kept apart by key range, and the sorted
+// streams are the stage's input.
 class LocalPlumbing final : public StagePlumbing {
  public:
   LocalPlumbing(nutchfs::Env& env, const std::string& work_dir, size_t memory_budget,
-                bool sort_thread)
-      : sorters_(env, work_dir, memory_budget, sort_thread) {}
+                bool threads)
+      : sorters_(env, work_dir, memory_budget, threads, kMaxPartitions) {}
 
-  EditSink& Sink(int stage) override { return sorters_.Sink(stage); }
-  Result<std::unique_ptr<EditIterator>> Incoming(int stage) override {
-    return sorters_.Finish(stage);
+  size_t max_partitions() const override { return sorters_.max_partitions(); }
+  void SplitEdits(int stage, std::vector<std::string> splits) override {
+    sorters_.Split(stage, std::move(splits));
+  }
+  const std::vector<std::string>& splits(int stage) const override {
+    return sorters_.splits(stage);
+  }
+  EditSink& Sink(int stage, size_t producer) override { return sorters_.Sink(stage, producer); }
+  std::optional<uint64_t> Count(int stage) const override { return sorters_.count(stage); }
+  Status EndStage(int stage) override { return sorters_.EndStage(stage); }
+  Result<std::unique_ptr<EditIterator>> Incoming(int stage, size_t partition) override {
+    return sorters_.Finish(stage, partition);
+  }
+  Result<std::unique_ptr<EditIterator>> IncomingStage3Again(size_t partition) override {
+    return sorters_.Stage3Again(partition);
   }
 
-  Result<std::unique_ptr<EditIterator>> IncomingStage3Again() override {
-    return sorters_.Stage3Again();
-  }
-
-  // REQUIRES: before the first Incoming().
+  // REQUIRES: before the first EndStage().
   uint64_t logged() const { return sorters_.count(1) + sorters_.count(3); }
 
  private:
@@ -48,8 +57,8 @@ class SingleWriter final : public Writer {
         options_(std::move(options)),
         current_(std::move(current)),
         lock_(std::move(lock)),
-        plumbing_(env, dir_ + "/work", sorter_budget, options_.sort_thread),
-        log_(plumbing_.Sink(1), plumbing_.Sink(3), /*writer=*/0) {}
+        plumbing_(env, dir_ + "/work", sorter_budget, options_.threads),
+        log_(plumbing_.Sink(1, 0), plumbing_.Sink(3, 0), /*writer=*/0) {}
 
   Status AddPage(const Page& p) override { return log_.AddPage(p); }
   Status AddPageWithScore(const Page& p) override { return log_.AddPageWithScore(p); }
@@ -80,6 +89,10 @@ class SingleWriter final : public Writer {
   }
 
   void set_keep(uint32_t keep) override { keep_ = keep; }
+
+  // Keeps the logged edits apart by the key ranges the update merges at once.
+  Status SplitEdits() { return SplitStageEdits(env_, dir_, current_, plumbing_); }
+  uint64_t version() const { return current_.version; }
 
  private:
   Status Apply() {
@@ -164,8 +177,14 @@ Result<std::unique_ptr<Writer>> Writer::Open(nutchfs::Env& env, const std::strin
   NUTCHFS_RETURN_IF_ERROR(env.RemoveDirRecursively(dir + "/work"));
   NUTCHFS_RETURN_IF_ERROR(env.CreateDirs(dir + "/work"));
   NUTCHFS_RETURN_IF_ERROR(CollectGarbage(env, dir, current));
-  return std::unique_ptr<Writer>(new SingleWriter(env, dir, std::move(options), std::move(current),
-                                                  std::move(lock), *sorter_budget));
+  auto writer = std::make_unique<SingleWriter>(env, dir, std::move(options), std::move(current),
+                                               std::move(lock), *sorter_budget);
+  Status split = writer->SplitEdits();
+  if (!split.ok()) {
+    return Err(split.WithContext(fmt::format("{}: version {} not published", dir,
+                                             writer->version() + 1)));
+  }
+  return std::unique_ptr<Writer>(std::move(writer));
 }
 
 }  // namespace webdb

@@ -47,9 +47,14 @@ struct WriterOptions {
   // Called now and then during Close(); may be empty.
   ProgressFn progress;
   StageHooks hooks;
-  // Sort the edits held in memory in chunks on a thread of their own while more edits
-  // come in (webdb/sorter.h). The result is the same either way.
-  bool sort_thread = true;
+  // Sort the edits held in memory in chunks on threads of their own while more edits
+  // come in (webdb/sorter.h), and merge the key ranges of a stage at once
+  // (webdb/update.h). The result is the same either way.
+  bool threads = true;
+  // A stage is merged in key ranges once its old rows and edits reach twice this many
+  // (webdb/update.h); the ranges are parts of its new table. Tests lower it to split
+  // small tables.
+  uint64_t partition_rows = uint64_t{1} << 15;
 };
 
 // The six calls of a writer session. Implemented by Writer (single machine) and by

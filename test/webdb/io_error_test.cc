@@ -34,7 +34,7 @@ constexpr int kErrors[] = {ENOSPC, EIO, EDQUOT};
 
 WriterOptions SmallBudget() {
   WriterOptions o;
-  o.memory_budget = 64 << 10;  // the sorts spill runs
+  o.memory_budget = 16 << 10;  // the sorts spill runs
   return o;
 }
 

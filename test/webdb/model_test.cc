@@ -13,6 +13,7 @@
 
 #include "test/util/model_db.h"
 #include "test/util/session_gen.h"
+#include "webdb/manifest.h"
 
 namespace testutil {
 namespace {
@@ -171,6 +172,8 @@ TEST_CASE("random sessions give the model's result", "[random]") {
     // Half the seeds sort within 16 KiB (about 5 KiB a sorter): sessions of more than about
     // 40 page calls spill.
     if (seed % 2 == 0) options.memory_budget = 16 << 10;
+    // Every other seed merges each stage in key ranges, however small (webdb/update.h).
+    if (seed % 4 < 2) options.partition_rows = 1;
     RunSeed(seed, 10, GenOptions{}, options, &coverage);
   }
   INFO("cases the generator never produced: " << coverage.Missing());
@@ -187,6 +190,40 @@ TEST_CASE("random sessions with a larger universe", "[random]") {
   }
 }
 
+// Every stage merged in key ranges, at once or one after the other, the url stages too:
+// pagesByURL has several blocks, so stage 1 and stage 4 have ranges (webdb/update.h).
+TEST_CASE("random sessions merged in key ranges", "[random]") {
+  GenOptions gen;
+  gen.universe_urls = 1500;
+  gen.universe_md5s = 300;
+  gen.min_calls = 1000;
+  gen.max_calls = 3000;
+  gen.churn = 0.2;
+  for (uint64_t seed = 401; seed <= 403; ++seed) {
+    webdb::WriterOptions options;
+    options.partition_rows = 1;
+    options.threads = seed % 2 == 0;
+    ModelDb db(options);
+    SessionGenerator generator(seed, gen);
+    std::set<webdb::TableId> in_parts;  // tables some session left in more than one part
+    for (int i = 0; i < 6; ++i) {
+      Session s = generator.Next();
+      CAPTURE(seed, i);
+      INFO(FormatSession(s, 400));
+      REQUIRE(db.Apply(s).ok());
+      std::string diff = db.Check();
+      INFO(diff);
+      REQUIRE(diff.empty());
+      auto m = webdb::ReadCurrentManifest(db.env(), db.dir());
+      REQUIRE(m.has_value());
+      for (int t = 0; t < webdb::kNumTables; ++t) {
+        if (m->tables[t].size() > 1) in_parts.insert(static_cast<webdb::TableId>(t));
+      }
+    }
+    CHECK(in_parts.size() == webdb::kNumTables);
+  }
+}
+
 // Small sessions on a db of many blocks: most blocks of every table have no edit, so the
 // stages copy them whole, and stages 3 and 4 copy those that no notice marked while
 // rechecking the marked ones row by row (webdb/block_marks.h).
@@ -200,7 +237,9 @@ TEST_CASE("small sessions on a db of many blocks", "[random]") {
   gen.long_url_chance = 0;
   gen.long_anchor_chance = 0;
   for (uint64_t seed = 301; seed <= 302; ++seed) {
-    ModelDb db;
+    webdb::WriterOptions options;
+    if (seed == 302) options.partition_rows = 1;  // and in key ranges
+    ModelDb db(options);
     SessionGenerator generator(seed, gen);
     for (int i = 0; i < 8; ++i) {
       Session s = generator.Next();
@@ -215,13 +254,16 @@ TEST_CASE("small sessions on a db of many blocks", "[random]") {
   }
 }
 
-// The sorters' run files in the writer's work area (named in webdb/sorter.h).
+// The run files of stage 1's sorters in the writer's work area (named in
+// webdb/stage_sorters.h and webdb/sorter.h).
 std::set<std::string> StageOneRuns(nutchfs::Env& env, const std::string& work_dir) {
   std::set<std::string> runs;
   auto children = env.GetChildren(work_dir);
   if (!children) return runs;
   for (const std::string& name : *children) {
-    if (name.rfind("stage1-run-", 0) == 0) runs.insert(name);
+    if (name.starts_with("stage1.") && name.find("-run-") != std::string::npos) {
+      runs.insert(name);
+    }
   }
   return runs;
 }

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <random>
+#include <thread>
 
 #include "test/util/edit_util.h"
 #include "test/util/temp_dir.h"
@@ -35,13 +36,16 @@ size_t RunsOf(nutchfs::Env& env, const std::string& dir, const std::string& stag
   auto names = env.GetChildren(dir);
   size_t n = 0;
   if (names) {
-    for (const std::string& name : *names) n += name.starts_with(stage + "-run-");
+    for (const std::string& name : *names) {
+      n += name.starts_with(stage + ".") && name.find("-run-") != std::string::npos;
+    }
   }
   return n;
 }
 
 void Expect(StageSorters& sorters, int stage, const std::vector<OwnedEdit>& added) {
   CAPTURE(stage);
+  REQUIRE(sorters.EndStage(stage).ok());
   auto it = sorters.Finish(stage);
   REQUIRE(it);
   testutil::Drained got = testutil::Drain(**it);
@@ -91,6 +95,71 @@ TEST_CASE("a lone stage sorter may use the whole pool, later stages that spill g
   CHECK(RunsOf(*env, work, "stage3") == spilled + 1);
   Expect(sorters, 2, {});
   Expect(sorters, 3, third);
+}
+
+TEST_CASE("edits kept apart by key range: a partition's stream merges its producers'") {
+  const bool threads = GENERATE(false, true);
+  const size_t budget = GENERATE(size_t{64} << 10, size_t{64} << 20);  // spilling or not
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  StageSorters sorters(*env, dir.File("work"), budget, threads, /*max_partitions=*/2);
+  const std::string split("\x05", 1);
+  for (int stage = 1; stage <= kNumStages; ++stage) sorters.Split(stage, {split});
+  CHECK(sorters.splits(2) == std::vector<std::string>{split});
+  // Each producer adds its own edits: the same keys, but orders of its own.
+  std::vector<std::vector<std::vector<OwnedEdit>>> added(2);
+  for (size_t w = 0; w < 2; ++w) {
+    std::mt19937_64 rng(50 + w);
+    added[w].resize(kNumStages);
+    for (OwnedEdit& e : testutil::RandomEdits(rng, 6000)) {
+      e.order |= uint64_t{w} << 40;
+      added[w][rng() % kNumStages].push_back(std::move(e));
+    }
+  }
+  auto produce = [&](size_t w) {
+    for (int stage = 1; stage <= kNumStages; ++stage) {
+      for (const OwnedEdit& e : added[w][stage - 1]) {
+        REQUIRE(sorters.Sink(stage, w).Add(e.view()).ok());
+      }
+    }
+  };
+  if (threads) {
+    std::thread other(produce, 1);
+    produce(0);
+    other.join();
+  } else {
+    produce(0);
+    produce(1);
+  }
+  // What partition p of a stage must hold: both producers' edits of its range, sorted.
+  auto expected = [&](int stage, size_t p) {
+    std::vector<OwnedEdit> part;
+    for (size_t w = 0; w < 2; ++w) {
+      for (const OwnedEdit& e : added[w][stage - 1]) {
+        if ((e.key >= split) == (p == 1)) part.push_back(e);
+      }
+    }
+    return testutil::StableSorted(part);
+  };
+  for (int stage = 1; stage <= kNumStages; ++stage) {
+    CAPTURE(stage);
+    CHECK(sorters.count(stage) == added[0][stage - 1].size() + added[1][stage - 1].size());
+    REQUIRE(sorters.EndStage(stage).ok());
+    for (size_t p = 0; p < 2; ++p) {
+      auto it = sorters.Finish(stage, p);
+      REQUIRE(it);
+      testutil::Drained got = testutil::Drain(**it);
+      REQUIRE(got.status.ok());
+      CHECK(got.edits == expected(stage, p));
+    }
+  }
+  for (size_t p = 0; p < 2; ++p) {
+    auto again = sorters.Stage3Again(p);
+    REQUIRE(again);
+    testutil::Drained got = testutil::Drain(**again);
+    REQUIRE(got.status.ok());
+    CHECK(got.edits == expected(3, p));
+  }
 }
 
 }  // namespace
