@@ -251,7 +251,9 @@ Result<webdb::VersionList> ListRounds(const DistConfig& config, nutchfs::Env* en
     info.pages = round.num_pages();
     info.links = round.num_links();
     for (const webdb::Manifest& s : round.sections) {
-      for (int t = 0; t < webdb::kNumTables; ++t) info.bytes += s.bytes(static_cast<webdb::TableId>(t));
+      for (int t = 0; t < webdb::kNumTables; ++t) {
+        info.bytes += s.bytes(static_cast<webdb::TableId>(t));
+      }
     }
     info.restores = round.restores;
     info.readers = pins.contains(round.version) ? pins.at(round.version) : 0;

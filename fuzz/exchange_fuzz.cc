@@ -36,7 +36,8 @@ void CheckBreakpoints(const std::vector<std::string>& urls, int k) {
   for (webdb::Manifest& section : m.sections) {
     section.version = 1;
     for (int t = 0; t < webdb::kNumTables; ++t) {
-      section.tables[t] = {webdb::TableFile{webdb::TableFileName(static_cast<webdb::TableId>(t), 1)}};
+      const auto id = static_cast<webdb::TableId>(t);
+      section.tables[t] = {webdb::TableFile{webdb::TableFileName(id, 1)}};
     }
   }
   m.breakpoints = *breakpoints;

@@ -7,8 +7,9 @@
 // The block starts at 1 MiB and doubles as it fills, up to the shared budget
 // (SortMemory), so a budget far above the data (or the machine) costs nothing; the
 // buffer takes memory from the pool as it fills, in steps of a sixteenth of the budget
-// (4 KiB to 1 MiB: several buffers fill at once), and keeps it until Release(). The block is memory mapped (MappedMemory, webdb/sort_memory.h), not taken
-// from the heap, where glibc kept freed blocks resident beyond the budget; released, it
+// (4 KiB to 1 MiB: several buffers fill at once), and keeps it until Release(). The
+// block is memory mapped (MappedMemory, webdb/sort_memory.h), not taken from the heap,
+// where glibc kept freed blocks resident beyond the budget; released, it
 // goes to the pool, which keeps it for the next buffer to start in. Not thread-safe,
 // except that while one thread sorts the buffer, another may read the sorted front of it
 // (WaitSorted, Get).

@@ -211,7 +211,8 @@ void Table::Iter::EnterBlock(uint64_t index, bool readahead) {
     return Fail(CorruptionInBlock("empty data block"));
   }
   if (index > 0 && reader_.key() <= table_->block_last_key(index - 1)) {
-    return Fail(CorruptionInBlock("first key not greater than the previous block's last key: block"));
+    return Fail(
+        CorruptionInBlock("first key not greater than the previous block's last key: block"));
   }
   ++seen_;
   valid_ = !PastRange();

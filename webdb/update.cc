@@ -221,17 +221,27 @@ class Update {
     if (stage == 5) rows += plumbing_.Count(3).value_or(0);
     const bool whole = splits.empty() || rows < 2 * params_.options->partition_rows;
     const std::vector<Part> parts = PartsOf(splits, whole);
+    NUTCHFS_ASSIGN_OR_RETURN(TableParts files,
+                             MergeParts(stage, *old_table, parts, std::move(first)));
+    if (stage != 3) next_.table(kStageTable[stage - 1]) = std::move(files);
+    return Status::OK();
+  }
+
+  // Merges the stage's parts, at once where the options allow; the part files of its
+  // new table (none for stage 3), leaving out those with no row but the table's first.
+  Result<TableParts> MergeParts(int stage, const Table& old_table, const std::vector<Part>& parts,
+                                std::unique_ptr<EditIterator> first) {
     // The new table of an earlier stage that this one joins against.
     std::unique_ptr<Table> joined;
     if (stage >= 3) {
       const TableId t = stage == 4 ? TableId::kPagesByUrl : TableId::kPagesByMd5;
       NUTCHFS_ASSIGN_OR_RETURN(joined, OpenTable(t));
     }
-    StageProgress progress(params_.options->progress, parts.size(), old_table->num_records());
+    StageProgress progress(params_.options->progress, parts.size(), old_table.num_records());
     std::vector<Result<std::optional<TableFile>>> written(parts.size());
     auto work = [&](size_t w) {
-      written[w] = RunPart(stage, w, parts[w], *old_table, joined.get(), w == 0 ? std::move(first)
-                                                                               : nullptr,
+      std::unique_ptr<EditIterator> read = w == 0 ? std::move(first) : nullptr;
+      written[w] = RunPart(stage, w, parts[w], old_table, joined.get(), std::move(read),
                            progress.ForWorker(w));
     };
     if (params_.options->threads && parts.size() > 1) {
@@ -244,13 +254,11 @@ class Update {
     }
     TableParts files;
     for (auto& part : written) {
-      if (!part) return part.error();
+      if (!part) return Err(part.error());
       if (*part && (files.empty() || (*part)->records > 0)) files.push_back(**part);
     }
-    // A part with no rows is left out, unless it is the table's only one.
     if (files.size() > 1 && files.front().records == 0) files.erase(files.begin());
-    if (!files.empty()) next_.table(kStageTable[stage - 1]) = std::move(files);
-    return Status::OK();
+    return files;
   }
 
   // The edits a worker merges: the partitions of its part, and for stage 5 the same

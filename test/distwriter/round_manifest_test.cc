@@ -68,7 +68,8 @@ TEST_CASE("round manifest: every section must name its four table files", "[dist
 
 TEST_CASE("round manifest: a section file outside the db directory is refused", "[distwriter]") {
   const std::string good = TwoSections().Encode();
-  const std::string name = TwoSections().sections[1].table(webdb::TableId::kLinksByMd5).front().name;
+  const std::string name =
+      TwoSections().sections[1].table(webdb::TableId::kLinksByMd5).front().name;
   for (const std::string bad : {"../../etc/passwd", "..", "a/b.tbl"}) {
     std::string text = good.substr(0, good.rfind("crc "));
     text.replace(text.find(" " + name + " ", text.find("section 1 ")) + 1, name.size(), bad);

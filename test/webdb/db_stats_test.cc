@@ -99,7 +99,8 @@ TEST_CASE("quick stats sum the counts and sizes of the sections' manifests", "[s
   CHECK(r.quick);
   CHECK(r.pages == a.num_pages() + b.num_pages());
   CHECK(r.links == a.num_links() + b.num_links());
-  CHECK(r.tables[static_cast<int>(TableId::kLinksByMd5)].bytes == a.bytes(TableId::kLinksByMd5) + 7);
+  CHECK(r.tables[static_cast<int>(TableId::kLinksByMd5)].bytes ==
+        a.bytes(TableId::kLinksByMd5) + 7);
   CHECK(r.tables[static_cast<int>(TableId::kPagesByUrl)].records == 11);
   CHECK(r.due_pages == 0);
   CHECK(r.top_hosts_by_pages.empty());

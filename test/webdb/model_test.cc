@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -145,9 +146,11 @@ class Coverage {
   bool pairs_[4][4] = {};
 };
 
-// Runs `sessions` generated sessions from seed on a fresh db and model.
+// Runs `sessions` generated sessions from seed on a fresh db and model; after_each (if
+// set) looks at the db after each one.
 void RunSeed(uint64_t seed, int sessions, const GenOptions& gen_options,
-             const webdb::WriterOptions& writer_options, Coverage* coverage) {
+             const webdb::WriterOptions& writer_options, Coverage* coverage,
+             const std::function<void(ModelDb&)>& after_each = {}) {
   ModelDb db(writer_options);
   SessionGenerator gen(seed, gen_options);
   for (int i = 0; i < sessions; ++i) {
@@ -162,6 +165,7 @@ void RunSeed(uint64_t seed, int sessions, const GenOptions& gen_options,
     INFO(diff);
     REQUIRE(diff.empty());
     if (coverage) coverage->Observe(before, s, db.model());
+    if (after_each) after_each(db);
   }
 }
 
@@ -203,23 +207,14 @@ TEST_CASE("random sessions merged in key ranges", "[random]") {
     webdb::WriterOptions options;
     options.partition_rows = 1;
     options.threads = seed % 2 == 0;
-    ModelDb db(options);
-    SessionGenerator generator(seed, gen);
     std::set<webdb::TableId> in_parts;  // tables some session left in more than one part
-    for (int i = 0; i < 6; ++i) {
-      Session s = generator.Next();
-      CAPTURE(seed, i);
-      INFO(FormatSession(s, 400));
-      REQUIRE(db.Apply(s).ok());
-      std::string diff = db.Check();
-      INFO(diff);
-      REQUIRE(diff.empty());
+    RunSeed(seed, 6, gen, options, nullptr, [&in_parts](ModelDb& db) {
       auto m = webdb::ReadCurrentManifest(db.env(), db.dir());
       REQUIRE(m.has_value());
       for (int t = 0; t < webdb::kNumTables; ++t) {
         if (m->tables[t].size() > 1) in_parts.insert(static_cast<webdb::TableId>(t));
       }
-    }
+    });
     CHECK(in_parts.size() == webdb::kNumTables);
   }
 }

@@ -2,6 +2,7 @@
 // file would give, block numbers across the parts, moves that stop at the range's end,
 // and parts that disagree with each other reported as Corruption.
 #include <catch2/catch.hpp>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
@@ -25,7 +26,9 @@ Rows Groups(std::mt19937& rng, int groups, size_t max_group) {
     const std::string prefix = std::to_string(1000 + 3 * g);
     std::set<std::string> keys;
     const size_t n = 1 + rng() % max_group;
-    while (keys.size() < n) keys.insert(prefix + std::string(rng() % 20, 'k') + std::to_string(rng() % 1000));
+    while (keys.size() < n) {
+      keys.insert(prefix + std::string(rng() % 20, 'k') + std::to_string(rng() % 1000));
+    }
     for (const std::string& k : keys) rows.emplace_back(k, std::string(rng() % 30, 'v'));
   }
   return rows;
@@ -67,6 +70,24 @@ Rows InRange(const Rows& rows, const KeyRange& range) {
   return out;
 }
 
+// Every row from the first the iterator stands on; its status must be OK at the end.
+Rows ScanAll(Iterator& it) {
+  Rows rows;
+  for (it.SeekToFirst(); it.Valid(); it.Next()) rows.emplace_back(it.key(), it.value());
+  CHECK(it.status().ok());
+  return rows;
+}
+
+// A directory, an Env and rows in groups (seeded).
+struct Fixture {
+  Fixture(uint32_t seed, int groups, size_t max_group)
+      : rng(seed), rows(Groups(rng, groups, max_group)) {}
+  testutil::TempDir dir;
+  std::unique_ptr<nutchfs::Env> env = nutchfs::NewLocalEnv();
+  std::mt19937 rng;
+  const Rows rows;
+};
+
 // A key near row i: the row's own key, or one just below or above it.
 std::string KeyNear(const Rows& rows, size_t i, int how) {
   const std::string& k = rows[i].first;
@@ -76,12 +97,10 @@ std::string KeyNear(const Rows& rows, size_t i, int how) {
 }
 
 TEST_CASE("a table in parts reads as the one file of its rows would", "[table]") {
-  testutil::TempDir dir;
-  auto env = nutchfs::NewLocalEnv();
-  std::mt19937 rng(3);
-  const Rows rows = Groups(rng, 80, 12);
+  Fixture f(3, 80, 12);
+  const Rows& rows = f.rows;
   const size_t n = rows.size();
-  auto table = Parted(*env, dir, rows, {0, n / 3, n / 3, n / 3 + 1, 2 * n / 3});
+  auto table = Parted(*f.env, f.dir, rows, {0, n / 3, n / 3, n / 3 + 1, 2 * n / 3});
   CHECK(table->num_parts() == 6);
   CHECK(table->num_records() == n);
   REQUIRE(table->num_blocks() > 30);
@@ -91,10 +110,7 @@ TEST_CASE("a table in parts reads as the one file of its rows would", "[table]")
   CHECK(table->block_last_key(table->num_blocks() - 1) == rows.back().first);
 
   auto it = table->NewIterator();
-  Rows scanned;
-  for (it->SeekToFirst(); it->Valid(); it->Next()) scanned.emplace_back(it->key(), it->value());
-  CHECK(it->status().ok());
-  CHECK(scanned == rows);
+  CHECK(ScanAll(*it) == rows);
   for (size_t i = 0; i < n; ++i) {
     INFO("row " << i);
     it->Seek(rows[i].first);
@@ -109,14 +125,13 @@ TEST_CASE("a table in parts reads as the one file of its rows would", "[table]")
 }
 
 TEST_CASE("an iterator within a key range sees the rows of the range only", "[table]") {
-  testutil::TempDir dir;
-  auto env = nutchfs::NewLocalEnv();
-  std::mt19937 rng(5);
-  const Rows rows = Groups(rng, 60, 15);
+  Fixture f(5, 60, 15);
+  const Rows& rows = f.rows;
+  std::mt19937& rng = f.rng;
   const size_t n = rows.size();
-  auto one_file = Parted(*env, dir, rows, {});
+  auto one_file = Parted(*f.env, f.dir, rows, {});
   testutil::TempDir dir2;
-  auto parted = Parted(*env, dir2, rows, {n / 4, n / 2, n / 2});
+  auto parted = Parted(*f.env, dir2, rows, {n / 4, n / 2, n / 2});
   for (const Table* table : {one_file.get(), parted.get()}) {
     for (int trial = 0; trial < 200; ++trial) {
       KeyRange range;
@@ -126,10 +141,7 @@ TEST_CASE("an iterator within a key range sees the rows of the range only", "[ta
       INFO("trial " << trial << " [" << range.lower << ", " << range.upper.value_or("-") << ")");
       const Rows expected = InRange(rows, range);
       auto it = table->NewIterator(range);
-      Rows scanned;
-      for (it->SeekToFirst(); it->Valid(); it->Next()) scanned.emplace_back(it->key(), it->value());
-      CHECK(it->status().ok());
-      CHECK(scanned == expected);
+      CHECK(ScanAll(*it) == expected);
       // Seeks below the range land on its first row; above it, nowhere.
       it->Seek("");
       CHECK(it->Valid() == !expected.empty());
@@ -181,12 +193,11 @@ std::pair<uint64_t, std::vector<std::string>> Walk(Iterator& it, std::mt19937& r
 }
 
 TEST_CASE("moves over several rows stop at the end of the range", "[table]") {
-  testutil::TempDir dir;
-  auto env = nutchfs::NewLocalEnv();
-  std::mt19937 rng(7);
-  const Rows rows = Groups(rng, 50, 25);
+  Fixture f(7, 50, 25);
+  const Rows& rows = f.rows;
+  std::mt19937& rng = f.rng;
   const size_t n = rows.size();
-  auto table = Parted(*env, dir, rows, {n / 3, 2 * n / 3});
+  auto table = Parted(*f.env, f.dir, rows, {n / 3, 2 * n / 3});
   for (int trial = 0; trial < 300; ++trial) {
     KeyRange range;
     const size_t a = rng() % n, b = rng() % n;
@@ -204,10 +215,10 @@ TEST_CASE("moves over several rows stop at the end of the range", "[table]") {
 }
 
 TEST_CASE("parts out of key order are Corruption naming the part", "[table]") {
-  testutil::TempDir dir;
-  auto env = nutchfs::NewLocalEnv();
-  std::mt19937 rng(9);
-  const Rows rows = Groups(rng, 30, 10);
+  Fixture f(9, 30, 10);
+  const Rows& rows = f.rows;
+  testutil::TempDir& dir = f.dir;
+  auto& env = f.env;
   const size_t n = rows.size();
   auto open = [&](std::vector<std::string> paths) {
     std::vector<std::unique_ptr<nutchfs::RandomAccessFile>> files;
@@ -241,10 +252,7 @@ TEST_CASE("parts out of key order are Corruption naming the part", "[table]") {
     REQUIRE(table.has_value());
     CHECK((*table)->num_records() == n);
     auto it = (*table)->NewIterator();
-    size_t seen = 0;
-    for (it->SeekToFirst(); it->Valid(); it->Next()) ++seen;
-    CHECK(it->status().ok());
-    CHECK(seen == n);
+    CHECK(ScanAll(*it).size() == n);
   }
 }
 
