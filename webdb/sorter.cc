@@ -33,8 +33,8 @@ constexpr size_t kMaxEditBytes = size_t{1} << 31;
 constexpr size_t kReadShareDivisor = 4;
 
 // As many runs as leave each a kMinReadBuffer of the read share, between 2 and kMaxFanIn.
-size_t FanInFor(size_t budget) {
-  return std::clamp<size_t>(budget / kReadShareDivisor / kMinReadBuffer, 2, Sorter::kMaxFanIn);
+size_t FanInFor(size_t read_share) {
+  return std::clamp<size_t>(read_share / kMinReadBuffer, 2, Sorter::kMaxFanIn);
 }
 
 class SortBufferIterator final : public EditIterator {
@@ -66,9 +66,10 @@ class SortBufferIterator final : public EditIterator {
 }  // namespace
 
 std::unique_ptr<Sorter> Sorter::Create(nutchfs::Env& env, std::string tmp_dir, SortMemory& memory,
-                                       std::string name, bool background) {
-  return std::unique_ptr<Sorter>(
-      new Sorter(env, std::move(tmp_dir), memory, nullptr, std::move(name), background));
+                                       std::string name, bool background,
+                                       size_t read_sharers) {
+  return std::unique_ptr<Sorter>(new Sorter(env, std::move(tmp_dir), memory, nullptr,
+                                            std::move(name), background, read_sharers));
 }
 
 std::unique_ptr<Sorter> Sorter::Create(nutchfs::Env& env, std::string tmp_dir, size_t memory_budget,
@@ -76,17 +77,19 @@ std::unique_ptr<Sorter> Sorter::Create(nutchfs::Env& env, std::string tmp_dir, s
   auto own = std::make_unique<SortMemory>(memory_budget);
   SortMemory& memory = *own;
   return std::unique_ptr<Sorter>(
-      new Sorter(env, std::move(tmp_dir), memory, std::move(own), std::move(name), false));
+      new Sorter(env, std::move(tmp_dir), memory, std::move(own), std::move(name), false, 1));
 }
 
 Sorter::Sorter(nutchfs::Env& env, std::string tmp_dir, SortMemory& memory,
-               std::unique_ptr<SortMemory> own_memory, std::string name, bool background)
+               std::unique_ptr<SortMemory> own_memory, std::string name, bool background,
+               size_t read_sharers)
     : env_(env),
       tmp_dir_(std::move(tmp_dir)),
       name_(std::move(name)),
       own_memory_(std::move(own_memory)),
       memory_(memory),
-      fan_in_(FanInFor(memory.budget())),
+      read_share_(memory.budget() / kReadShareDivisor / std::max<size_t>(read_sharers, 1)),
+      fan_in_(FanInFor(read_share_)),
       background_(background),
       chunk_bytes_(std::max<size_t>(memory.budget() / kChunksPerBudget, kMinChunkBytes)),
       min_run_(memory.budget() / kMinRunsPerBudget),
@@ -237,7 +240,7 @@ Status Sorter::ReleaseMemory() {
 // pool has left, if less), and at least kMinReadBuffer.
 void Sorter::TakeReadMemory() {
   const size_t runs = std::min(runs_.size(), fan_in_);
-  const size_t share = std::min(memory_.available(), memory_.budget() / kReadShareDivisor);
+  const size_t share = std::min(memory_.available(), read_share_);
   read_buffer_ = std::clamp<size_t>(share / runs, kMinReadBuffer, kMaxReadBuffer);
   read_memory_ = read_buffer_ * runs;
   memory_.Force(read_memory_);

@@ -13,6 +13,8 @@
 // more than fan_in() of them, each run read through an equal part of a quarter of the
 // budget (between 128 KiB and 4 MiB), so that the sorters filling meanwhile keep the
 // rest of the pool for large runs (at a 256 MiB budget, 512 runs merge in one pass).
+// Sorters read at the same time (read_sharers of them) share that quarter, and so
+// each merges fewer runs at once.
 // Memory use stays within the pool's budget plus a small constant: the largest single
 // edit, one frame of the edit file being written, the Env's write buffer, the floor of
 // 128 KiB per merged run when the pool is exhausted, and a 256th of the budget: a sorter
@@ -51,10 +53,11 @@ class Sorter final : public EditSink {
   static constexpr size_t kMaxFanIn = 512;
 
   // name tells apart the runs of several sorters sharing tmp_dir (created if missing).
-  // The sorter takes its memory from the shared pool.
+  // The sorter takes its memory from the shared pool; read_sharers is how many sorters
+  // of the pool (this one included) are read at the same time.
   static std::unique_ptr<Sorter> Create(nutchfs::Env& env, std::string tmp_dir,
                                         SortMemory& memory, std::string name,
-                                        bool background = false);
+                                        bool background = false, size_t read_sharers = 1);
   // A sorter with a pool of memory_budget bytes of its own.
   static std::unique_ptr<Sorter> Create(nutchfs::Env& env, std::string tmp_dir,
                                         size_t memory_budget, std::string name);
@@ -84,7 +87,8 @@ class Sorter final : public EditSink {
 
  private:
   Sorter(nutchfs::Env& env, std::string tmp_dir, SortMemory& memory,
-         std::unique_ptr<SortMemory> own_memory, std::string name, bool background);
+         std::unique_ptr<SortMemory> own_memory, std::string name, bool background,
+         size_t read_sharers);
   std::string NewRunPath();
   void SealChunk();
   void WaitForSorting();
@@ -103,6 +107,7 @@ class Sorter final : public EditSink {
   const std::string name_;
   std::unique_ptr<SortMemory> own_memory_;  // when not shared
   SortMemory& memory_;
+  const size_t read_share_;  // of the budget, for the runs being merged
   const size_t fan_in_;
   const bool background_;
   const size_t chunk_bytes_;    // with background_, a buffer this full becomes a chunk

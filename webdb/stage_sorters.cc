@@ -25,6 +25,8 @@ class StageSorters::Router final : public EditSink {
   const size_t producer_;
 };
 
+// A stage's sorters, one for each producer and range, are all read while the stage runs,
+// so they share the read memory one sorter alone would take.
 StageSorters::StageSorters(nutchfs::Env& env, const std::string& work_dir, size_t memory_budget,
                            bool sort_thread, size_t max_partitions)
     : max_partitions_(max_partitions), memory_(memory_budget) {
@@ -33,7 +35,8 @@ StageSorters::StageSorters(nutchfs::Env& env, const std::string& work_dir, size_
       for (size_t p = 0; p < max_partitions_; ++p) {
         const std::string name =
             "stage" + std::to_string(s) + "." + std::to_string(w) + "." + std::to_string(p);
-        sorters_[s - 1].push_back(Sorter::Create(env, work_dir, memory_, name, sort_thread));
+        sorters_[s - 1].push_back(Sorter::Create(env, work_dir, memory_, name, sort_thread,
+                                                 max_partitions_ * max_partitions_));
       }
       routers_[s - 1].push_back(std::make_unique<Router>(*this, s, w));
     }

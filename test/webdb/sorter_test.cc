@@ -154,6 +154,38 @@ TEST_CASE("a merge reads through a quarter of the pool, and the sorter filling m
   CHECK(Drain(**it).edits.size() == many.size());
 }
 
+// A stage's sorters (one per producer and key range) are read at the same time: together
+// they read through the quarter one sorter alone would, and the sorters filling meanwhile
+// keep the rest (webdb/stage_sorters.h).
+TEST_CASE("sorters read at the same time share the quarter of the pool", "[sorter]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  std::mt19937_64 rng(12);
+  const size_t budget = size_t{8} << 20;
+  constexpr size_t kSharers = 4;
+  SortMemory memory(budget);
+  std::vector<std::unique_ptr<Sorter>> read;
+  std::vector<std::vector<OwnedEdit>> edits;
+  for (size_t i = 0; i < kSharers; ++i) {
+    read.push_back(Sorter::Create(*env, dir.File("tmp"), memory, "read" + std::to_string(i),
+                                  false, kSharers));
+    CHECK(read.back()->fan_in() == budget / 4 / kSharers / (128 << 10));
+    edits.push_back(testutil::RandomEdits(rng, 120000));  // ~10 MB packed: spills
+    AddAll(*read.back(), edits.back());
+    REQUIRE(read.back()->runs_spilled() >= 1);  // Finish spills the rest: two runs or more
+  }
+  std::vector<std::unique_ptr<EditIterator>> its;
+  for (auto& sorter : read) {
+    auto it = sorter->Finish();
+    REQUIRE(it);
+    its.push_back(std::move(*it));
+  }
+  CHECK(memory.taken() <= budget / 4);
+  for (size_t i = 0; i < kSharers; ++i) {
+    CHECK(Drain(*its[i]).edits == testutil::StableSorted(edits[i]));
+  }
+}
+
 TEST_CASE("sorter gives its sorted stream again, from memory and from runs", "[sorter]") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
