@@ -45,13 +45,17 @@ RESULTS=$WORK/results.txt
 # afterwards (they include the reaped CMD's); standard input passes through to CMD.
 # Appends "LABEL wall cpu rss_kb wchar" to RESULTS. Wall time comes from the clock in
 # nanoseconds (`time` gives it in 10 ms steps, coarse beside a 0.15 s round); CPU time
-# is what the kernel accounts, in ticks.
+# is what the kernel accounts, in ticks. A CMD that fails stops the benchmark.
 timed() {
   local label=$1 start end
   shift
   start=$(date +%s%N)
-  /usr/bin/time -f "%U %S %M" -o "$WORK/time.out" \
-    sh -c '"$@" > /dev/null && sync; grep ^wchar /proc/$$/io' sh "$@" > "$WORK/io.out"
+  if ! /usr/bin/time -f "%U %S %M" -o "$WORK/time.out" \
+    sh -c '"$@" > /dev/null; s=$?; sync; grep ^wchar /proc/$$/io; exit $s' sh "$@" \
+    > "$WORK/io.out"; then
+    echo "apply_bench: $label failed: $*" >&2
+    exit 1
+  fi
   end=$(date +%s%N)
   awk -v l="$label" -v w="$(awk '{print $2}' "$WORK/io.out")" -v ns=$((end - start)) \
     '{printf "%s %.3f %.3f %d %.0f\n", l, ns / 1e9, $1 + $2, $3, w}' "$WORK/time.out" >> "$RESULTS"
