@@ -86,8 +86,8 @@ std::string Manifest::Encode() const {
 
 namespace {
 
-// Applies one line (not the magic or crc line) to m; false when malformed.
-// Takes one line into m; the reason when it is not a valid line.
+// Takes one line (not the magic or crc line) into m; the reason when it is not a valid
+// line.
 std::optional<std::string> ParseManifestLine(const std::string& line, int format, Manifest* m) {
   const bool v1 = format == 1;
   std::istringstream fields(line);
@@ -112,11 +112,7 @@ std::optional<std::string> ParseManifestLine(const std::string& line, int format
     if (!id) return id.error().message();
     if (Status named = CheckTableFileName(f.name); !named.ok()) return named.message();
     if (format < 3 && !m->table(*id).empty()) return "table " + table + " named twice";
-    for (const TableParts& parts : m->tables) {
-      for (const TableFile& other : parts) {
-        if (other.name == f.name) return "table file " + f.name + " named twice";
-      }
-    }
+    if (m->NamesTableFile(f.name)) return "table file " + f.name + " named twice";
     m->table(*id).push_back(f);
   }
   if (ok && (fields >> std::ws).eof()) return std::nullopt;
