@@ -22,7 +22,7 @@
 # db size after the phase. Calls are piped with `webdb_bench --emit-phase P | ... -`; the
 # generator's own time is printed once (it must stay well below the apply's).
 #
-# env: BUILD (default build, as `scripts/setup.sh --bench` makes it, which runs here if
+# env: BUILD (default build, as `scripts/setup.sh` makes it, which runs here if
 # its webdb_bench is missing), WORK (default /tmp/apply_bench), MEMORY (256M).
 set -euo pipefail
 
@@ -35,7 +35,7 @@ DISTWRITER=$BUILD/tools/distwriter
 GEN=$BUILD/bench/webdb_bench
 
 if [ ! -x "$GEN" ] || [ ! -x "$WEBDB" ] || [ ! -x "$DISTWRITER" ]; then
-  "$ROOT/scripts/setup.sh" --bench webdb_tool distwriter_tool webdb_bench >&2
+  "$ROOT/scripts/setup.sh" webdb_tool distwriter_tool webdb_bench >&2
 fi
 mkdir -p "$WORK"
 RESULTS=$WORK/results.txt
@@ -111,8 +111,13 @@ ratio() {
     }
     END {
       m = na < nb ? na : nb
-      for (i = 1; i <= m; i++) { rw[i] = wa[i] / wb[i]; rc[i] = ca[i] / cb[i] }
-      printf "%-10s / %-10s wall %.2f  cpu %.2f\n", a, b, median(rw, m), median(rc, m)
+      # CPU time comes in ticks: a tiny run may have none (its CPU ratio is then "-").
+      for (i = 1; i <= m; i++) {
+        rw[i] = wa[i] / wb[i]
+        if (cb[i] > 0) rc[++mc] = ca[i] / cb[i]
+      }
+      printf "%-10s / %-10s wall %.2f  cpu %s\n", a, b, median(rw, m),
+             (mc > 0 ? sprintf("%.2f", median(rc, mc)) : "-")
     }' "$RESULTS"
 }
 

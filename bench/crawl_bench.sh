@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # WARC -> db throughput of `webdb update` (docs/PERFORMANCE.md, "Crawl update").
-# Usage: bench/crawl_bench.sh [WARC]   (as root; build/tools/webdb must be built)
+# Usage: bench/crawl_bench.sh [WARC]   (as root; $BUILD/tools/webdb must be built)
+# env: BUILD (default build), WORK (default a new /tmp/webdb-crawl-bench.XXXXXX), RUNS
+# (default 3).
 # Without WARC it first crawls Debian's libboost1.74-doc served on 127.0.0.1 inside a
 # private network namespace (only lo) with `wget -r` into $WORK/boost.warc.gz. Then it
-# applies the WARC to a fresh db three times and prints, per run, the whole-process
+# applies the WARC to a fresh db RUNS times and prints, per run, the whole-process
 # figures of /usr/bin/time and the split that update reports (read = decompression and
 # WARC framing, http = HTTP parse and content decoding, links = HTML parse, link
 # resolution and normalization, calls = logging calls, apply = the writer's merge).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-webdb=build/tools/webdb
+webdb=${BUILD:-build}/tools/webdb
+runs=${RUNS:-3}
 work=${WORK:-$(mktemp -d /tmp/webdb-crawl-bench.XXXXXX)}
 mkdir -p "$work"
 warc=${1:-$work/boost.warc.gz}
@@ -29,7 +32,7 @@ if [ ! -f "$warc" ]; then
     kill $server' _ "$docs" "$work" "$warc"
 fi
 echo "== $warc: $(stat -c %s "$warc") bytes; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-for run in 1 2 3; do
+for run in $(seq "$runs"); do
   rm -rf "$work/db"
   $webdb create "$work/db"
   report=$(/usr/bin/time -f '%U %S %e %M' -o "$work/time" $webdb update -q "$work/db" "$warc")

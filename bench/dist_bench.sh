@@ -5,7 +5,7 @@
 # seconds and bytes exchanged per stage).
 #
 #   bench/dist_bench.sh [PAGES] [ROUNDS] [K...]      (defaults: 100000 3 4)
-#   env: BUILD (default build, as `scripts/setup.sh --bench` makes it), WORK (default
+#   env: BUILD (default build, as `scripts/setup.sh` makes it), WORK (default
 #   /tmp/dist_bench), MEMORY (256M)
 #
 # Output: one "RESULT {...}" line per phase plus the launch reports, on stdout.

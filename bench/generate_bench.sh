@@ -93,5 +93,6 @@ echo "== best of $runs, over the scan (target: top within 2x)"
 for name in dump top top-capped top+lease; do
   awk -v n="$name" -v c="${best_cpu[$name]}" -v w="${best_wall[$name]}" \
     -v sc="${best_cpu[scan]}" -v sw="${best_wall[scan]}" \
-    'BEGIN { printf "%-11s cpu %.2fx  wall %.2fx\n", n, c / sc, w / sw }'
+    'function x(a, b) { return b > 0 ? sprintf("%.2fx", a / b) : "-" }
+     BEGIN { printf "%-11s cpu %s  wall %s\n", n, x(c, sc), x(w, sw) }'
 done

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project needs and builds it into build/, optimized
 # with the profiles of a training run (scripts/profile.sh, which builds build-profile/).
-# Usage: scripts/setup.sh [--bench] [--clang] [--install-only] [TARGET...]
+# Usage: scripts/setup.sh [--clang] [--install-only] [TARGET...]
 #   (run as root on Debian 12)
-#   --bench         also install benchmark tools and build bench/
 #   --clang         also install clang 14 with its libFuzzer, ASan, UBSan and TSan runtimes
 #                   (scripts/fuzz.sh, scripts/sanitize.sh)
 #   --install-only  install the packages, build nothing
-#   TARGET          build only these CMake targets (default: everything, tests included)
+#   TARGET          build only these CMake targets (default: everything, tests and
+#                   benchmarks included)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,14 +18,12 @@ packages=(
   libsimdjson-dev libexpected-dev libisal-dev catch2
   zlib1g-dev liburiparser-dev libidn2-dev libpsl-dev libre2-dev
   libgumbo-dev libboost1.74-doc  # tests: the reference HTML parser and pages to compare on
-  python3 wget
+  python3 wget time  # time: /usr/bin/time, for the benchmarks (bench/) and their tests
   openssh-server openssh-client sshfs fuse3 iproute2 procps psmisc
 )
-bench=OFF
 install_only=false
 while [ $# -gt 0 ]; do
   case "$1" in
-    --bench) bench=ON; packages+=(libbenchmark-dev time) ;;
     --clang) packages+=(clang-14 libclang-rt-14-dev) ;;
     --install-only) install_only=true ;;
     *) break ;;
@@ -48,6 +46,6 @@ fi
 $install_only && exit 0
 # Profile-guided optimization: an instrumented build trains on a synthetic crawl first.
 scripts/profile.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEBDB_BUILD_BENCH=$bench \
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DWEBDB_PROFILE_USE="$PWD/build-profile/data" >/dev/null
 cmake --build build -j "$(nproc)" "${targets[@]}"

@@ -1,0 +1,121 @@
+// The benchmarks of bench/ and their scripts, each run once at a tiny size: they still
+// build, run to the end and print the figures their documentation promises. Nothing is
+// timed here (the sizes are far too small for the figures to mean anything); what fails
+// is a benchmark that no longer compiles, exits with an error or stops printing a figure
+// (docs/PERFORMANCE.md quotes them).
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "test/util/subprocess.h"
+#include "test/util/temp_dir.h"
+#include "test/util/warc_util.h"
+
+namespace {
+
+using testutil::ProcessResult;
+
+const std::string kBench = PROJECT_BINARY_DIR "/bench/";
+const std::string kScripts = PROJECT_SOURCE_DIR "/bench/";
+
+// Runs argv with the environment env; requires exit 0 and returns standard output.
+std::string MustRun(const testutil::TempDir& tmp, const std::vector<std::string>& argv,
+                    const std::vector<std::string>& env = {}) {
+  const ProcessResult r = testutil::RunProcess(argv, env, tmp.File("run"));
+  INFO(argv[0] << ": " << r.Describe() << "\nstdout:\n" << r.out);
+  REQUIRE(r.exit_code == 0);
+  return r.out;
+}
+
+// A benchmark script under bash, with the build tree of these tests and work space in tmp.
+std::string RunScript(const testutil::TempDir& tmp, const std::string& script,
+                      const std::vector<std::string>& args, std::vector<std::string> env = {}) {
+  std::vector<std::string> argv = {"/bin/bash", kScripts + script};
+  argv.insert(argv.end(), args.begin(), args.end());
+  env.push_back("BUILD=" PROJECT_BINARY_DIR);
+  env.push_back("WORK=" + tmp.File("work"));
+  return MustRun(tmp, argv, env);
+}
+
+}  // namespace
+
+TEST_CASE("webdb_bench runs the load and a round and reports both") {
+  testutil::TempDir tmp;
+  const std::string out = MustRun(
+      tmp, {kBench + "webdb_bench", "--pages", "2000", "--rounds", "1", "--dir", tmp.File("db")});
+  CHECK_THAT(out, Catch::Contains(R"(RESULT {"phase":"load","pages":2000,)"));
+  CHECK_THAT(out, Catch::Contains(R"(RESULT {"phase":"round1","pages":2000,)"));
+  CHECK_THAT(out, Catch::Contains(R"("ratio_to_cat":)"));
+}
+
+TEST_CASE("table_bench builds, scans and seeks a table") {
+  testutil::TempDir tmp;
+  const std::string out =
+      MustRun(tmp, {kBench + "table_bench", "--records=20000", "--dir=" + tmp.path()});
+  CHECK_THAT(out, Catch::Contains("build: "));
+  CHECK_THAT(out, Catch::Contains("M records/s"));
+  CHECK_THAT(out, Catch::Contains("seek: 20000 random seeks"));
+}
+
+TEST_CASE("nutchfs_bench times a put against cp and the latency of WaitFor") {
+  testutil::TempDir tmp;
+  const std::string out = MustRun(
+      tmp, {kBench + "nutchfs_bench", "--mib=4", "--runs=1", "--waits=5", "--dir=" + tmp.path()});
+  CHECK_THAT(out, Catch::Contains("Put / (cp + sync): wall "));
+  CHECK_THAT(out, Catch::Contains("WaitFor latency, local env (inotify + polling), 5 waits"));
+}
+
+// Starts a test host (network namespace and sshd, scripts/testhosts.sh): needs root.
+TEST_CASE("sftp_bench puts and gets a file through a test host, checked byte for byte") {
+  testutil::TempDir tmp;
+  const std::string out = MustRun(tmp, {kBench + "sftp_bench", "--mib=2", "--runs=1"});
+  CHECK_THAT(out, Catch::Contains("put median MB/s ratio sftp env (aes128-gcm) / scp"));
+  CHECK_THAT(out, Catch::Contains("get median MB/s ratio sftp env (aes128-gcm) / scp"));
+}
+
+TEST_CASE("apply_bench.sh prints the phases and the ratios of the issue's targets") {
+  testutil::TempDir tmp;
+  const std::string out = RunScript(tmp, "apply_bench.sh", {"2000", "1"});
+  for (const char* phase : {"load ", "sort_load ", "round ", "small ", "sort_round ", "floor "}) {
+    CHECK_THAT(out, Catch::Contains(std::string("\n") + phase));
+  }
+  CHECK_THAT(out, Catch::Contains("load       / sort_load  wall "));
+  CHECK_THAT(out, Catch::Contains("round      / sort_round wall "));
+  CHECK_THAT(out, Catch::Contains("round      / floor      wall "));
+  CHECK_THAT(out, Catch::Contains("small      / floor      wall "));
+}
+
+TEST_CASE("apply_bench.sh --dist compares k local writers with the single writer") {
+  testutil::TempDir tmp;
+  const std::string out = RunScript(tmp, "apply_bench.sh", {"--dist", "2", "2000"});
+  CHECK_THAT(out, Catch::Contains("generator alone, load of 2000 pages"));
+  CHECK_THAT(out, Catch::Contains("k2_load    / load       wall "));
+  CHECK_THAT(out, Catch::Contains("k2_round   / round      wall "));
+}
+
+TEST_CASE("dist_bench.sh applies the workload with one writer and with k") {
+  testutil::TempDir tmp;
+  const std::string out = RunScript(tmp, "dist_bench.sh", {"2000", "1", "2"});
+  CHECK_THAT(out, Catch::Contains("RESULT {"));
+  CHECK_THAT(out, Catch::Contains("bytes exchanged per stage: "));
+  CHECK_THAT(out, Catch::Contains("k=2 db: "));
+}
+
+TEST_CASE("generate_bench.sh times generate against a scan of the pages") {
+  testutil::TempDir tmp;
+  const std::string out = RunScript(tmp, "generate_bench.sh", {"3000", "100"}, {"RUNS=1"});
+  CHECK_THAT(out, Catch::Contains("(100 lines out)"));
+  CHECK_THAT(out, Catch::Contains("== best of 1, over the scan"));
+  CHECK_THAT(out, Catch::Contains("\ntop+lease   cpu "));
+}
+
+TEST_CASE("crawl_bench.sh applies a WARC and reports the update's split") {
+  testutil::TempDir tmp;
+  const std::string warc = tmp.File("small.warc");
+  testutil::WriteFile(warc, testutil::HtmlResponseRecord("http://a.example/", "<a href=/b>b</a>") +
+                                testutil::HtmlResponseRecord("http://a.example/b", "<a href=/>a</a>") +
+                                testutil::HtmlResponseRecord("http://b.example/", "no links"));
+  const std::string out = RunScript(tmp, "crawl_bench.sh", {warc}, {"RUNS=1"});
+  CHECK_THAT(out, Catch::Contains("run: 3 HTML pages"));
+  CHECK_THAT(out, Catch::Contains("\"seconds\""));
+}
