@@ -40,8 +40,9 @@ for run in $(seq "$runs"); do
   html=$(grep -o '"html":[0-9]*' <<<"$report" | cut -d: -f2)
   bytes=$(grep -o '"htmlBytes":[0-9]*' <<<"$report" | cut -d: -f2)
   awk -v u="$user" -v s="$sys" -v w="$wall" -v m="$rss" -v h="$html" -v b="$bytes" 'BEGIN {
-    cpu = u + s
-    printf "run: %d HTML pages, %.1f MB HTML; cpu %.2f s, wall %.2f s, max RSS %d MB; %.0f HTML pages/s and %.1f MB/s per cpu second\n",
-      h, b / 1e6, cpu, w, m / 1024, h / cpu, b / 1e6 / cpu }'
+    cpu = u + s  # in ticks: a tiny run may take none, and has no rates then
+    rates = cpu > 0 ? sprintf("%.0f HTML pages/s and %.1f MB/s per cpu second", h / cpu, b / 1e6 / cpu) : "-"
+    printf "run: %d HTML pages, %.1f MB HTML; cpu %.2f s, wall %.2f s, max RSS %d MB; %s\n",
+      h, b / 1e6, cpu, w, m / 1024, rates }'
   grep -o '"seconds".*' <<<"$report"
 done

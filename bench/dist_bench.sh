@@ -29,14 +29,15 @@ mkdir -p "$WORK"
 PHASES=(load)
 for r in $(seq 1 "$ROUNDS"); do PHASES+=("round-$r"); done
 
-now() { date +%s.%N; }
+now() { date +%s%N; }
 
-# result WHO PHASE SECONDS CALLFILE
+# result WHO PHASE START_NS END_NS CALLFILE
 result() {
   local calls bytes
-  calls=$(wc -l < "$4")
-  bytes=$(stat -c %s "$4")
-  awk -v who="$1" -v phase="$2" -v s="$3" -v c="$calls" -v b="$bytes" 'BEGIN {
+  calls=$(wc -l < "$5")
+  bytes=$(stat -c %s "$5")
+  awk -v who="$1" -v phase="$2" -v s="$(( $4 - $3 ))" -v c="$calls" -v b="$bytes" 'BEGIN {
+    s /= 1e9
     printf "RESULT {\"who\":\"%s\",\"phase\":\"%s\",\"seconds\":%.3f,\"calls\":%d,", who, phase, s, c
     printf "\"calls_per_s\":%.0f,\"mb_per_s\":%.1f}\n", c / s, b / s / 1048576 }'
 }
@@ -46,7 +47,7 @@ for p in "${PHASES[@]}"; do
   t0=$(now)
   "$WEBDB" apply "$WORK/single" "$WORK/calls/$p.jsonl" --memory "$MEMORY" --quiet
   t1=$(now)
-  result single "$p" "$(echo "$t1 - $t0" | bc)" "$WORK/calls/$p.jsonl"
+  result single "$p" "$t0" "$t1" "$WORK/calls/$p.jsonl"
 done
 echo "single db: $(du -sb "$WORK/single" | cut -f1) bytes"
 
@@ -58,7 +59,7 @@ for k in "${KS[@]}"; do
     "$DISTWRITER" launch --config "$WORK/k$k.conf" --memory "$MEMORY" --quiet \
       "$WORK/calls/$p.jsonl" > "$WORK/k$k-$p.report"
     t1=$(now)
-    result "k=$k" "$p" "$(echo "$t1 - $t0" | bc)" "$WORK/calls/$p.jsonl"
+    result "k=$k" "$p" "$t0" "$t1" "$WORK/calls/$p.jsonl"
     sed 's/^/  /' "$WORK/k$k-$p.report"
   done
   echo "k=$k db: $(du -sb "$WORK/k$k" | cut -f1) bytes"

@@ -96,7 +96,8 @@ TEST_CASE("apply_bench.sh --dist compares k local writers with the single writer
 TEST_CASE("dist_bench.sh applies the workload with one writer and with k") {
   testutil::TempDir tmp;
   const std::string out = RunScript(tmp, "dist_bench.sh", {"2000", "1", "2"});
-  CHECK_THAT(out, Catch::Contains("RESULT {"));
+  CHECK_THAT(out, Catch::Contains(R"(RESULT {"who":"single","phase":"round-1",)"));
+  CHECK_THAT(out, Catch::Contains(R"(RESULT {"who":"k=2","phase":"round-1",)"));
   CHECK_THAT(out, Catch::Contains("bytes exchanged per stage: "));
   CHECK_THAT(out, Catch::Contains("k=2 db: "));
 }
