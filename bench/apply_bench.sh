@@ -63,6 +63,18 @@ timed() {
 
 db_bytes() { du -sb --apparent-size "$@" | awk '{s += $1} END {print s}'; }
 
+# need_space KB_PER_PAGE PAGES: stops before the first phase when WORK's file system has
+# less room than the run takes at its peak (measured: a 10M-page --scale run peaks near
+# 30 GB, --dist 4 near 50.5 GB), rather than with ENOSPC minutes into it.
+need_space() {
+  local need_kb=$(($1 * $2)) avail_kb
+  avail_kb=$(df -Pk "$WORK" | awk 'NR == 2 { print $4 }')
+  if [ "$avail_kb" -lt "$need_kb" ]; then
+    echo "apply_bench: $2 pages need ~$((need_kb / 1048576 + 1)) GB in $WORK, $((avail_kb / 1048576)) GB free" >&2
+    exit 4
+  fi
+}
+
 # gen PAGES FRACTION PHASE: the phase's calls on standard output.
 gen() { "$GEN" --pages "$1" --rounds 1 --fraction "$2" --emit-phase "$3"; }
 
@@ -147,6 +159,7 @@ dist() {
 case "${1:-}" in
   --scale)
     PAGES=$2
+    need_space 3 "$PAGES"
     generator_time "$PAGES"
     single "$PAGES" "$WORK/db"
     rm -rf "$WORK/db"
@@ -156,6 +169,7 @@ case "${1:-}" in
   --dist)
     K=$2
     PAGES=$3
+    need_space 6 "$PAGES"
     generator_time "$PAGES"
     single "$PAGES" "$WORK/db"
     rm -rf "$WORK/db"
@@ -169,6 +183,7 @@ case "${1:-}" in
   *)
     PAGES=${1:-100000}
     RUNS=${2:-3}
+    need_space 8 "$PAGES"  # three call files, the base db, a copy's new tables, sort output
     CALLS=$WORK/calls-$PAGES
     if [ ! -f "$CALLS/small.jsonl" ]; then
       mkdir -p "$CALLS"
