@@ -26,6 +26,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --clang) packages+=(clang-14 libclang-rt-14-dev) ;;
     --install-only) install_only=true ;;
+    -*) echo "setup.sh: unknown option $1 (bench/ is built with everything else)" >&2; exit 2 ;;
     *) break ;;
   esac
   shift
