@@ -85,6 +85,15 @@ TEST_CASE("apply_bench.sh prints the phases and the ratios of the issue's target
   CHECK_THAT(out, Catch::Contains("small      / floor      wall "));
 }
 
+TEST_CASE("apply_bench.sh --scale reports time per page, peak RSS and write amplification") {
+  testutil::TempDir tmp;
+  const std::string out = RunScript(tmp, "apply_bench.sh", {"--scale", "2000"});
+  CHECK_THAT(out, Catch::Contains("pages 2000, --memory 256M, calls piped"));
+  CHECK_THAT(out, Catch::Contains("peak MB written MB     WA us/page"));
+  CHECK_THAT(out, Catch::Contains("\nload "));
+  CHECK_THAT(out, Catch::Contains("\nround "));
+}
+
 TEST_CASE("apply_bench.sh --dist compares k local writers with the single writer") {
   testutil::TempDir tmp;
   const std::string out = RunScript(tmp, "apply_bench.sh", {"--dist", "2", "2000"});
