@@ -8,8 +8,9 @@
 // notices). Stages 1 and 2 hand each notice's key to a NoticeSink; BlockMarks, built
 // over the index of the old link table that the notices concern, marks every data
 // block whose join keys (the md5 or url prefix of its keys) can include it. Memory is
-// one flag per block of that table whatever the number of notices; marking depends
-// only on the old table and the notices, so it is deterministic.
+// one flag per block of that table whatever the number of notices, and a group of the
+// table's index per thread that notices; marking depends only on the old table and the
+// notices, so it is deterministic.
 //
 // The Table must outlive the BlockMarks. Notice() may be called from several threads at
 // once (the workers of a stage's key ranges); marked() and notices() once they are done.
@@ -48,17 +49,21 @@ class BlockMarks final : public NoticeSink {
   void Notice(std::string_view key) override;
 
   bool marked(uint64_t block) const {
-    return block < blocks_ && marked_[block].load(std::memory_order_relaxed);
+    return block < blocks_ && (all_marked_.load(std::memory_order_relaxed) ||
+                               marked_[block].load(std::memory_order_relaxed));
   }
   uint64_t notices() const { return notices_.load(std::memory_order_relaxed); }
 
  private:
-  std::string_view JoinKeyOfBlock(uint64_t block) const;
+  // This thread's reader of table_'s index.
+  Table::IndexReader& ThreadIndexReader() const;
 
   const Table& table_;
   const JoinKeyFn join_key_;
+  const uint64_t id_;  // unique among the BlockMarks of the process
   const uint64_t blocks_;
   std::unique_ptr<std::atomic<bool>[]> marked_;  // one per data block of table_
+  std::atomic<bool> all_marked_{false};          // the index could not be read
   std::atomic<uint64_t> notices_{0};
 };
 

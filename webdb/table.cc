@@ -1,17 +1,39 @@
 #include "webdb/table.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "webdb/block.h"
+#include "webdb/coding.h"
+#include "webdb/crc32c.h"
 
 namespace webdb {
 namespace {
 
 // Sequential scans read this much (whole blocks) per read call.
 constexpr uint64_t kReadaheadSize = 1 << 20;
+
+// A varint64 at p (docs/FORMAT.md), the one-byte case first; the byte after it, or
+// nullptr when it runs past limit or over ten bytes.
+inline const char* DecodeVarint(const char* p, const char* limit, uint64_t* value) {
+  if (p < limit && (static_cast<uint8_t>(*p) & 0x80) == 0) {
+    *value = static_cast<uint8_t>(*p);
+    return p + 1;
+  }
+  uint64_t result = 0;
+  for (int shift = 0; shift <= 63 && p < limit; shift += 7) {
+    const uint64_t byte = static_cast<uint8_t>(*p++);
+    result |= (byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      *value = result;
+      return p;
+    }
+  }
+  return nullptr;
+}
 
 Status Corruption(const std::string& path, std::string_view what, uint64_t offset) {
   return Status::Corruption(path + ": " + std::string(what) + " at offset " +
@@ -64,12 +86,19 @@ Result<Footer> ReadTableFooter(const nutchfs::RandomAccessFile& file) {
 class Table::Iter final : public Iterator {
  public:
   Iter(const Table* table, const KeyRange& range)
-      : table_(table), lower_(range.lower), upper_(range.upper) {
+      : table_(table), index_(*table), lower_(range.lower), upper_(range.upper) {
     // Blocks lie in the range from the one after the last block that ends below lower_
     // (its rows are above that block's last key) to the one before the block that ends
     // at or above upper_ (the block the range ends in).
-    if (!lower_.empty()) lower_block_ = FirstBlockEndingAtOrAbove(lower_) + 1;
-    upper_block_ = upper_ ? FirstBlockEndingAtOrAbove(*upper_) : table_->num_blocks();
+    upper_block_ = table_->num_blocks();
+    Result<uint64_t> lower = index_.FirstBlockEndingAtOrAbove(lower_);
+    Result<uint64_t> upper = upper_ ? index_.FirstBlockEndingAtOrAbove(*upper_) : upper_block_;
+    if (!lower || !upper) {
+      range_status_ = !lower ? lower.error() : upper.error();
+      return;
+    }
+    if (!lower_.empty()) lower_block_ = *lower + 1;
+    upper_block_ = *upper;
   }
 
   bool Valid() const override { return valid_; }
@@ -91,7 +120,6 @@ class Table::Iter final : public Iterator {
                          uint64_t* moved) override;
 
  private:
-  uint64_t FirstBlockEndingAtOrAbove(std::string_view key) const;
   void Restart(bool counting);
   void EnterBlock(uint64_t index, bool readahead);
   bool FinishBlock();
@@ -107,10 +135,16 @@ class Table::Iter final : public Iterator {
   // The same one row at a time, in the block the range ends in.
   Status MoveRowsSharingInLastBlock(RowSink* sink, uint64_t* moved);
   Status CorruptionInBlock(std::string_view what) const {
-    return Corruption(table_->path(part_), what, table_->block_handle(block_, part_).offset);
+    Result<BlockHandle> h = index_.Handle(block_);
+    return Corruption(table_->path(part_), what, h ? h->offset : 0);
   }
+  // The last key of block i from the index; nullopt (the iterator failed) when the
+  // index cannot be read.
+  std::optional<std::string_view> LastKey(uint64_t i);
 
   const Table* const table_;
+  // The table's index, a group at a time; mutable: const methods read blocks' last keys.
+  mutable IndexReader index_;
   const std::string lower_;
   const std::optional<std::string> upper_;
   uint64_t lower_block_ = 0;  // the first block whose rows all lie at or above lower_
@@ -130,26 +164,21 @@ class Table::Iter final : public Iterator {
   uint64_t seen_ = 0;
   std::string prefix_;    // of the rows MoveRowsSharing() moves past
   std::string previous_;  // the key before the rows MoveRowsInBlock() hands to a sink
+  Status range_status_;   // of finding the range's blocks in the index
   Status status_;
 };
 
-uint64_t Table::Iter::FirstBlockEndingAtOrAbove(std::string_view key) const {
-  uint64_t lo = 0, hi = table_->num_blocks();
-  while (lo < hi) {
-    const uint64_t mid = lo + (hi - lo) / 2;
-    if (table_->block_last_key(mid) < key) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
+std::optional<std::string_view> Table::Iter::LastKey(uint64_t i) {
+  Result<std::string_view> key = index_.LastKey(i);
+  if (key) return *key;
+  Fail(key.error());
+  return std::nullopt;
 }
 
 void Table::Iter::Restart(bool counting) {
   valid_ = false;
   at_block_start_ = false;
-  status_ = Status::OK();
+  status_ = range_status_;
   counting_ = counting;
   seen_ = 0;
 }
@@ -157,16 +186,21 @@ void Table::Iter::Restart(bool counting) {
 void Table::Iter::SeekToFirst() {
   if (!lower_.empty() || upper_) return Seek(lower_);
   Restart(true);
-  EnterBlock(0, true);
+  if (status_.ok()) EnterBlock(0, true);
 }
 
 void Table::Iter::Seek(std::string_view target) {
   Restart(false);
+  if (!status_.ok()) return;
   if (target < lower_) target = lower_;
-  const uint64_t index = FirstBlockEndingAtOrAbove(target);
+  Result<uint64_t> found = index_.FirstBlockEndingAtOrAbove(target);
+  if (!found) return Fail(found.error());
+  const uint64_t index = *found;
   if (index == table_->num_blocks() || index > upper_block_) return;
   if (!LoadBlock(index, false)) return;
-  valid_ = reader_.Seek(target) && reader_.key() <= table_->block_last_key(index);
+  const std::optional<std::string_view> last = LastKey(index);
+  if (!last) return;
+  valid_ = reader_.Seek(target) && reader_.key() <= *last;
   if (valid_) {
     valid_ = !PastRange();
     return;
@@ -210,30 +244,40 @@ void Table::Iter::EnterBlock(uint64_t index, bool readahead) {
     if (!reader_.status().ok()) return Fail(reader_.status());
     return Fail(CorruptionInBlock("empty data block"));
   }
-  if (index > 0 && reader_.key() <= table_->block_last_key(index - 1)) {
-    return Fail(
-        CorruptionInBlock("first key not greater than the previous block's last key: block"));
+  if (index > 0) {
+    const std::optional<std::string_view> before = LastKey(index - 1);
+    if (!before) return;
+    if (reader_.key() <= *before) {
+      return Fail(
+          CorruptionInBlock("first key not greater than the previous block's last key: block"));
+    }
   }
   ++seen_;
   valid_ = !PastRange();
   at_block_start_ = valid_;
 }
 
+// The block's index entries were read to load it: neither reads the index. Were they
+// not, no block would be offered, and the next move would fail on the index.
 std::optional<BlockStart> Table::Iter::AtBlockStart() const {
   if (!valid_ || !at_block_start_ || block_ < lower_block_ || block_ >= upper_block_) {
     return std::nullopt;
   }
-  return BlockStart{block_, table_->block_last_key(block_)};
+  Result<std::string_view> last = index_.LastKey(block_);
+  if (!last) return std::nullopt;
+  return BlockStart{block_, *last};
 }
 
 std::optional<RawBlock> Table::Iter::CurrentBlock() const {
-  if (!AtBlockStart()) return std::nullopt;
-  const BlockHandle h = table_->block_handle(block_, part_);
-  std::string_view raw = buf_.substr(h.offset - buf_offset_, h.end() - h.offset);
-  std::optional<uint64_t> records = CountBlockRecords(raw.substr(0, h.size));
+  const std::optional<BlockStart> start = AtBlockStart();
+  if (!start) return std::nullopt;
+  Result<BlockHandle> h = index_.Handle(block_);
+  if (!h) return std::nullopt;
+  std::string_view raw = buf_.substr(h->offset - buf_offset_, h->end() - h->offset);
+  std::optional<uint64_t> records = CountBlockRecords(raw.substr(0, h->size));
   if (!records) return std::nullopt;
   block_records_ = *records;
-  return RawBlock{raw, reader_.key(), table_->block_last_key(block_), *records, block_};
+  return RawBlock{raw, reader_.key(), start->last_key, *records, block_};
 }
 
 void Table::Iter::SkipBlock() {
@@ -241,9 +285,13 @@ void Table::Iter::SkipBlock() {
   EnterBlock(block_ + 1, true);
 }
 
+// A block of another group of the index reads that group; if it cannot be read, no
+// block is offered, and entering it fails.
 std::optional<BlockStart> Table::Iter::BlockAt(uint64_t index) const {
   if (index < lower_block_ || index >= upper_block_) return std::nullopt;
-  return BlockStart{index, table_->block_last_key(index)};
+  Result<std::string_view> last = index_.LastKey(index);
+  if (!last) return std::nullopt;
+  return BlockStart{index, *last};
 }
 
 void Table::Iter::SkipToBlock(uint64_t index) {
@@ -329,8 +377,9 @@ Status Table::Iter::MoveRowsSharing(size_t n, RowSink* sink, uint64_t* moved) {
     } else if (!reader_.status().ok()) {
       Fail(reader_.status());
       return Status::OK();
-    } else if (const std::string_view last = table_->block_last_key(block_);
-               last.size() != last_size || !last.starts_with(prefix_)) {
+    } else if (const std::optional<std::string_view> last = LastKey(block_); !last) {
+      return Status::OK();
+    } else if (last->size() != last_size || !last->starts_with(prefix_)) {
       Fail(CorruptionInBlock("last key differs from the index: block"));
       return Status::OK();
     }
@@ -355,25 +404,32 @@ bool Table::Iter::FinishBlock() {
     Fail(reader_.status());
     return false;
   }
-  if (reader_.key() != table_->block_last_key(block_)) {
+  const std::optional<std::string_view> last = LastKey(block_);
+  if (!last) return false;
+  if (reader_.key() != *last) {
     Fail(CorruptionInBlock("last key differs from the index: block"));
     return false;
   }
   return true;
 }
 
-// Makes reader_ decode block index, reading it (and with readahead, the blocks of its
-// part that follow it, up to kReadaheadSize) unless it is already in buf_.
+// Makes reader_ decode block index, reading it (and with readahead, the blocks after it
+// in its group of the index, up to kReadaheadSize) unless it is already in buf_.
 bool Table::Iter::LoadBlock(uint64_t index, bool readahead) {
   const size_t part = table_->PartOf(index);
-  const BlockHandle h = table_->block_handle(index, part);
+  Result<BlockHandle> handle = index_.Handle(index);
+  if (!handle) {
+    Fail(handle.error());
+    return false;
+  }
+  const BlockHandle h = *handle;
   if (part != buf_part_ || h.offset < buf_offset_ || h.end() > buf_offset_ + buf_.size()) {
-    const std::vector<uint64_t>& ends = table_->block_ends_;
-    const uint64_t part_end = table_->part_blocks_end(part);
     uint64_t end = h.end();
-    for (uint64_t j = index + 1; readahead && j < part_end; ++j) {
-      if (ends[j] - h.offset > kReadaheadSize) break;
-      end = ends[j];
+    const uint64_t group_end = table_->group_end(index);
+    for (uint64_t j = index + 1; readahead && j < group_end; ++j) {
+      Result<BlockHandle> next = index_.Handle(j);  // the group held: no read
+      if (!next || next->end() - h.offset > kReadaheadSize) break;
+      end = next->end();
     }
     if (!ReadRange(part, h.offset, end - h.offset)) return false;
   }
@@ -428,7 +484,6 @@ Result<std::unique_ptr<Table>> Table::Open(
   std::unique_ptr<Table> table(new Table());
   table->parts_.reserve(parts.size());
   for (auto& file : parts) NUTCHFS_RETURN_IF_ERROR(table->AddPart(std::move(file)));
-  table->keys_.shrink_to_fit();
   return table;
 }
 
@@ -460,48 +515,225 @@ Status Table::AddPart(std::unique_ptr<nutchfs::RandomAccessFile> file) {
   part.first_block = num_blocks();
   num_records_ += part.footer.num_records;
   part.records_through = num_records_;
-  const BlockHandle& h = part.footer.index;
-  std::string scratch(h.size + kBlockTrailerSize, '\0');
-  NUTCHFS_ASSIGN_OR_RETURN(std::string_view raw,
-                           ReadExact(*part.file, h.offset, scratch.size(), scratch.data()));
-  NUTCHFS_ASSIGN_OR_RETURN(std::string_view index,
-                           CheckBlockTrailer(raw, part.file->path(), h.offset));
-  NUTCHFS_RETURN_IF_ERROR(ParseIndex(part, index));
   parts_.push_back(std::move(part));
-  return Status::OK();
+  return ReadIndex(parts_.size() - 1);
 }
 
-Status Table::ParseIndex(const Part& part, std::string_view index) {
+// The index block is read in pieces of kIndexReadSize, its checksum taken as they come;
+// a malformed entry is reported only once the rest of the block has been read and found
+// to match its checksum (a block that does not is reported as such: the bytes are
+// damaged, not written wrong). Entries are checked as they were when the index was held
+// whole: each block's handle against the end of the block before it, keys in order
+// across the parts, the blocks covering the part up to its index.
+Status Table::ReadIndex(size_t p) {
+  constexpr size_t kIndexReadSize = 1 << 20;
+  const Part& part = parts_[p];
+  const nutchfs::RandomAccessFile& file = *part.file;
   const Footer& footer = part.footer;
   const uint64_t index_offset = footer.index.offset;
-  auto corruption = [&part](std::string_view what, uint64_t offset) {
-    return Corruption(part.file->path(), what, offset);
+  const uint64_t index_end = index_offset + footer.index.size;
+  auto corruption = [&file](std::string_view what, uint64_t offset) {
+    return Corruption(file.path(), what, offset);
   };
-  key_ends_.reserve(key_ends_.size() + footer.num_blocks);
-  block_ends_.reserve(block_ends_.size() + footer.num_blocks);
+  char trailer_scratch[kBlockTrailerSize];
+  NUTCHFS_ASSIGN_OR_RETURN(std::string_view trailer,
+                           ReadExact(file, index_end, kBlockTrailerSize, trailer_scratch));
+  if (static_cast<uint8_t>(trailer[0]) != kBlockTypeNone) {
+    return corruption(
+        "unknown block type " + std::to_string(static_cast<uint8_t>(trailer[0])) + " in block",
+        index_offset);
+  }
+  const uint32_t stored_crc = crc32c::Unmask(DecodeFixed32(trailer.data() + 1));
+
+  std::string buf;             // index bytes read and not yet parsed, from buf_offset
+  uint64_t buf_offset = index_offset;
+  uint64_t read_to = index_offset;  // where the next piece starts
+  uint32_t crc = 0;
+  // Reads the next piece into buf; false when the index is read to its end.
+  auto read_more = [&]() -> Result<bool> {
+    if (read_to == index_end) return false;
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kIndexReadSize, index_end - read_to));
+    const size_t had = buf.size();
+    buf.resize(had + n);
+    NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, ReadExact(file, read_to, n, buf.data() + had));
+    if (got.data() != buf.data() + had) std::memmove(buf.data() + had, got.data(), n);
+    crc = crc32c::Extend(crc, buf.data() + had, n);
+    read_to += n;
+    return true;
+  };
+  auto checksum_matches = [&]() -> Result<bool> {
+    for (;;) {
+      buf.clear();
+      buf_offset = read_to;
+      NUTCHFS_ASSIGN_OR_RETURN(bool more, read_more());
+      if (!more) break;
+    }
+    const char type = static_cast<char>(kBlockTypeNone);
+    return crc32c::Extend(crc, &type, 1) == stored_crc;
+  };
+  // Where an entry is malformed: the checksum decides which error it is.
+  auto fail = [&](std::string_view what, uint64_t offset) -> Status {
+    Result<bool> matches = checksum_matches();
+    if (!matches) return matches.error();
+    return *matches ? corruption(what, offset) : corruption("block checksum mismatch", index_offset);
+  };
+
+  std::string previous;  // the last key of the block before, in this part or an earlier one
+  bool has_previous = !groups_.empty();
+  if (has_previous) previous = groups_.back().last_key;
   uint64_t expected = 0;  // where the next data block must start
-  while (!index.empty()) {
-    uint64_t entry_offset = index_offset + footer.index.size - index.size();
+  Group group;
+  size_t pos = 0;
+  for (;;) {
+    std::string_view in(buf.data() + pos, buf.size() - pos);
+    const std::string_view entry_start = in;
+    const uint64_t entry_offset = buf_offset + pos;
     std::string_view key;
     BlockHandle h;
-    if (!GetIndexEntry(&index, &key, &h)) return corruption("malformed index entry", entry_offset);
+    if (!GetIndexEntry(&in, &key, &h)) {
+      // An entry cut at the end of what was read: drop what is parsed and read on.
+      buf.erase(0, pos);
+      buf_offset += pos;
+      pos = 0;
+      NUTCHFS_ASSIGN_OR_RETURN(bool more, read_more());
+      if (more) continue;
+      if (buf.empty()) break;
+      return fail("malformed index entry", entry_offset);
+    }
     if (h.offset != expected || h.size == 0 || h.size > index_offset - h.offset ||
         index_offset - h.offset - h.size < kBlockTrailerSize) {
-      return corruption("index entry with a bad block handle", entry_offset);
+      return fail("index entry with a bad block handle", entry_offset);
     }
     // Across parts too: the first block of a part ends above the last block before it.
-    if (!key_ends_.empty() && key <= block_last_key(key_ends_.size() - 1)) {
-      return corruption("index keys out of order", entry_offset);
+    if (has_previous && key <= previous) return fail("index keys out of order", entry_offset);
+    const size_t entry_size = entry_start.size() - in.size();
+    if (group.blocks == 0) {
+      group = Group{};
+      group.first_block = num_blocks_;
+      group.part = p;
+      group.entries_offset = entry_offset;
+      group.first_offset = h.offset;
     }
-    keys_.append(key);
-    key_ends_.push_back(keys_.size());
-    block_ends_.push_back(h.end());
+    group.entries_crc = crc32c::Extend(group.entries_crc, entry_start.data(), entry_size);
+    group.entries_size += entry_size;
+    ++group.blocks;
+    previous.assign(key);
+    has_previous = true;
     expected = h.end();
+    ++num_blocks_;
+    pos += entry_size;
+    if (group.blocks == kIndexGroup) {
+      group.last_key = previous;
+      groups_.push_back(std::move(group));
+      group.blocks = 0;
+    }
   }
-  if (expected != index_offset || num_blocks() - part.first_block != footer.num_blocks) {
+  if (group.blocks > 0) {
+    group.last_key = previous;
+    groups_.push_back(std::move(group));
+  }
+  const char type = static_cast<char>(kBlockTypeNone);
+  if (crc32c::Extend(crc, &type, 1) != stored_crc) {
+    return corruption("block checksum mismatch", index_offset);
+  }
+  if (expected != index_offset || num_blocks_ - part.first_block != footer.num_blocks) {
     return corruption("index does not cover the data blocks: index", index_offset);
   }
   return Status::OK();
+}
+
+size_t Table::GroupOf(uint64_t i) const {
+  // The last group whose first block is not above i.
+  auto after = std::upper_bound(groups_.begin(), groups_.end(), i,
+                                [](uint64_t b, const Group& g) { return b < g.first_block; });
+  return static_cast<size_t>(after - groups_.begin()) - 1;
+}
+
+Result<std::string> Table::BlockLastKey(uint64_t i) const {
+  IndexReader index(*this);
+  NUTCHFS_ASSIGN_OR_RETURN(std::string_view key, index.LastKey(i));
+  return std::string(key);
+}
+
+Result<BlockHandle> Table::BlockHandleOf(uint64_t i) const {
+  IndexReader index(*this);
+  return index.Handle(i);
+}
+
+Status Table::IndexReader::Load(size_t g) {
+  if (g == group_) return Status::OK();
+  group_ = SIZE_MAX;
+  const Group& group = table_.groups_[g];
+  const nutchfs::RandomAccessFile& file = *table_.parts_[group.part].file;
+  entries_.resize(group.entries_size);
+  NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, ReadExact(file, group.entries_offset,
+                                                           group.entries_size, entries_.data()));
+  if (got.data() != entries_.data()) std::memmove(entries_.data(), got.data(), got.size());
+  if (crc32c::Value(entries_) != group.entries_crc) {
+    return Corruption(file.path(), "index entries differ from those read when the table was opened: entry",
+                      group.entries_offset);
+  }
+  // The entries are those Open() checked (their CRC says so): decoded without checks
+  // beyond staying within them.
+  keys_.clear();
+  ends_.clear();
+  keys_.reserve(group.blocks);
+  ends_.reserve(group.blocks);
+  const char* p = entries_.data();
+  const char* const limit = p + entries_.size();
+  uint64_t key_size = 0, offset = 0, size = 0;
+  while ((p = DecodeVarint(p, limit, &key_size)) != nullptr &&
+         key_size <= static_cast<uint64_t>(limit - p)) {
+    keys_.emplace_back(p, key_size);
+    p += key_size;
+    if ((p = DecodeVarint(p, limit, &offset)) == nullptr ||
+        (p = DecodeVarint(p, limit, &size)) == nullptr) {
+      break;
+    }
+    ends_.push_back(offset + size + kBlockTrailerSize);
+  }
+  if (ends_.size() != group.blocks || keys_.size() != group.blocks) {
+    return Corruption(file.path(), "malformed index entry", group.entries_offset);
+  }
+  group_ = g;
+  return Status::OK();
+}
+
+Result<std::string_view> Table::IndexReader::LastKey(uint64_t i) {
+  const size_t g = group_ != SIZE_MAX && i - table_.groups_[group_].first_block < keys_.size()
+                       ? group_
+                       : table_.GroupOf(i);
+  const Group& group = table_.groups_[g];
+  if (g != group_ && i + 1 == group.first_block + group.blocks) {
+    return std::string_view(group.last_key);  // known without reading the group
+  }
+  NUTCHFS_RETURN_IF_ERROR(Load(g));
+  return keys_[i - group.first_block];
+}
+
+Result<BlockHandle> Table::IndexReader::Handle(uint64_t i) {
+  const size_t g = group_ != SIZE_MAX && i - table_.groups_[group_].first_block < keys_.size()
+                       ? group_
+                       : table_.GroupOf(i);
+  NUTCHFS_RETURN_IF_ERROR(Load(g));
+  const uint64_t k = i - table_.groups_[g].first_block;
+  const uint64_t offset = k == 0 ? table_.groups_[g].first_offset : ends_[k - 1];
+  return BlockHandle{offset, ends_[k] - offset - kBlockTrailerSize};
+}
+
+Result<uint64_t> Table::IndexReader::FirstBlockEndingAtOrAbove(
+    std::string_view key, std::string_view (*join)(std::string_view)) {
+  auto joined = [join](std::string_view k) { return join != nullptr ? join(k) : k; };
+  const std::vector<Group>& groups = table_.groups_;
+  // The first group whose last key is at or above key holds the block.
+  auto g = std::partition_point(groups.begin(), groups.end(), [&](const Group& group) {
+    return joined(group.last_key) < key;
+  });
+  if (g == groups.end()) return table_.num_blocks();
+  NUTCHFS_RETURN_IF_ERROR(Load(static_cast<size_t>(g - groups.begin())));
+  auto k = std::partition_point(keys_.begin(), keys_.end(),
+                                [&](std::string_view last) { return joined(last) < key; });
+  return g->first_block + static_cast<uint64_t>(k - keys_.begin());
 }
 
 }  // namespace webdb

@@ -62,19 +62,20 @@ std::vector<std::string> Md5Splits(size_t n) {
 
 // The last keys of the blocks of `table` that end the first i / n of its blocks, for
 // i = 1..n-1; none for a table of fewer than n blocks.
-std::vector<std::string> BlockEnds(const Table& table, size_t n) {
+Result<std::vector<std::string>> BlockEnds(const Table& table, size_t n) {
   std::vector<std::string> ends;
   if (table.num_blocks() < n) return ends;
   for (size_t i = 1; i < n; ++i) {
-    ends.emplace_back(table.block_last_key(i * table.num_blocks() / n - 1));
+    NUTCHFS_ASSIGN_OR_RETURN(std::string end, table.BlockLastKey(i * table.num_blocks() / n - 1));
+    ends.push_back(std::move(end));
   }
   return ends;
 }
 
 // Stage 1's ranges: pagesByURL cut right after those block ends (the smallest key above
 // each), so that no old block straddles two ranges.
-std::vector<std::string> PageSplits(const Table& old_pages_by_url, size_t n) {
-  std::vector<std::string> splits = BlockEnds(old_pages_by_url, n);
+Result<std::vector<std::string>> PageSplits(const Table& old_pages_by_url, size_t n) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::vector<std::string> splits, BlockEnds(old_pages_by_url, n));
   for (std::string& s : splits) s.push_back('\0');
   return splits;
 }
@@ -82,7 +83,7 @@ std::vector<std::string> PageSplits(const Table& old_pages_by_url, size_t n) {
 // Stage 4's ranges: the links to urls from each of those page urls on. A linksByURL key
 // is url + 0x00 + from, and urls hold no 0x00, so it is at or above such a url exactly
 // when its url is: a range of links and the range of their target pages agree.
-std::vector<std::string> LinkUrlSplits(const Table& new_pages_by_url, size_t n) {
+Result<std::vector<std::string>> LinkUrlSplits(const Table& new_pages_by_url, size_t n) {
   return BlockEnds(new_pages_by_url, n);
 }
 
@@ -163,7 +164,9 @@ class Update {
       // Stage 3 sends linksByURL its edits in the ranges of the new pagesByURL.
       if (stage == 1 && plumbing_.max_partitions() > 1) {
         NUTCHFS_ASSIGN_OR_RETURN(auto pages, OpenTable(TableId::kPagesByUrl));
-        plumbing_.SplitEdits(4, LinkUrlSplits(*pages, plumbing_.max_partitions()));
+        NUTCHFS_ASSIGN_OR_RETURN(std::vector<std::string> splits,
+                                 LinkUrlSplits(*pages, plumbing_.max_partitions()));
+        plumbing_.SplitEdits(4, std::move(splits));
       }
     }
     return next_;
@@ -348,7 +351,8 @@ Status SplitStageEdits(nutchfs::Env& env, const std::string& dir, const Manifest
   const size_t n = plumbing.max_partitions();
   if (n < 2) return Status::OK();
   NUTCHFS_ASSIGN_OR_RETURN(auto pages, OpenTableOf(env, RefsOf(dir, old, TableId::kPagesByUrl)));
-  plumbing.SplitEdits(1, PageSplits(*pages, n));
+  NUTCHFS_ASSIGN_OR_RETURN(std::vector<std::string> splits, PageSplits(*pages, n));
+  plumbing.SplitEdits(1, std::move(splits));
   for (int stage : {2, 3, 5}) plumbing.SplitEdits(stage, Md5Splits(n));
   return Status::OK();
 }

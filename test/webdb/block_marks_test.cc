@@ -64,7 +64,7 @@ TEST_CASE("a notice marks every block holding its join key, and only blocks that
           "[block_marks]") {
   Fixture f;
   const uint64_t n = f.table->num_blocks();
-  auto join = [&](uint64_t b) { return std::string(UrlOfLinkUrlKey(f.table->block_last_key(b))); };
+  auto join = [&](uint64_t b) { return std::string(UrlOfLinkUrlKey(*f.table->BlockLastKey(b))); };
   std::vector<std::string> notices;
   for (const auto& [url, blocks] : f.blocks_of_url) notices.push_back(url);
   notices.push_back("http://a-before-all/");

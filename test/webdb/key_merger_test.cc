@@ -330,21 +330,21 @@ TEST_CASE("key merger with skip_blocks moves past unchanged blocks without readi
   REQUIRE(walk->status().ok());
   auto unchanged = [&](uint64_t b) {
     for (const OwnedEdit& e : sorted) {
-      if (e.key >= first_key[b] && e.key <= t.block_last_key(b)) return false;
+      if (e.key >= first_key[b] && e.key <= *t.BlockLastKey(b)) return false;
     }
     return true;
   };
   std::vector<Step> expected;
   for (const Step& s : Expected(rows, sorted)) {
     uint64_t b = 0;
-    while (b < t.num_blocks() && t.block_last_key(b) < s.key) ++b;
+    while (b < t.num_blocks() && *t.BlockLastKey(b) < s.key) ++b;
     if (!s.has_row || !s.edits.empty() || !unchanged(b)) expected.push_back(s);
   }
   // A block skipped after another, never entered, is damaged: the merge does not see it.
   // It is one no edit key reaches from the block before it on.
   auto skipped_after = [&](uint64_t b) {
     for (const OwnedEdit& e : sorted) {
-      if (e.key > t.block_last_key(b - 1) && e.key <= t.block_last_key(b)) return false;
+      if (e.key > *t.BlockLastKey(b - 1) && e.key <= *t.BlockLastKey(b)) return false;
     }
     return unchanged(b - 1);
   };
@@ -353,7 +353,7 @@ TEST_CASE("key merger with skip_blocks moves past unchanged blocks without readi
     if (skipped_after(b)) damaged = b;
   }
   REQUIRE(damaged > 0);
-  testutil::FlipByte(path, t.block_handle(damaged).offset);
+  testutil::FlipByte(path, t.BlockHandleOf(damaged)->offset);
 
   auto row_it = t.NewIterator();
   auto edit_it = testutil::NewVectorEditIterator(sorted);

@@ -105,9 +105,9 @@ TEST_CASE("a table in parts reads as the one file of its rows would", "[table]")
   CHECK(table->num_records() == n);
   REQUIRE(table->num_blocks() > 30);
   for (uint64_t b = 1; b < table->num_blocks(); ++b) {
-    CHECK(table->block_last_key(b - 1) < table->block_last_key(b));
+    CHECK(*table->BlockLastKey(b - 1) < *table->BlockLastKey(b));
   }
-  CHECK(table->block_last_key(table->num_blocks() - 1) == rows.back().first);
+  CHECK(*table->BlockLastKey(table->num_blocks() - 1) == rows.back().first);
 
   auto it = table->NewIterator();
   CHECK(ScanAll(*it) == rows);
@@ -119,8 +119,8 @@ TEST_CASE("a table in parts reads as the one file of its rows would", "[table]")
     // Block numbers count across the parts: the block a row is in ends at or after it.
     const std::optional<uint64_t> block = it->BlockIndex();
     REQUIRE(block.has_value());
-    CHECK(table->block_last_key(*block) >= rows[i].first);
-    if (*block > 0) CHECK(table->block_last_key(*block - 1) < rows[i].first);
+    CHECK(*table->BlockLastKey(*block) >= rows[i].first);
+    if (*block > 0) CHECK(*table->BlockLastKey(*block - 1) < rows[i].first);
   }
 }
 

@@ -209,7 +209,7 @@ TEST_CASE("a builder closes blocks at the target block size it was given", "[tab
     // Every block but the last reached the target, or stopped short of it only because
     // the next row would have taken it past.
     for (uint64_t i = 0; i + 1 < table->num_blocks(); ++i) {
-      const uint64_t size = table->block_handle(i).size;
+      const uint64_t size = table->BlockHandleOf(i)->size;
       CHECK(size <= target);
       CHECK(size + largest_row > target);
     }
