@@ -14,11 +14,19 @@ Result<std::unique_ptr<TableBuilder>> TableBuilder::Create(nutchfs::Env& env,
                                                            const std::string& path,
                                                            size_t target_block_size) {
   NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewWritableFile(path));
-  return std::unique_ptr<TableBuilder>(new TableBuilder(std::move(file), target_block_size));
+  return std::unique_ptr<TableBuilder>(new TableBuilder(env, std::move(file), target_block_size));
 }
 
-TableBuilder::TableBuilder(std::unique_ptr<nutchfs::WritableFile> file, size_t target_block_size)
-    : file_(std::move(file)), target_block_size_(target_block_size) {}
+TableBuilder::TableBuilder(nutchfs::Env& env, std::unique_ptr<nutchfs::WritableFile> file,
+                           size_t target_block_size)
+    : env_(env), file_(std::move(file)), target_block_size_(target_block_size) {}
+
+TableBuilder::~TableBuilder() {
+  if (index_path_.empty()) return;
+  index_file_.reset();
+  Status ignored = env_.RemoveFile(index_path_);
+  (void)ignored;  // an unfinished table's file: garbage collection removes it otherwise
+}
 
 Status TableBuilder::Add(std::string_view key, std::string_view value) {
   if (!status_.ok()) return status_;
@@ -100,7 +108,7 @@ Status TableBuilder::AddBlock(const RawBlock& block) {
   if (!block_.empty()) NUTCHFS_RETURN_IF_ERROR(FlushBlock());
   BlockHandle handle{offset_, block.bytes.size() - kBlockTrailerSize};
   NUTCHFS_RETURN_IF_ERROR(WriteBlock(block.bytes));
-  AddIndexEntry(block.last_key, handle);
+  NUTCHFS_RETURN_IF_ERROR(AddIndexEntry(block.last_key, handle));
   ++num_blocks_;
   num_records_ += block.records;
   last_key_.assign(block.last_key);
@@ -110,24 +118,49 @@ Status TableBuilder::AddBlock(const RawBlock& block) {
 Status TableBuilder::FlushBlock() {
   BlockHandle handle{offset_, block_.size()};
   NUTCHFS_RETURN_IF_ERROR(WriteBlock(block_.Finish()));
-  AddIndexEntry(block_.last_key(), handle);
+  NUTCHFS_RETURN_IF_ERROR(AddIndexEntry(block_.last_key(), handle));
   ++num_blocks_;
   last_key_.assign(block_.last_key());
   block_.Reset();
   return Status::OK();
 }
 
-void TableBuilder::AddIndexEntry(std::string_view last_key, const BlockHandle& handle) {
-  constexpr size_t kIndexPiece = size_t{1} << 20;
-  std::string entry;
-  AppendIndexEntry(last_key, handle, &entry);
-  if (index_.empty() || index_.back().size() + entry.size() > index_.back().capacity()) {
-    index_.emplace_back();
-    index_.back().reserve(std::max(kIndexPiece, entry.size()));
+Status TableBuilder::AddIndexEntry(std::string_view last_key, const BlockHandle& handle) {
+  const size_t before = index_.size();
+  AppendIndexEntry(last_key, handle, &index_);
+  index_size_ += index_.size() - before;
+  index_crc_ = crc32c::Extend(index_crc_, index_.data() + before, index_.size() - before);
+  return index_.size() >= kIndexSpill ? SpillIndex() : Status::OK();
+}
+
+Status TableBuilder::SpillIndex() {
+  if (index_path_.empty()) {
+    index_path_ = path() + ".tmp.index";
+    auto side = env_.NewWritableFile(index_path_);
+    if (!side) return status_ = side.error();
+    index_file_ = std::move(*side);
   }
-  index_.back().append(entry);
-  index_size_ += entry.size();
-  index_crc_ = crc32c::Extend(index_crc_, entry.data(), entry.size());
+  status_ = index_file_->Append(index_);
+  index_.clear();
+  return status_;
+}
+
+// The side file is read back at once, from the page cache: it is neither synced nor
+// checked (the index block's CRC, taken as the entries were made, covers the copy).
+Status TableBuilder::CopySpilledIndex() {
+  NUTCHFS_RETURN_IF_ERROR(status_ = index_file_->Close());
+  index_file_.reset();
+  NUTCHFS_ASSIGN_OR_RETURN(auto in, env_.NewSequentialFile(index_path_));
+  std::unique_ptr<char[]> scratch(new char[kIndexSpill]);
+  for (;;) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, in->Read(kIndexSpill, scratch.get()));
+    if (got.empty()) break;
+    NUTCHFS_RETURN_IF_ERROR(Write(got));
+  }
+  in.reset();
+  status_ = env_.RemoveFile(index_path_);
+  index_path_.clear();
+  return status_;
 }
 
 Status TableBuilder::Write(std::string_view data) {
@@ -162,7 +195,8 @@ Status TableBuilder::Finish() {
   footer.index = BlockHandle{offset_, index_size_};
   footer.num_records = num_records_;
   footer.num_blocks = num_blocks_;
-  for (const std::string& piece : index_) NUTCHFS_RETURN_IF_ERROR(Write(piece));
+  if (!index_path_.empty()) NUTCHFS_RETURN_IF_ERROR(CopySpilledIndex());
+  NUTCHFS_RETURN_IF_ERROR(Write(index_));
   index_.clear();
   std::string trailer;
   AppendBlockTrailerWithCrc(index_crc_, &trailer);

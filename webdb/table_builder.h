@@ -3,8 +3,12 @@
 //
 // The builder owns its WritableFile. Finish() writes the index and footer, syncs and closes
 // the file; destroying a builder without Finish() abandons the file (closes it unsynced,
-// leaving a partial file for the caller to delete). The Env must outlive Create(); the
-// builder does not use it afterwards. Not thread-safe.
+// leaving a partial file for the caller to delete). The index entries of the blocks
+// written are kept in memory up to kIndexSpill bytes; beyond that they go to a side file,
+// path + ".tmp.index" (a temporary name, which the db's garbage collection removes if
+// the process dies), and Finish() copies them after the data blocks and removes it: a
+// table's size never sets the builder's memory. The Env must outlive the builder. Not
+// thread-safe.
 #ifndef WEBDB_TABLE_BUILDER_H_
 #define WEBDB_TABLE_BUILDER_H_
 
@@ -30,7 +34,8 @@ class TableBuilder {
   // Creates (or truncates) path; data blocks end once they reach target_block_size bytes.
   static Result<std::unique_ptr<TableBuilder>> Create(
       nutchfs::Env& env, const std::string& path, size_t target_block_size = kTargetBlockSize);
-  ~TableBuilder() = default;
+  // Removes the side file of an unfinished table.
+  ~TableBuilder();
   TableBuilder(const TableBuilder&) = delete;
   TableBuilder& operator=(const TableBuilder&) = delete;
 
@@ -64,7 +69,8 @@ class TableBuilder {
   const std::string& path() const { return file_->path(); }
 
  private:
-  TableBuilder(std::unique_ptr<nutchfs::WritableFile> file, size_t target_block_size);
+  TableBuilder(nutchfs::Env& env, std::unique_ptr<nutchfs::WritableFile> file,
+               size_t target_block_size);
 
   // The last key added: the block being built keeps it until it is flushed.
   std::string_view LastKey() const { return block_.empty() ? last_key_ : block_.last_key(); }
@@ -77,14 +83,21 @@ class TableBuilder {
   // The same for a data block with its trailer, whose crc the trailer gives.
   Status WriteBlock(std::string_view block_with_trailer);
   Status Append(std::string_view data, uint32_t data_crc);
-  void AddIndexEntry(std::string_view last_key, const BlockHandle& handle);
+  Status AddIndexEntry(std::string_view last_key, const BlockHandle& handle);
+  // Appends index_ to the side file, creating it the first time.
+  Status SpillIndex();
+  // Appends the side file's entries to the table file, then removes the side file.
+  Status CopySpilledIndex();
 
+  static constexpr size_t kIndexSpill = size_t{1} << 20;
+
+  nutchfs::Env& env_;
   std::unique_ptr<nutchfs::WritableFile> file_;
   BlockBuilder block_;
-  // The encoded index entries, in pieces of about kIndexPiece bytes: one string that
-  // doubled as it grew would hold up to twice its size, and leave its smaller copies
-  // behind in the heap (a 10M-page table's index is about 10 MB).
-  std::vector<std::string> index_;
+  // The encoded index entries not yet in the side file: at most kIndexSpill bytes.
+  std::string index_;
+  std::string index_path_;  // the side file's, once there is one, until it is removed
+  std::unique_ptr<nutchfs::WritableFile> index_file_;
   uint64_t index_size_ = 0;
   uint32_t index_crc_ = 0;  // unmasked CRC32C of the entries so far
   std::string last_key_;  // of the last block written

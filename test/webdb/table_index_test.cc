@@ -1,7 +1,8 @@
 // Table's index read a group of kIndexGroup entries at a time (Table::IndexReader): every
 // block's last key and handle as the file has them, in any order of access, the search
 // for a key's block, scans and seeks across group boundaries, memory of one key a group,
-// and an index damaged after the table was opened reported as Corruption.
+// and an index damaged after the table was opened reported as Corruption. And the
+// TableBuilder's side: a large index written through a side file, which is removed.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <random>
@@ -12,6 +13,7 @@
 #include "nutchfs/env.h"
 #include "test/util/corrupt.h"
 #include "test/util/temp_dir.h"
+#include "webdb/crc32c.h"
 #include "webdb/table.h"
 #include "webdb/table_builder.h"
 
@@ -30,6 +32,15 @@ Rows MakeRows(size_t n) {
     rows.emplace_back(key, std::string(10 + rng() % 30, static_cast<char>('a' + i % 26)));
   }
   return rows;
+}
+
+std::string FileBytes(nutchfs::Env& env, const std::string& path) {
+  auto file = env.NewRandomAccessFile(path);
+  REQUIRE(file.has_value());
+  std::string bytes((*file)->size(), '\0');
+  auto got = (*file)->Read(0, bytes.size(), bytes.data());
+  REQUIRE(got.has_value());
+  return std::string(*got);
 }
 
 struct Fixture {
@@ -155,6 +166,50 @@ TEST_CASE("an index damaged after the table was opened is Corruption naming the 
   auto reopened = Table::Open(*f.env, f.path);
   REQUIRE(!reopened.has_value());
   CHECK_THAT(reopened.error().ToString(), Catch::Contains("block checksum mismatch"));
+}
+
+TEST_CASE("a builder holds a large index in a side file and copies it at Finish", "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const std::string path = dir.File("big.tbl");
+  const std::string side = path + ".tmp.index";
+  const Rows rows = MakeRows(60000);
+  auto builder = TableBuilder::Create(*env, path, /*target_block_size=*/128);
+  REQUIRE(builder.has_value());
+  for (const auto& [k, v] : rows) REQUIRE((*builder)->Add(k, v).ok());
+  CHECK(env->FileExists(side));  // the index is over 1 MiB: part of it went there
+  REQUIRE((*builder)->Finish().ok());
+  CHECK(!env->FileExists(side));
+  const uint64_t size = (*builder)->file_size();
+  const uint32_t crc = (*builder)->file_crc();
+  builder->reset();
+
+  auto table = Table::Open(*env, path);
+  REQUIRE(table.has_value());
+  CHECK((*table)->footer(0).index.size > (1 << 20));
+  // The bytes are those the builder accounted for, and every row reads back.
+  const std::string bytes = FileBytes(*env, path);
+  CHECK(bytes.size() == size);
+  CHECK(crc32c::Value(bytes) == crc);
+  auto it = (*table)->NewIterator();
+  size_t i = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++i) REQUIRE(it->key() == rows[i].first);
+  CHECK(it->status().ok());
+  CHECK(i == rows.size());
+}
+
+TEST_CASE("a builder destroyed before Finish removes its side file", "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const std::string path = dir.File("big.tbl");
+  const Rows rows = MakeRows(60000);
+  {
+    auto builder = TableBuilder::Create(*env, path, /*target_block_size=*/128);
+    REQUIRE(builder.has_value());
+    for (const auto& [k, v] : rows) REQUIRE((*builder)->Add(k, v).ok());
+    REQUIRE(env->FileExists(path + ".tmp.index"));
+  }
+  CHECK(!env->FileExists(path + ".tmp.index"));
 }
 
 }  // namespace
