@@ -1,5 +1,6 @@
 // BlockMarks: a notice marks exactly the blocks whose join-key range can include it, and
-// never misses a block holding a row with that join key.
+// never misses a block holding a row with that join key; notices from several threads at
+// once, each reading the index through a reader of its own, mark what one thread would.
 #include "webdb/block_marks.h"
 
 #include <catch2/catch.hpp>
@@ -7,6 +8,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "nutchfs/env.h"
@@ -39,10 +41,12 @@ struct Fixture {
   std::unique_ptr<nutchfs::Env> env = nutchfs::NewLocalEnv();
   std::unique_ptr<Table> table;
   std::map<std::string, std::set<uint64_t>> blocks_of_url;  // where each url's rows are
+  std::vector<std::string> joins;  // the join key of each block's last key
 
+  // Blocks of 1 KiB: several groups of the index (Table::kIndexGroup blocks each).
   Fixture() {
     const std::string path = dir.File("links.tbl");
-    auto builder = TableBuilder::Create(*env, path);
+    auto builder = TableBuilder::Create(*env, path, /*target_block_size=*/1024);
     REQUIRE(builder);
     for (const std::string& k : Keys()) REQUIRE((*builder)->Add(k, std::string(200, 'v')).ok());
     REQUIRE((*builder)->Finish().ok());
@@ -56,7 +60,10 @@ struct Fixture {
       blocks_of_url[std::string(UrlOfLinkUrlKey(it->key()))].insert(block);
     }
     REQUIRE(it->status().ok());
-    REQUIRE(table->num_blocks() > 20);
+    REQUIRE(table->num_blocks() > 3 * Table::kIndexGroup);
+    for (uint64_t b = 0; b < table->num_blocks(); ++b) {
+      joins.emplace_back(UrlOfLinkUrlKey(*table->BlockLastKey(b)));
+    }
   }
 };
 
@@ -64,7 +71,7 @@ TEST_CASE("a notice marks every block holding its join key, and only blocks that
           "[block_marks]") {
   Fixture f;
   const uint64_t n = f.table->num_blocks();
-  auto join = [&](uint64_t b) { return std::string(UrlOfLinkUrlKey(*f.table->BlockLastKey(b))); };
+  auto join = [&](uint64_t b) { return f.joins[b]; };
   std::vector<std::string> notices;
   for (const auto& [url, blocks] : f.blocks_of_url) notices.push_back(url);
   notices.push_back("http://a-before-all/");
@@ -108,6 +115,27 @@ TEST_CASE("notices in any order mark the union of their blocks", "[block_marks]"
   for (uint64_t b = 0; b < f.table->num_blocks(); ++b) {
     CHECK(together.marked(b) == (expected.count(b) > 0));
   }
+}
+
+TEST_CASE("notices from two threads at once mark the blocks one thread would", "[block_marks]") {
+  Fixture f;
+  std::vector<std::string> urls;
+  for (const auto& [url, blocks] : f.blocks_of_url) urls.push_back(url);
+  // Each thread notices its half in key order, as a stage's key ranges do.
+  const size_t half = urls.size() / 2;
+  BlockMarks shared(*f.table, UrlOfLinkUrlKey);
+  std::thread low([&] {
+    for (size_t i = 0; i < half; ++i) shared.Notice(urls[i]);
+  });
+  std::thread high([&] {
+    for (size_t i = half; i < urls.size(); ++i) shared.Notice(urls[i]);
+  });
+  low.join();
+  high.join();
+  BlockMarks alone(*f.table, UrlOfLinkUrlKey);
+  for (const std::string& url : urls) alone.Notice(url);
+  CHECK(shared.notices() == urls.size());
+  for (uint64_t b = 0; b < f.table->num_blocks(); ++b) CHECK(shared.marked(b) == alone.marked(b));
 }
 
 }  // namespace
