@@ -53,6 +53,113 @@ Result<std::string_view> ReadExact(const nutchfs::RandomAccessFile& file, uint64
   return got;
 }
 
+// The entries of a table file's index block, front to back, read in pieces of
+// kIndexReadSize with the block's checksum taken as they come: memory for one piece,
+// whatever the index's size. An entry found malformed is reported as such only if the
+// whole block matches its checksum (Fail reads the rest first); otherwise the block is
+// reported as damaged, a checksum mismatch, as when the index was read whole.
+class IndexBlockStream {
+ public:
+  struct Entry {
+    std::string_view key;    // views valid until the next call to Next()
+    BlockHandle handle;
+    std::string_view bytes;  // the entry as stored
+    uint64_t offset = 0;     // where it is in the file
+  };
+
+  IndexBlockStream(const nutchfs::RandomAccessFile& file, const BlockHandle& index)
+      : file_(file), begin_(index.offset), end_(index.offset + index.size),
+        buf_offset_(index.offset), read_to_(index.offset) {}
+
+  // Reads the block's trailer.
+  Status Start() {
+    char scratch[kBlockTrailerSize];
+    NUTCHFS_ASSIGN_OR_RETURN(std::string_view trailer,
+                             ReadExact(file_, end_, kBlockTrailerSize, scratch));
+    if (static_cast<uint8_t>(trailer[0]) != kBlockTypeNone) {
+      return Corruption(file_.path(),
+                        "unknown block type " +
+                            std::to_string(static_cast<uint8_t>(trailer[0])) + " in block",
+                        begin_);
+    }
+    stored_crc_ = crc32c::Unmask(DecodeFixed32(trailer.data() + 1));
+    return Status::OK();
+  }
+
+  // The next entry; false after the last one.
+  Result<bool> Next(Entry* e) {
+    for (;;) {
+      std::string_view in(buf_.data() + pos_, buf_.size() - pos_);
+      e->offset = buf_offset_ + pos_;
+      if (GetIndexEntry(&in, &e->key, &e->handle)) {
+        const size_t size = buf_.size() - pos_ - in.size();
+        e->bytes = std::string_view(buf_.data() + pos_, size);
+        pos_ += size;
+        return true;
+      }
+      // An entry cut at the end of what was read: drop what is parsed and read on.
+      buf_.erase(0, pos_);
+      buf_offset_ += pos_;
+      pos_ = 0;
+      NUTCHFS_ASSIGN_OR_RETURN(bool more, ReadMore());
+      if (more) continue;
+      if (buf_.empty()) return false;
+      return Err(Fail("malformed index entry", e->offset));
+    }
+  }
+
+  // After the last entry: Corruption if the block does not match its checksum.
+  Status Finish() {
+    if (Matches()) return Status::OK();
+    return Corruption(file_.path(), "block checksum mismatch", begin_);
+  }
+
+  // Corruption `what` at offset, unless the block does not match its checksum.
+  Status Fail(std::string_view what, uint64_t offset) {
+    for (;;) {
+      buf_.clear();
+      pos_ = 0;
+      buf_offset_ = read_to_;
+      Result<bool> more = ReadMore();
+      if (!more) return more.error();
+      if (!*more) break;
+    }
+    if (!Matches()) return Corruption(file_.path(), "block checksum mismatch", begin_);
+    return Corruption(file_.path(), what, offset);
+  }
+
+ private:
+  static constexpr size_t kIndexReadSize = 1 << 20;
+
+  // Reads the next piece after what buf_ holds; false when the block is read to its end.
+  Result<bool> ReadMore() {
+    if (read_to_ == end_) return false;
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kIndexReadSize, end_ - read_to_));
+    const size_t had = buf_.size();
+    buf_.resize(had + n);
+    NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, ReadExact(file_, read_to_, n, buf_.data() + had));
+    if (got.data() != buf_.data() + had) std::memmove(buf_.data() + had, got.data(), n);
+    crc_ = crc32c::Extend(crc_, buf_.data() + had, n);
+    read_to_ += n;
+    return true;
+  }
+
+  bool Matches() const {
+    const char type = static_cast<char>(kBlockTypeNone);
+    return crc32c::Extend(crc_, &type, 1) == stored_crc_;
+  }
+
+  const nutchfs::RandomAccessFile& file_;
+  const uint64_t begin_;  // where the block's entries begin
+  const uint64_t end_;    // and end (its trailer starts)
+  std::string buf_;       // bytes read and not yet dropped, from buf_offset_
+  uint64_t buf_offset_;
+  size_t pos_ = 0;        // where the next entry starts in buf_
+  uint64_t read_to_;      // where the next piece starts
+  uint32_t crc_ = 0;      // of the bytes up to read_to_
+  uint32_t stored_crc_ = 0;
+};
+
 }  // namespace
 
 Result<Footer> ReadTableFooter(const nutchfs::RandomAccessFile& file) {
@@ -519,109 +626,43 @@ Status Table::AddPart(std::unique_ptr<nutchfs::RandomAccessFile> file) {
   return ReadIndex(parts_.size() - 1);
 }
 
-// The index block is read in pieces of kIndexReadSize, its checksum taken as they come;
-// a malformed entry is reported only once the rest of the block has been read and found
-// to match its checksum (a block that does not is reported as such: the bytes are
-// damaged, not written wrong). Entries are checked as they were when the index was held
-// whole: each block's handle against the end of the block before it, keys in order
-// across the parts, the blocks covering the part up to its index.
 Status Table::ReadIndex(size_t p) {
-  constexpr size_t kIndexReadSize = 1 << 20;
   const Part& part = parts_[p];
-  const nutchfs::RandomAccessFile& file = *part.file;
   const Footer& footer = part.footer;
   const uint64_t index_offset = footer.index.offset;
-  const uint64_t index_end = index_offset + footer.index.size;
-  auto corruption = [&file](std::string_view what, uint64_t offset) {
-    return Corruption(file.path(), what, offset);
-  };
-  char trailer_scratch[kBlockTrailerSize];
-  NUTCHFS_ASSIGN_OR_RETURN(std::string_view trailer,
-                           ReadExact(file, index_end, kBlockTrailerSize, trailer_scratch));
-  if (static_cast<uint8_t>(trailer[0]) != kBlockTypeNone) {
-    return corruption(
-        "unknown block type " + std::to_string(static_cast<uint8_t>(trailer[0])) + " in block",
-        index_offset);
-  }
-  const uint32_t stored_crc = crc32c::Unmask(DecodeFixed32(trailer.data() + 1));
-
-  std::string buf;             // index bytes read and not yet parsed, from buf_offset
-  uint64_t buf_offset = index_offset;
-  uint64_t read_to = index_offset;  // where the next piece starts
-  uint32_t crc = 0;
-  // Reads the next piece into buf; false when the index is read to its end.
-  auto read_more = [&]() -> Result<bool> {
-    if (read_to == index_end) return false;
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(kIndexReadSize, index_end - read_to));
-    const size_t had = buf.size();
-    buf.resize(had + n);
-    NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, ReadExact(file, read_to, n, buf.data() + had));
-    if (got.data() != buf.data() + had) std::memmove(buf.data() + had, got.data(), n);
-    crc = crc32c::Extend(crc, buf.data() + had, n);
-    read_to += n;
-    return true;
-  };
-  auto checksum_matches = [&]() -> Result<bool> {
-    for (;;) {
-      buf.clear();
-      buf_offset = read_to;
-      NUTCHFS_ASSIGN_OR_RETURN(bool more, read_more());
-      if (!more) break;
-    }
-    const char type = static_cast<char>(kBlockTypeNone);
-    return crc32c::Extend(crc, &type, 1) == stored_crc;
-  };
-  // Where an entry is malformed: the checksum decides which error it is.
-  auto fail = [&](std::string_view what, uint64_t offset) -> Status {
-    Result<bool> matches = checksum_matches();
-    if (!matches) return matches.error();
-    return *matches ? corruption(what, offset) : corruption("block checksum mismatch", index_offset);
-  };
-
+  IndexBlockStream index(*part.file, footer.index);
+  NUTCHFS_RETURN_IF_ERROR(index.Start());
+  // Checked as when the index was held whole: each block's handle against the end of the
+  // block before it, keys in order across the parts, the blocks covering the part.
   std::string previous;  // the last key of the block before, in this part or an earlier one
   bool has_previous = !groups_.empty();
   if (has_previous) previous = groups_.back().last_key;
   uint64_t expected = 0;  // where the next data block must start
   Group group;
-  size_t pos = 0;
+  IndexBlockStream::Entry e;
   for (;;) {
-    std::string_view in(buf.data() + pos, buf.size() - pos);
-    const std::string_view entry_start = in;
-    const uint64_t entry_offset = buf_offset + pos;
-    std::string_view key;
-    BlockHandle h;
-    if (!GetIndexEntry(&in, &key, &h)) {
-      // An entry cut at the end of what was read: drop what is parsed and read on.
-      buf.erase(0, pos);
-      buf_offset += pos;
-      pos = 0;
-      NUTCHFS_ASSIGN_OR_RETURN(bool more, read_more());
-      if (more) continue;
-      if (buf.empty()) break;
-      return fail("malformed index entry", entry_offset);
-    }
+    NUTCHFS_ASSIGN_OR_RETURN(bool more, index.Next(&e));
+    if (!more) break;
+    const BlockHandle& h = e.handle;
     if (h.offset != expected || h.size == 0 || h.size > index_offset - h.offset ||
         index_offset - h.offset - h.size < kBlockTrailerSize) {
-      return fail("index entry with a bad block handle", entry_offset);
+      return index.Fail("index entry with a bad block handle", e.offset);
     }
-    // Across parts too: the first block of a part ends above the last block before it.
-    if (has_previous && key <= previous) return fail("index keys out of order", entry_offset);
-    const size_t entry_size = entry_start.size() - in.size();
+    if (has_previous && e.key <= previous) return index.Fail("index keys out of order", e.offset);
     if (group.blocks == 0) {
       group = Group{};
       group.first_block = num_blocks_;
       group.part = p;
-      group.entries_offset = entry_offset;
+      group.entries_offset = e.offset;
       group.first_offset = h.offset;
     }
-    group.entries_crc = crc32c::Extend(group.entries_crc, entry_start.data(), entry_size);
-    group.entries_size += entry_size;
+    group.entries_crc = crc32c::Extend(group.entries_crc, e.bytes.data(), e.bytes.size());
+    group.entries_size += e.bytes.size();
     ++group.blocks;
-    previous.assign(key);
+    previous.assign(e.key);
     has_previous = true;
     expected = h.end();
     ++num_blocks_;
-    pos += entry_size;
     if (group.blocks == kIndexGroup) {
       group.last_key = previous;
       groups_.push_back(std::move(group));
@@ -632,12 +673,10 @@ Status Table::ReadIndex(size_t p) {
     group.last_key = previous;
     groups_.push_back(std::move(group));
   }
-  const char type = static_cast<char>(kBlockTypeNone);
-  if (crc32c::Extend(crc, &type, 1) != stored_crc) {
-    return corruption("block checksum mismatch", index_offset);
-  }
+  NUTCHFS_RETURN_IF_ERROR(index.Finish());
   if (expected != index_offset || num_blocks_ - part.first_block != footer.num_blocks) {
-    return corruption("index does not cover the data blocks: index", index_offset);
+    return Corruption(part.file->path(), "index does not cover the data blocks: index",
+                      index_offset);
   }
   return Status::OK();
 }
