@@ -16,25 +16,6 @@ namespace {
 // Sequential scans read this much (whole blocks) per read call.
 constexpr uint64_t kReadaheadSize = 1 << 20;
 
-// A varint64 at p (docs/FORMAT.md), the one-byte case first; the byte after it, or
-// nullptr when it runs past limit or over ten bytes.
-inline const char* DecodeVarint(const char* p, const char* limit, uint64_t* value) {
-  if (p < limit && (static_cast<uint8_t>(*p) & 0x80) == 0) {
-    *value = static_cast<uint8_t>(*p);
-    return p + 1;
-  }
-  uint64_t result = 0;
-  for (int shift = 0; shift <= 63 && p < limit; shift += 7) {
-    const uint64_t byte = static_cast<uint8_t>(*p++);
-    result |= (byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) {
-      *value = result;
-      return p;
-    }
-  }
-  return nullptr;
-}
-
 Status Corruption(const std::string& path, std::string_view what, uint64_t offset) {
   return Status::Corruption(path + ": " + std::string(what) + " at offset " +
                             std::to_string(offset));
@@ -709,39 +690,34 @@ Status Table::IndexReader::Load(size_t g) {
                                                            group.entries_size, entries_.data()));
   if (got.data() != entries_.data()) std::memmove(entries_.data(), got.data(), got.size());
   if (crc32c::Value(entries_) != group.entries_crc) {
-    return Corruption(file.path(), "index entries differ from those read when the table was opened: entry",
+    return Corruption(file.path(),
+                      "index entries differ from those read when the table was opened: entry",
                       group.entries_offset);
   }
-  // The entries are those Open() checked (their CRC says so): decoded without checks
-  // beyond staying within them.
+  // The entries are those Open() checked (their CRC says so).
   keys_.clear();
   ends_.clear();
-  keys_.reserve(group.blocks);
-  ends_.reserve(group.blocks);
-  const char* p = entries_.data();
-  const char* const limit = p + entries_.size();
-  uint64_t key_size = 0, offset = 0, size = 0;
-  while ((p = DecodeVarint(p, limit, &key_size)) != nullptr &&
-         key_size <= static_cast<uint64_t>(limit - p)) {
-    keys_.emplace_back(p, key_size);
-    p += key_size;
-    if ((p = DecodeVarint(p, limit, &offset)) == nullptr ||
-        (p = DecodeVarint(p, limit, &size)) == nullptr) {
-      break;
-    }
-    ends_.push_back(offset + size + kBlockTrailerSize);
+  std::string_view in(entries_);
+  std::string_view key;
+  BlockHandle h;
+  while (GetIndexEntry(&in, &key, &h)) {
+    keys_.push_back(key);
+    ends_.push_back(h.end());
   }
-  if (ends_.size() != group.blocks || keys_.size() != group.blocks) {
+  if (!in.empty() || keys_.size() != group.blocks) {
     return Corruption(file.path(), "malformed index entry", group.entries_offset);
   }
   group_ = g;
   return Status::OK();
 }
 
+size_t Table::IndexReader::GroupOf(uint64_t i) const {
+  const bool held = group_ != SIZE_MAX && i - table_.groups_[group_].first_block < keys_.size();
+  return held ? group_ : table_.GroupOf(i);
+}
+
 Result<std::string_view> Table::IndexReader::LastKey(uint64_t i) {
-  const size_t g = group_ != SIZE_MAX && i - table_.groups_[group_].first_block < keys_.size()
-                       ? group_
-                       : table_.GroupOf(i);
+  const size_t g = GroupOf(i);
   const Group& group = table_.groups_[g];
   if (g != group_ && i + 1 == group.first_block + group.blocks) {
     return std::string_view(group.last_key);  // known without reading the group
@@ -751,9 +727,7 @@ Result<std::string_view> Table::IndexReader::LastKey(uint64_t i) {
 }
 
 Result<BlockHandle> Table::IndexReader::Handle(uint64_t i) {
-  const size_t g = group_ != SIZE_MAX && i - table_.groups_[group_].first_block < keys_.size()
-                       ? group_
-                       : table_.GroupOf(i);
+  const size_t g = GroupOf(i);
   NUTCHFS_RETURN_IF_ERROR(Load(g));
   const uint64_t k = i - table_.groups_[g].first_block;
   const uint64_t offset = k == 0 ? table_.groups_[g].first_offset : ends_[k - 1];

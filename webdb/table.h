@@ -104,6 +104,8 @@ class Table {
    private:
     // Makes group g the one held.
     Status Load(size_t g);
+    // The group that holds block i: the one held, if it does.
+    size_t GroupOf(uint64_t i) const;
 
     const Table& table_;
     size_t group_ = SIZE_MAX;  // the group held: none yet
