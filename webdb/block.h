@@ -53,9 +53,15 @@ inline const char* ParseVarint32(const char* p, const char* limit, uint32_t* val
 // malformed or it runs past limit ("bad record header" or "record runs past the block
 // end" in *what).
 inline bool ParseRecord(const char* p, const char* limit, RecordHeader* r, const char** what) {
-  if ((p = ParseVarint32(p, limit, &r->shared)) == nullptr ||
-      (p = ParseVarint32(p, limit, &r->unshared)) == nullptr ||
-      (p = ParseVarint32(p, limit, &r->value_size)) == nullptr) {
+  if (limit - p >= 3 && ((p[0] | p[1] | p[2]) & 0x80) == 0) {
+    // Three one-byte lengths, as most records have: one test for all of them.
+    r->shared = static_cast<uint8_t>(p[0]);
+    r->unshared = static_cast<uint8_t>(p[1]);
+    r->value_size = static_cast<uint8_t>(p[2]);
+    p += 3;
+  } else if ((p = ParseVarint32(p, limit, &r->shared)) == nullptr ||
+             (p = ParseVarint32(p, limit, &r->unshared)) == nullptr ||
+             (p = ParseVarint32(p, limit, &r->value_size)) == nullptr) {
     *what = "bad record header";
     return false;
   }

@@ -45,13 +45,19 @@ bool BlockBuilder::Add(std::string_view key, std::string_view value) {
   }
   const size_t unshared = key.size() - shared;
   char* p = Room(3 * 5 + unshared + value.size());
-  p = EncodeVarint32(p, static_cast<uint32_t>(shared));
-  p = EncodeVarint32(p, static_cast<uint32_t>(unshared));
-  p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
-  // An empty view may have a null data(), which memcpy must not get even for 0 bytes.
-  if (unshared > 0) std::memcpy(p, key.data() + shared, unshared);
+  if ((shared | unshared | value.size()) < 0x80) {  // three one-byte lengths, as mostly
+    p[0] = static_cast<char>(shared);
+    p[1] = static_cast<char>(unshared);
+    p[2] = static_cast<char>(value.size());
+    p += 3;
+  } else {
+    p = EncodeVarint32(p, static_cast<uint32_t>(shared));
+    p = EncodeVarint32(p, static_cast<uint32_t>(unshared));
+    p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
+  }
+  CopyBytes(p, key.data() + shared, unshared);
   p += unshared;
-  if (!value.empty()) std::memcpy(p, value.data(), value.size());
+  CopyBytes(p, value.data(), value.size());
   p += value.size();
   size_ = static_cast<size_t>(p - buffer_.data());
   last_key_.Set(shared, key.substr(shared));

@@ -3,6 +3,7 @@
 #ifndef WEBDB_CODING_H_
 #define WEBDB_CODING_H_
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -72,6 +73,56 @@ inline size_t SharedPrefixLength(std::string_view a, std::string_view b) {
   return i;
 }
 
+// std::memcpy(dst, src, n), inline up to 32 bytes (key deltas and link values mostly
+// are that short: a call to memcpy costs more than the copy). The ranges must not
+// overlap; n may be 0 (then neither pointer is read, and either may be null).
+inline void CopyBytes(char* dst, const char* src, size_t n) {
+  if (n > 32) {
+    std::memcpy(dst, src, n);
+  } else if (n >= 16) {  // two 16-byte copies, overlapping up to all of them
+    uint64_t w[4];
+    std::memcpy(&w[0], src, 16);
+    std::memcpy(&w[2], src + n - 16, 16);
+    std::memcpy(dst, &w[0], 16);
+    std::memcpy(dst + n - 16, &w[2], 16);
+  } else if (n >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, src, 8);
+    std::memcpy(&b, src + n - 8, 8);
+    std::memcpy(dst, &a, 8);
+    std::memcpy(dst + n - 8, &b, 8);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, src, 4);
+    std::memcpy(&b, src + n - 4, 4);
+    std::memcpy(dst, &a, 4);
+    std::memcpy(dst + n - 4, &b, 4);
+  } else if (n > 0) {
+    dst[0] = src[0];
+    dst[n / 2] = src[n / 2];
+    dst[n - 1] = src[n - 1];
+  }
+}
+
+// a.compare(b) (bytewise, then shorter first), deciding most pairs of md5-keyed rows
+// from their first eight bytes without a call to memcmp. (Comparing on eight bytes a
+// step costs more than memcmp where keys share long prefixes, as sorted urls do.)
+inline int CompareKeys(std::string_view a, std::string_view b) {
+  if (a.size() >= 8 && b.size() >= 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data(), 8);
+    std::memcpy(&y, b.data(), 8);
+    if (x != y) {
+      if constexpr (std::endian::native == std::endian::little) {
+        x = __builtin_bswap64(x);
+        y = __builtin_bswap64(y);
+      }
+      return x < y ? -1 : 1;  // the first differing byte decides, as in memcmp
+    }
+  }
+  return a.compare(b);
+}
+
 // A key stored as a prefix of the key before it plus new bytes, as data blocks store
 // keys (docs/FORMAT.md, "Data blocks"). Its memory grows and is kept; new bytes are
 // copied once (std::string::resize writes each new byte before the copy would).
@@ -85,7 +136,7 @@ class PrefixKey {
   void Set(size_t shared, std::string_view rest) {
     const size_t size = shared + rest.size();
     if (size > capacity_) Grow(size);
-    if (!rest.empty()) std::memcpy(data_.get() + shared, rest.data(), rest.size());
+    CopyBytes(data_.get() + shared, rest.data(), rest.size());
     size_ = size;
   }
 

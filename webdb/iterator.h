@@ -68,6 +68,9 @@ class Iterator {
   // its rows unchanged can copy it whole. Views stay valid until the iterator moves.
   // nullopt elsewhere, and for iterators not reading a table file.
   virtual std::optional<BlockStart> AtBlockStart() const { return std::nullopt; }
+  // False where AtBlockStart() is nullopt for certain: a merge asks on every row, and
+  // makes the call only where this is true.
+  bool MaybeAtBlockStart() const { return maybe_at_block_start_; }
   virtual std::optional<RawBlock> CurrentBlock() const { return std::nullopt; }
   // Moves past every row of the block. REQUIRES: CurrentBlock() had a value.
   virtual void SkipBlock() {}
@@ -98,6 +101,10 @@ class Iterator {
   // stored (RowSink::AddStoredRun), but for a row that starts a block. Sets *copied to
   // how many it handed. The sink's error, if any; the iterator's own in status().
   virtual Status CopyRowsSharing(size_t n, RowSink& sink, uint64_t* copied);
+
+ protected:
+  // Set by iterators over table files while they stand on the first row of a block.
+  bool maybe_at_block_start_ = false;
 };
 
 // An iterator over nothing (status OK).

@@ -1,5 +1,7 @@
 #include "webdb/key_merger.h"
 
+#include "webdb/coding.h"
+
 namespace webdb {
 
 KeyMerger::KeyMerger(Iterator& rows, EditIterator& edits, bool copy_blocks,
@@ -8,6 +10,7 @@ KeyMerger::KeyMerger(Iterator& rows, EditIterator& edits, bool copy_blocks,
       edits_(edits),
       copy_blocks_(copy_blocks),
       skip_blocks_(skip_blocks),
+      stable_edits_(edits.views_stable()),
       marks_(marks) {
   rows_.SeekToFirst();
 }
@@ -29,7 +32,7 @@ bool KeyMerger::Next() {
     return false;
   }
   if (!row_valid && !edit_valid) return false;
-  if (copy_blocks_ && row_valid) {
+  if (copy_blocks_ && row_valid && rows_.MaybeAtBlockStart()) {
     const std::optional<BlockStart> start = rows_.AtBlockStart();
     if (start && Unchanged(*start)) {
       if (skip_blocks_) {
@@ -50,7 +53,7 @@ bool KeyMerger::Next() {
 
   // The row against the next edit, compared once: a row before it has no edits, and the
   // edit stream needs no order check there.
-  const int order = !edit_valid ? -1 : !row_valid ? 1 : rows_.key().compare(edits_.edit().key);
+  const int order = !edit_valid ? -1 : !row_valid ? 1 : CompareKeys(rows_.key(), edits_.edit().key);
   has_row_ = order <= 0;
   row_pending_ = has_row_;
   if (has_row_) {
@@ -59,7 +62,7 @@ bool KeyMerger::Next() {
       num_edits_ = 0;
       return true;
     }
-  } else if (edits_.views_stable()) {
+  } else if (stable_edits_) {
     key_ = edits_.edit().key;
   } else {
     key_copy_.assign(edits_.edit().key);
@@ -72,7 +75,7 @@ bool KeyMerger::Next() {
 // The current edit's key is key_: Next() compared them. Each following edit is compared
 // once, which both ends the key's edits and checks the stream's order.
 void KeyMerger::CollectEdits() {
-  const bool stable = edits_.views_stable();
+  const bool stable = stable_edits_;
   num_edits_ = 0;
   values_.clear();
   int order = 0;
@@ -86,7 +89,7 @@ void KeyMerger::CollectEdits() {
     if (!stable) values_.append(e.value);
     edits_.Next();
     ++total_edits_;
-    order = edits_.Valid() ? edits_.edit().key.compare(key_) : 1;
+    order = edits_.Valid() ? CompareKeys(edits_.edit().key, key_) : 1;
   }
   if (order < 0) status_ = Status::Corruption("edit stream out of order");
   if (stable) return;

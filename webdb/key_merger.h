@@ -85,6 +85,7 @@ class KeyMerger {
   EditIterator& edits_;
   const bool copy_blocks_;
   const bool skip_blocks_;
+  const bool stable_edits_;  // edits_.views_stable(), which holds for its lifetime
   const BlockMarks* const marks_;
   std::optional<RawBlock> block_;
   std::string_view key_;

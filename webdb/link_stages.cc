@@ -25,7 +25,7 @@ class ForwardProbe {
   bool HasPrefix(std::string_view prefix, bool whole_key) {
     for (; rows_.Valid(); rows_.Next()) {
       const std::string_view k = rows_.key();
-      const int order = (whole_key ? k : k.substr(0, prefix.size())).compare(prefix);
+      const int order = CompareKeys(whole_key ? k : k.substr(0, prefix.size()), prefix);
       if (order >= 0) return order == 0;
     }
     return false;

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "webdb/coding.h"
+
 namespace webdb {
 namespace {
 
@@ -68,7 +70,7 @@ class MergingEditIterator final : public EditIterator {
     if (ended_[a] || ended_[b]) return !ended_[a];
     const EditView& x = current_[a];
     const EditView& y = current_[b];
-    const int c = x.key.compare(y.key);
+    const int c = CompareKeys(x.key, y.key);
     if (c != 0) return c < 0;
     if (x.order != y.order) return x.order < y.order;
     return a < b;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "webdb/coding.h"
+
 namespace webdb {
 namespace {
 
@@ -252,8 +254,7 @@ void SortBuffer::NoteKey(std::string_view key) {
     common_ = key.size();
     return;
   }
-  auto end = key.begin() + std::min(common_, key.size());
-  common_ = std::mismatch(key.begin(), end, first_key_.begin()).first - key.begin();
+  common_ = SharedPrefixLength(key.substr(0, std::min(common_, key.size())), first_key_);
 }
 
 // A first block of 1 MiB (less if the budget is smaller), or larger if a single record

@@ -246,7 +246,6 @@ class Table::Iter final : public Iterator {
   size_t part_ = 0;     // the part block_ is in
   BlockReader reader_;
   bool valid_ = false;
-  bool at_block_start_ = false;  // on the first record of block_
   mutable uint64_t block_records_ = 0;  // of block_, once CurrentBlock() counted them
   bool counting_ = false;  // scanning from the first record: check the record counts
   uint64_t seen_ = 0;
@@ -265,7 +264,7 @@ std::optional<std::string_view> Table::Iter::LastKey(uint64_t i) {
 
 void Table::Iter::Restart(bool counting) {
   valid_ = false;
-  at_block_start_ = false;
+  maybe_at_block_start_ = false;
   status_ = range_status_;
   counting_ = counting;
   seen_ = 0;
@@ -299,7 +298,7 @@ void Table::Iter::Seek(std::string_view target) {
 
 void Table::Iter::Next() {
   if (!valid_) return;
-  at_block_start_ = false;
+  maybe_at_block_start_ = false;
   valid_ = reader_.Next();
   if (valid_) {
     ++seen_;
@@ -342,13 +341,13 @@ void Table::Iter::EnterBlock(uint64_t index, bool readahead) {
   }
   ++seen_;
   valid_ = !PastRange();
-  at_block_start_ = valid_;
+  maybe_at_block_start_ = valid_;
 }
 
 // The block's index entries were read to load it: neither reads the index. Were they
 // not, no block would be offered, and the next move would fail on the index.
 std::optional<BlockStart> Table::Iter::AtBlockStart() const {
-  if (!valid_ || !at_block_start_ || block_ < lower_block_ || block_ >= upper_block_) {
+  if (!valid_ || !maybe_at_block_start_ || block_ < lower_block_ || block_ >= upper_block_) {
     return std::nullopt;
   }
   Result<std::string_view> last = index_.LastKey(block_);
@@ -412,7 +411,7 @@ Status Table::Iter::MoveRowsInBlock(std::optional<std::string_view> limit, RowSi
                                     uint64_t* moved) {
   *moved = 0;
   if (!valid_) return Status::OK();
-  at_block_start_ = false;
+  maybe_at_block_start_ = false;
   if (block_ == upper_block_ && upper_ && (!limit || *upper_ < *limit)) limit = *upper_;
   if (sink != nullptr) previous_.assign(reader_.key());
   std::string_view records;
@@ -446,7 +445,7 @@ Status Table::Iter::MoveRowsSharing(size_t n, RowSink* sink, uint64_t* moved) {
   prefix_.assign(reader_.key().substr(0, n));
   for (;;) {
     if (block_ == upper_block_) return MoveRowsSharingInLastBlock(sink, moved);
-    at_block_start_ = false;
+    maybe_at_block_start_ = false;
     size_t last_size = 0;
     std::string_view records;
     const std::string_view previous = reader_.key();  // stays while the reader skips

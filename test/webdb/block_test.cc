@@ -69,6 +69,50 @@ TEST_CASE("block round trip with hostile keys and values", "[block]") {
   CHECK(reader.key() == rows.back().first);  // the last key stays after the end
 }
 
+TEST_CASE("record lengths below 128 take one byte each, and every mix round trips",
+          "[block]") {
+  // One record: shared 0, unshared 1, value 1 -> three one-byte lengths.
+  CHECK(Build({{"k", "v"}}) == std::string("\x00\x01\x01kv", 5));
+  // Each of the three lengths at, just below and above the one-byte limit, in every
+  // combination, so that headers are read by the one-test path and varint by varint. A
+  // combination's record follows a key made for it (its first byte unique to the
+  // combination) with which it shares exactly `shared` bytes.
+  const size_t sizes[] = {0, 1, 127, 128, 300};
+  Rows rows;
+  int id = 0;
+  size_t encoded = 0;  // the block's size with every length a minimal varint
+  for (size_t shared : sizes) {
+    for (size_t unshared : sizes) {
+      if (unshared == 0) continue;  // a key must grow past the one before it
+      for (size_t value : sizes) {
+        const char first = static_cast<char>(2 * id++);
+        rows.emplace_back(std::string(1, first) + std::string(shared + 5, 'a'), "base");
+        encoded += 2 + VarintLength(shared + 6) + shared + 6 + 4;  // shares nothing before it
+        std::string key = shared == 0 ? std::string(1, static_cast<char>(first + 1))
+                                      : std::string(1, first) + std::string(shared - 1, 'a') + "b";
+        key.append(unshared - 1, 'c');
+        rows.emplace_back(key, std::string(value, static_cast<char>(0x80 | value)));
+        encoded += VarintLength(shared) + VarintLength(unshared) + VarintLength(value) +
+                   unshared + value;
+      }
+    }
+  }
+  REQUIRE(rows.size() == 200);
+  std::string block = Build(rows);
+  CHECK(block.size() == encoded);
+  BlockReader reader;
+  reader.Reset(block, &kPath, kBlockOffset);
+  CHECK(ReadAll(reader) == rows);
+  CHECK(reader.status().ok());
+  // Cut anywhere, the block is refused, never read short.
+  for (size_t cut = 1; cut < 40 && cut < block.size(); ++cut) {
+    BlockReader cut_reader;
+    const std::string shorter = block.substr(0, block.size() - cut);
+    cut_reader.Reset(shorter, &kPath, kBlockOffset);
+    ExpectCorruption(cut_reader);
+  }
+}
+
 TEST_CASE("block seek finds the first key at or after the target", "[block]") {
   Rows rows = SampleRows();
   std::string block = Build(rows);

@@ -161,6 +161,46 @@ TEST_CASE("SharedPrefixLength finds the first differing byte at every offset", "
   CHECK(SharedPrefixLength(Bytes({0, 0, 0, 0, 0, 0, 0, 0, 0}), Bytes({0, 0, 0, 0, 0, 0, 0, 0, 1})) == 8);
 }
 
+TEST_CASE("CopyBytes copies n bytes for every n and touches nothing around them",
+          "[coding]") {
+  std::mt19937_64 rng(11);
+  for (size_t n = 0; n <= 80; ++n) {
+    std::string src(n, '\0');
+    for (char& c : src) c = static_cast<char>(rng());
+    std::string dst(n + 16, '#');
+    CopyBytes(dst.data() + 8, src.data(), n);
+    INFO("n = " << n);
+    CHECK(dst.substr(8, n) == src);
+    CHECK(dst.substr(0, 8) == std::string(8, '#'));
+    CHECK(dst.substr(8 + n) == std::string(8, '#'));
+  }
+  CopyBytes(nullptr, nullptr, 0);  // nothing read or written
+}
+
+TEST_CASE("CompareKeys orders as bytewise compare does", "[coding]") {
+  auto sign = [](int c) { return (c > 0) - (c < 0); };
+  std::mt19937_64 rng(13);
+  // Keys from a small alphabet with high bytes, so that many pairs share prefixes of
+  // every length and differ in bytes whose sign bit is set.
+  const char alphabet[] = {'\0', 'a', 'b', '\x7f', '\x80', '\xff'};
+  auto key = [&] {
+    std::string k(rng() % 20, '\0');
+    for (char& c : k) c = alphabet[rng() % 6];
+    return k;
+  };
+  for (int i = 0; i < 20000; ++i) {
+    const std::string a = key();
+    std::string b = i % 3 == 0 ? a.substr(0, rng() % (a.size() + 1)) + key() : key();
+    INFO("pair " << i << ": sizes " << a.size() << " and " << b.size());
+    REQUIRE(sign(CompareKeys(a, b)) == sign(a.compare(b)));
+    REQUIRE(sign(CompareKeys(b, a)) == sign(b.compare(a)));
+  }
+  CHECK(CompareKeys("", "") == 0);
+  CHECK(CompareKeys("abcdefgh", "abcdefgh") == 0);
+  CHECK(CompareKeys("abcdefgh", "abcdefghi") < 0);
+  CHECK(CompareKeys(Bytes({0x80, 0, 0, 0, 0, 0, 0, 0}), Bytes({0x7f, 0xff, 0, 0, 0, 0, 0, 0})) > 0);
+}
+
 TEST_CASE("PrefixKey keeps a shared prefix and appends the rest as it grows", "[coding]") {
   std::mt19937_64 rng(7);
   PrefixKey key;
