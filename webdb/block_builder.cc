@@ -23,12 +23,9 @@ char* EncodeVarint32(char* p, uint32_t v) {
 
 }  // namespace
 
-char* BlockBuilder::Room(size_t n) {
-  if (buffer_.size() - size_ < n) {
-    // A block rarely grows past its target plus one record: grow in large steps.
-    buffer_.resize(std::max({size_ + n, 2 * buffer_.size(), kTargetBlockSize + 1024}));
-  }
-  return buffer_.data() + size_;
+// A block rarely grows past its target plus one record: grow in large steps.
+void BlockBuilder::Grow(size_t n) {
+  buffer_.resize(std::max({size_ + n, 2 * buffer_.size(), kTargetBlockSize + 1024}));
 }
 
 bool BlockBuilder::Add(std::string_view key, std::string_view value) {

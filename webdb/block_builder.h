@@ -50,7 +50,11 @@ class BlockBuilder {
 
  private:
   // Makes room for n more bytes after the first size_.
-  char* Room(size_t n);
+  char* Room(size_t n) {
+    if (buffer_.size() - size_ < n) Grow(n);
+    return buffer_.data() + size_;
+  }
+  void Grow(size_t n);
 
   // The block is encoded in place: buffer_ is only ever grown (its bytes past size_ are
   // room), so a record costs two copies, not a string append's checks per field.

@@ -10,6 +10,10 @@
 #include <string>
 #include <string_view>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace webdb {
 
 inline void PutFixed32(std::string* dst, uint32_t v) {
@@ -58,11 +62,20 @@ bool GetFixed32(std::string_view* input, uint32_t* value);
 bool GetFixed64(std::string_view* input, uint64_t* value);
 bool GetBytes(std::string_view* input, size_t n, std::string_view* result);
 
-// The length of the longest common prefix of a and b (eight bytes a step: sorted keys
-// share long prefixes). Inline: every record a table builder adds asks for it.
+// The length of the longest common prefix of a and b (sixteen bytes a step with SSE2,
+// which every x86-64 has, then eight: sorted keys share long prefixes). Inline: every
+// record a table builder adds asks for it.
 inline size_t SharedPrefixLength(std::string_view a, std::string_view b) {
   const size_t n = a.size() < b.size() ? a.size() : b.size();
   size_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 16 <= n; i += 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.data() + i));
+    const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.data() + i));
+    const unsigned differ = ~static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y))) & 0xffff;
+    if (differ != 0) return i + static_cast<size_t>(__builtin_ctz(differ));
+  }
+#endif
   for (; i + 8 <= n; i += 8) {
     uint64_t x, y;
     std::memcpy(&x, a.data() + i, 8);
