@@ -141,6 +141,20 @@ class BlockReader {
   bool NextAtOrAbove(std::optional<std::string_view> limit, uint64_t* passed,
                      std::string_view* records);
 
+  // The records after the current one (every record before the first Next()), as
+  // stored.
+  std::string_view Rest() const { return std::string_view(data_ + pos_, size_ - pos_); }
+  // Moves past the first n bytes of Rest(), whole records that the caller decoded (the
+  // last of them with key last_key; RowSink::AddStoredRun reports both), and decodes the
+  // record after them as Next() does. REQUIRES: started(); n <= Rest().size().
+  bool NextAfter(size_t n, std::string_view last_key) {
+    if (n > 0) {
+      pos_ += n;
+      key_.Set(0, last_key);
+    }
+    return Next();
+  }
+
   std::string_view key() const { return key_.view(); }
   std::string_view value() const { return value_; }
   // Whether a record has been decoded since Reset().

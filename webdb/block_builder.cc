@@ -61,17 +61,41 @@ bool BlockBuilder::Add(std::string_view key, std::string_view value) {
   return true;
 }
 
-size_t BlockBuilder::AddStored(std::string_view records, size_t target, uint64_t* added,
-                               const char** error) {
+// Each record's key is compared with the limit through the prefix it shares with the
+// key before it: that key, below the limit, shares m bytes with it. A record sharing
+// fewer than m bytes has a greater byte where the one before it had the limit's: it is
+// above the limit. One sharing more differs from the limit where the one before did: it
+// is below. Only one sharing exactly m bytes is compared, by its new bytes.
+size_t BlockBuilder::AddStored(std::string_view records, size_t target,
+                               std::optional<std::string_view> limit, uint64_t* added,
+                               const char** error, bool* at_limit) {
   assert(!empty() && !finished_);
   const char* const begin = records.data();
-  const char* const limit = begin + records.size();
+  const char* const end = begin + records.size();
   const char* p = begin;
   RecordHeader r;
   *added = 0;
   *error = nullptr;
-  while (p < limit) {
-    if (!ParseRecordAfter(last_key_, p, limit, &r, error)) break;
+  *at_limit = false;
+  size_t m = 0;
+  if (limit) {
+    m = SharedPrefixLength(last_key_.view(), *limit);
+    *at_limit = m == limit->size() ||
+                (m < last_key_.size() &&
+                 static_cast<uint8_t>(last_key_[m]) > static_cast<uint8_t>((*limit)[m]));
+  }
+  while (p < end && !*at_limit) {
+    if (!ParseRecordAfter(last_key_, p, end, &r, error)) break;
+    if (limit && r.shared <= m) {
+      const std::string_view rest = limit->substr(r.shared);
+      const size_t c = r.shared < m ? 0 : SharedPrefixLength(std::string_view(r.delta, r.unshared), rest);
+      if (r.shared < m || c == rest.size() ||
+          (c < r.unshared && static_cast<uint8_t>(r.delta[c]) > static_cast<uint8_t>(rest[c]))) {
+        *at_limit = true;
+        break;
+      }
+      m += c;
+    }
     const size_t appended = static_cast<size_t>(p - begin);
     if (SizeWith(r.shared + r.unshared, r.value_size) + appended > target) break;
     last_key_.Set(r.shared, std::string_view(r.delta, r.unshared));

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -28,11 +29,14 @@ class BlockBuilder {
   // first encoded against last_key(): each is then the record Add() would encode) as
   // they are, while the block takes them as a table builder with this target block size
   // takes records: it stops before a record that could take the block past target
-  // (every record, once the block has reached target). Returns how many bytes it
-  // appended and sets *added to how many records. A malformed record, or one whose key
-  // is not greater than the one before it, stops it too, with *error saying why
-  // (nullptr otherwise). REQUIRES: !empty(), not finished.
-  size_t AddStored(std::string_view records, size_t target, uint64_t* added, const char** error);
+  // (every record, once the block has reached target), and, with a limit, before the
+  // first record whose key is at or above it (*at_limit then set; also when last_key()
+  // is). Returns how many bytes it appended and sets *added to how many records. A
+  // malformed record, or one whose key is not greater than the one before it, stops it
+  // too, with *error saying why (nullptr otherwise). REQUIRES: !empty(), not finished.
+  size_t AddStored(std::string_view records, size_t target,
+                   std::optional<std::string_view> limit, uint64_t* added, const char** error,
+                   bool* at_limit);
 
   // Appends the trailer and returns block bytes + trailer. REQUIRES: !empty().
   std::string_view Finish();

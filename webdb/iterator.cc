@@ -40,23 +40,30 @@ Status RowSink::AddBlock(const RawBlock& block) {
   return reader.status();
 }
 
-Status RowSink::AddStoredRun(std::string_view previous_key, std::string_view records) {
+Result<StoredRun> RowSink::AddStoredRun(std::string_view previous_key, std::string_view records,
+                                        std::optional<std::string_view> limit) {
   PrefixKey key;
   key.Set(0, previous_key);
   const char* p = records.data();
-  const char* const limit = p + records.size();
+  const char* const end = p + records.size();
   RecordHeader r;
   const char* what;
-  while (p < limit) {
-    if (!ParseRecordAfter(key, p, limit, &r, &what)) {
-      return Status::Corruption("stored rows: malformed record (" + std::string(what) +
-                                ") at offset " + std::to_string(p - records.data()));
+  StoredRun run;
+  while (p < end) {
+    if (!ParseRecordAfter(key, p, end, &r, &what)) {
+      return nutchfs::Err(Status::Corruption("stored rows: malformed record (" + std::string(what) +
+                                             ") at offset " + std::to_string(p - records.data())));
     }
     key.Set(r.shared, std::string_view(r.delta, r.unshared));
+    if (limit && key.view() >= *limit) break;
     NUTCHFS_RETURN_IF_ERROR(Add(key.view(), std::string_view(r.delta + r.unshared, r.value_size)));
     p = r.end;
+    ++run.rows;
+    stored_last_key_.assign(key.view());
   }
-  return Status::OK();
+  run.bytes = static_cast<size_t>(p - records.data());
+  if (run.rows > 0) run.last_key = stored_last_key_;
+  return run;
 }
 
 uint64_t Iterator::SkipRowsSharing(size_t n) {

@@ -9,12 +9,14 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "nutchfs/status.h"
 
 namespace webdb {
 
+using nutchfs::Result;
 using nutchfs::Status;
 
 // Where a data block of a table file starts: enough to decide whether to copy it.
@@ -33,6 +35,14 @@ struct RawBlock {
   uint64_t index = 0;  // the block's number in its table file
 };
 
+// What a sink took of rows handed to it as stored (RowSink::AddStoredRun).
+struct StoredRun {
+  size_t bytes = 0;   // of the records, from their front
+  uint64_t rows = 0;
+  // The key of the last row taken, valid until the sink's next call; empty with no row.
+  std::string_view last_key;
+};
+
 // Where a stage writes its new table.
 class RowSink {
  public:
@@ -44,10 +54,15 @@ class RowSink {
   virtual Status AddBlock(const RawBlock& block);
   // Takes rows of the old table that the stage leaves unchanged as their records are
   // stored in a data block (docs/FORMAT.md, "Data blocks"): records, the first encoded
-  // against previous_key, the key added last. A table file copies them as they are
-  // where it can; this default decodes them and adds them one by one. Malformed records
-  // or keys out of order: Corruption.
-  virtual Status AddStoredRun(std::string_view previous_key, std::string_view records);
+  // against previous_key, the key added last, up to the first whose key is at or above
+  // limit (all of them with no limit). A table file copies them as they are where it
+  // can; this default decodes them and adds them one by one. Malformed records or keys
+  // out of order: Corruption.
+  virtual Result<StoredRun> AddStoredRun(std::string_view previous_key, std::string_view records,
+                                         std::optional<std::string_view> limit);
+
+ private:
+  std::string stored_last_key_;  // the default AddStoredRun's last key
 };
 
 // Rows of a table in bytewise key order.

@@ -250,7 +250,6 @@ class Table::Iter final : public Iterator {
   bool counting_ = false;  // scanning from the first record: check the record counts
   uint64_t seen_ = 0;
   std::string prefix_;    // of the rows MoveRowsSharing() moves past
-  std::string previous_;  // the key before the rows MoveRowsInBlock() hands to a sink
   Status range_status_;   // of finding the range's blocks in the index
   Status status_;
 };
@@ -413,13 +412,24 @@ Status Table::Iter::MoveRowsInBlock(std::optional<std::string_view> limit, RowSi
   if (!valid_) return Status::OK();
   maybe_at_block_start_ = false;
   if (block_ == upper_block_ && upper_ && (!limit || *upper_ < *limit)) limit = *upper_;
-  if (sink != nullptr) previous_.assign(reader_.key());
-  std::string_view records;
-  const bool on_row = reader_.NextAtOrAbove(limit, moved, &records);
-  seen_ += *moved;
-  if (sink != nullptr && *moved > 0) {
-    NUTCHFS_RETURN_IF_ERROR(sink->AddStoredRun(previous_, records));
+  bool on_row = false;
+  if (sink != nullptr) {
+    // The sink takes the rows below the limit as they are stored, parsing each once (for
+    // its bounds, its key's order and its place against the limit); the reader resumes
+    // after them. A malformed record is this file's corruption, not the sink's.
+    Result<StoredRun> run = sink->AddStoredRun(reader_.key(), reader_.Rest(), limit);
+    if (!run) {
+      if (!run.error().IsCorruption()) return run.error();
+      Fail(CorruptionInBlock(run.error().message() + ": block"));
+      return Status::OK();
+    }
+    *moved = run->rows;
+    on_row = reader_.NextAfter(run->bytes, run->last_key);
+  } else {
+    std::string_view records;
+    on_row = reader_.NextAtOrAbove(limit, moved, &records);
   }
+  seen_ += *moved;
   if (on_row) {
     ++seen_;
     valid_ = !PastRange();
@@ -451,7 +461,9 @@ Status Table::Iter::MoveRowsSharing(size_t n, RowSink* sink, uint64_t* moved) {
     const std::string_view previous = reader_.key();  // stays while the reader skips
     const uint64_t skipped = reader_.SkipSharing(n, &last_size, &records);
     if (sink != nullptr && skipped > 0) {
-      NUTCHFS_RETURN_IF_ERROR(sink->AddStoredRun(previous, records));
+      if (Result<StoredRun> run = sink->AddStoredRun(previous, records, std::nullopt); !run) {
+        return run.error();
+      }
     }
     *moved += skipped;
     seen_ += skipped;

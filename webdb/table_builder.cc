@@ -10,6 +10,8 @@
 
 namespace webdb {
 
+using nutchfs::Err;
+
 Result<std::unique_ptr<TableBuilder>> TableBuilder::Create(nutchfs::Env& env,
                                                            const std::string& path,
                                                            size_t target_block_size) {
@@ -53,43 +55,54 @@ Status TableBuilder::Add(std::string_view key, std::string_view value) {
   return Status::OK();
 }
 
-Status TableBuilder::AddStoredRun(std::string_view previous_key, std::string_view records) {
-  if (!status_.ok()) return status_;
-  if (finished_) return Status::InvalidArgument(path() + ": AddStoredRun after Finish");
+Result<StoredRun> TableBuilder::AddStoredRun(std::string_view previous_key,
+                                             std::string_view records,
+                                             std::optional<std::string_view> limit) {
+  if (!status_.ok()) return Err(status_);
+  if (finished_) return Err(Status::InvalidArgument(path() + ": AddStoredRun after Finish"));
   if (num_records_ == 0 || previous_key != LastKey()) {
-    return Status::InvalidArgument(path() + ": stored rows do not follow the key added last");
+    return Err(Status::InvalidArgument(path() + ": stored rows do not follow the key added last"));
   }
+  StoredRun run;
   const size_t total = records.size();
-  while (!records.empty()) {
+  bool at_limit = false;
+  while (!records.empty() && !at_limit) {
     const char* error = nullptr;
+    const size_t offset = total - records.size();
     if (block_.empty()) {
       // The first record of a block stores its key whole: decoded against the last key
       // (of the block just written), it is added as a row.
       RecordHeader r;
       const std::string_view last = LastKey();
       if (!ParseRecord(records.data(), records.data() + records.size(), &r, &error)) {
-        return StoredRunCorruption(error, total - records.size());
+        return Err(StoredRunCorruption(error, offset));
       }
       if (r.shared > last.size()) {
-        return StoredRunCorruption("bad shared key prefix length", total - records.size());
+        return Err(StoredRunCorruption("bad shared key prefix length", offset));
       }
       row_key_.assign(last.substr(0, r.shared));
       row_key_.append(r.delta, r.unshared);
-      if (row_key_ <= last) return StoredRunCorruption(nullptr, total - records.size());
+      if (row_key_ <= last) return Err(StoredRunCorruption(nullptr, offset));
+      if (limit && std::string_view(row_key_) >= *limit) break;
       NUTCHFS_RETURN_IF_ERROR(Add(row_key_, std::string_view(r.delta + r.unshared, r.value_size)));
+      ++run.rows;
       records.remove_prefix(static_cast<size_t>(r.end - records.data()));
       continue;
     }
     uint64_t added = 0;
-    records.remove_prefix(block_.AddStored(records, target_block_size_, &added, &error));
+    records.remove_prefix(
+        block_.AddStored(records, target_block_size_, limit, &added, &error, &at_limit));
     num_records_ += added;
-    if (error != nullptr) return StoredRunCorruption(error, total - records.size());
+    run.rows += added;
+    if (error != nullptr) return Err(StoredRunCorruption(error, total - records.size()));
     // Stopped before a record the block cannot take, or after one that filled it.
-    if (!records.empty() || block_.size() >= target_block_size_) {
+    if ((!records.empty() && !at_limit) || block_.size() >= target_block_size_) {
       NUTCHFS_RETURN_IF_ERROR(FlushBlock());
     }
   }
-  return Status::OK();
+  run.bytes = total - records.size();
+  if (run.rows > 0) run.last_key = LastKey();
+  return run;
 }
 
 Status TableBuilder::StoredRunCorruption(const char* error, size_t offset) {

@@ -45,11 +45,12 @@ class TableBuilder {
 
   // Adds rows of another table file as their records are stored in its data block
   // (RowSink::AddStoredRun): records, the first encoded against previous_key, which must
-  // be the key added last (InvalidArgument otherwise). Each is copied as it is where
-  // Add() would encode the same bytes (within a block); one that starts a block is
-  // decoded and added as a row. Malformed records or keys out of order: Corruption,
-  // after the rows before them.
-  Status AddStoredRun(std::string_view previous_key, std::string_view records);
+  // be the key added last (InvalidArgument otherwise), up to the first whose key is at
+  // or above limit (all with no limit). Each is copied as it is where Add() would encode
+  // the same bytes (within a block); one that starts a block is decoded and added as a
+  // row. Malformed records or keys out of order: Corruption, after the rows before them.
+  Result<StoredRun> AddStoredRun(std::string_view previous_key, std::string_view records,
+                                 std::optional<std::string_view> limit);
 
   // Appends a data block of another table file as it is (bytes, trailer and crc), after
   // closing the block being built. REQUIRES: the block's first key is greater than every

@@ -34,11 +34,13 @@ Status TableWriter::AddBlock(const RawBlock& block) {
   return builder_->AddBlock(block);
 }
 
-Status TableWriter::AddStoredRun(std::string_view previous_key, std::string_view records) {
+Result<StoredRun> TableWriter::AddStoredRun(std::string_view previous_key,
+                                            std::string_view records,
+                                            std::optional<std::string_view> limit) {
   const uint64_t before = builder_->num_records();
-  Status s = builder_->AddStoredRun(previous_key, records);
+  Result<StoredRun> run = builder_->AddStoredRun(previous_key, records, limit);
   Counted(builder_->num_records() - before);
-  return s;
+  return run;
 }
 
 void TableWriter::Counted(uint64_t rows) {

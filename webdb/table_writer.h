@@ -26,7 +26,8 @@ class TableWriter final : public RowSink {
 
   Status Add(std::string_view key, std::string_view value) override;
   Status AddBlock(const RawBlock& block) override;
-  Status AddStoredRun(std::string_view previous_key, std::string_view records) override;
+  Result<StoredRun> AddStoredRun(std::string_view previous_key, std::string_view records,
+                                 std::optional<std::string_view> limit) override;
   // Finishes and syncs the file; returns its manifest entry.
   Result<TableFile> Finish();
 

@@ -19,6 +19,7 @@
 #include "test/util/row_util.h"
 #include "test/util/temp_dir.h"
 #include "webdb/coding.h"
+#include "webdb/block_builder.h"
 #include "webdb/crc32c.h"
 #include "webdb/table_builder.h"
 #include "webdb/table_format.h"
@@ -400,6 +401,26 @@ TEST_CASE("a malformed block with a valid checksum is Corruption", "[table][faul
     CHECK_THAT(status.message(), Catch::Contains("malformed record") &&
                                      Catch::Contains("at offset 8 in block at offset 0"));
   }
+  SECTION("record header out of bounds, met by rows moved to a table as stored") {
+    WriteTable(*env, path, rows);
+    RewriteOnlyBlock(path, 8, '\x7f');
+    auto table = OpenOk(*env, path);
+    auto it = table->NewIterator();
+    it->SeekToFirst();
+    REQUIRE(it->Valid());
+    const ProgressFn no_progress;  // the writer keeps a reference
+    auto copy = TableWriter::Create(*env, dir.path(), "copy.tbl", 4096, "copy", 0, no_progress);
+    REQUIRE(copy.has_value());
+    REQUIRE((*copy)->Add(it->key(), it->value()).ok());
+    uint64_t moved = 0;
+    // The sink parses the records; a malformed one is the source's corruption, reported
+    // by the iterator with its file and block.
+    CHECK(it->MoveRowsInBlock(std::nullopt, copy->get(), &moved).ok());
+    CHECK_FALSE(it->Valid());
+    ExpectCorruptionMessage(it->status(), path);
+    CHECK_THAT(it->status().message(),
+               Catch::Contains("malformed record") && Catch::Contains("block at offset 0"));
+  }
   SECTION("last key differs from the index") {
     Built built = WriteTable(*env, path, rows);
     uint64_t block_size = built.file_size - kFooterSize - 2 * kBlockTrailerSize - IndexSize(path);
@@ -668,44 +689,115 @@ TEST_CASE("stored rows must follow the key added last and be well formed", "[tab
     REQUIRE((*b)->Add("k0", "v").ok());
     return std::move(*b);
   };
+  auto status = [](const Result<StoredRun>& run) { return run ? Status::OK() : run.error(); };
   SECTION("a run after its key reads back") {
     auto b = fresh("ok.tbl");
-    REQUIRE(b->AddStoredRun("k0", good).ok());
+    Result<StoredRun> run = b->AddStoredRun("k0", good, std::nullopt);
+    REQUIRE(run.has_value());
+    CHECK(run->rows == 3);
+    CHECK(run->bytes == good.size());
+    CHECK(run->last_key == "k3");
     REQUIRE(b->Finish().ok());
     ExpectScan(*OpenOk(*env, dir.File("ok.tbl")),
                {{"k0", "v"}, {"k1", "v"}, {"k2", "v"}, {"k3", "v"}});
   }
   SECTION("a run after another key is refused") {
     auto b = fresh("other.tbl");
-    CHECK(b->AddStoredRun("k", good).IsInvalidArgument());
+    CHECK(status(b->AddStoredRun("k", good, std::nullopt)).IsInvalidArgument());
     CHECK(b->num_records() == 1);
   }
   SECTION("a run before any row is refused") {
     auto b = TableBuilder::Create(*env, dir.File("empty.tbl"), 4096);
     REQUIRE(b.has_value());
-    CHECK((*b)->AddStoredRun("", good).IsInvalidArgument());
+    CHECK(status((*b)->AddStoredRun("", good, std::nullopt)).IsInvalidArgument());
   }
   SECTION("a key out of order is Corruption after the rows before it") {
     auto b = fresh("order.tbl");
     // "k2", then "k1": shared 1, "1" is below "2".
     const std::string bad = good.substr(5, 5) + good.substr(0, 5);
-    Status s = b->AddStoredRun("k0", bad);
+    Status s = status(b->AddStoredRun("k0", bad, std::nullopt));
     CHECK(s.IsCorruption());
     CHECK_THAT(s.message(), Catch::Contains("order.tbl") && Catch::Contains("at offset 5"));
     CHECK(b->num_records() == 2);
   }
   SECTION("a cut record is Corruption") {
     auto b = fresh("cut.tbl");
-    Status s = b->AddStoredRun("k0", good.substr(0, 14));
+    Status s = status(b->AddStoredRun("k0", good.substr(0, 14), std::nullopt));
     CHECK(s.IsCorruption());
     CHECK_THAT(s.message(), Catch::Contains("runs past") && Catch::Contains("at offset 10"));
   }
   SECTION("the default sink decodes the rows, and refuses the same faults") {
     testutil::RowCollector rows;
-    REQUIRE(rows.AddStoredRun("k0", good).ok());
+    REQUIRE(status(rows.AddStoredRun("k0", good, std::nullopt)).ok());
     CHECK(rows.rows == Rows{{"k1", "v"}, {"k2", "v"}, {"k3", "v"}});
-    CHECK(rows.AddStoredRun("k0", good.substr(5, 5) + good.substr(0, 5)).IsCorruption());
-    CHECK(rows.AddStoredRun("k0", good.substr(0, 12)).IsCorruption());
+    CHECK(status(rows.AddStoredRun("k0", good.substr(5, 5) + good.substr(0, 5), std::nullopt))
+              .IsCorruption());
+    CHECK(status(rows.AddStoredRun("k0", good.substr(0, 12), std::nullopt)).IsCorruption());
+  }
+}
+
+TEST_CASE("stored rows are taken up to a limit, by the table builder as by the default sink",
+          "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  // Rows after "a/0": keys sharing prefixes of every length with the limits below.
+  const Rows after = {{"a/1", "v1"}, {"a/10", "v2"}, {"a/2", "v3"}, {"a/2x", "v4"},
+                      {"b", "v5"},   {"b/1", "v6"},  {"c", "v7"}};
+  std::string records;
+  std::vector<size_t> offsets;  // where each row of `after` starts in records, then the end
+  {
+    BlockBuilder block;
+    block.Add("a/0", "v0");
+    const size_t first = block.size();
+    for (const auto& [k, v] : after) {
+      offsets.push_back(block.size() - first);
+      block.Add(k, v);
+    }
+    offsets.push_back(block.size() - first);
+    const std::string_view bytes = block.Finish();
+    records.assign(bytes.substr(first, block.size() - first));
+  }
+  // Every limit from below the first row to above the last, including each row's own key,
+  // the keys just above and below it, and prefixes of it.
+  std::vector<std::string> limits = {"", "a/0", "a/00", "a/1", "a/1\x01", "a/10", "a/100",
+                                     "a/11", "a/2", "a/20", "a/2x", "a/2y", "a/3", "b", "b/",
+                                     "b/1", "b/2", "c", "c\x01", "d"};
+  for (size_t target : {size_t{4096}, size_t{12}}) {  // one block, or a block every row or two
+    for (const std::string& limit : limits) {
+      INFO("limit '" << limit << "', target block size " << target);
+      size_t below = 0;
+      while (below < after.size() && after[below].first < limit) ++below;
+      const std::string name =
+          "limit" + std::to_string(target) + "-" + std::to_string(&limit - &limits[0]) + ".tbl";
+      auto b = TableBuilder::Create(*env, dir.File(name), target);
+      REQUIRE(b.has_value());
+      REQUIRE((*b)->Add("a/0", "v0").ok());
+      Result<StoredRun> run = (*b)->AddStoredRun("a/0", records, limit);
+      REQUIRE(run.has_value());
+      CHECK(run->rows == below);
+      const std::string run_last(run->last_key);  // a view until the builder's next call
+      CHECK(run_last == (below == 0 ? "" : after[below - 1].first));
+      // The run ends where the first row at or above the limit starts: the rest, taken
+      // with no limit, completes the table.
+      REQUIRE(run->bytes == offsets[below]);
+      const std::string_view rest = std::string_view(records).substr(run->bytes);
+      const std::string last(below == 0 ? "a/0" : after[below - 1].first);
+      Result<StoredRun> more = (*b)->AddStoredRun(last, rest, std::nullopt);
+      REQUIRE(more.has_value());
+      CHECK(more->rows == after.size() - below);
+      REQUIRE((*b)->Finish().ok());
+      Rows all = {{"a/0", "v0"}};
+      all.insert(all.end(), after.begin(), after.end());
+      ExpectScan(*OpenOk(*env, dir.File(name)), all);
+
+      testutil::RowCollector sink;
+      Result<StoredRun> by_default = sink.AddStoredRun("a/0", records, limit);
+      REQUIRE(by_default.has_value());
+      CHECK(by_default->rows == below);
+      CHECK(by_default->bytes == run->bytes);
+      CHECK(by_default->last_key == run_last);
+      CHECK(sink.rows == Rows(after.begin(), after.begin() + static_cast<long>(below)));
+    }
   }
 }
 
