@@ -86,30 +86,37 @@ inline size_t SharedPrefixLength(std::string_view a, std::string_view b) {
   return i;
 }
 
+namespace coding_internal {
+
+// Copies n bytes, sizeof(Word) <= n <= 2 * sizeof(Word), as two Words that may overlap.
+template <typename Word>
+inline void CopyTwoWords(char* dst, const char* src, size_t n) {
+  Word first, last;
+  std::memcpy(&first, src, sizeof(Word));
+  std::memcpy(&last, src + n - sizeof(Word), sizeof(Word));
+  std::memcpy(dst, &first, sizeof(Word));
+  std::memcpy(dst + n - sizeof(Word), &last, sizeof(Word));
+}
+
+struct Bytes16 {
+  uint64_t words[2];
+};
+
+}  // namespace coding_internal
+
 // std::memcpy(dst, src, n), inline up to 32 bytes (key deltas and link values mostly
 // are that short: a call to memcpy costs more than the copy). The ranges must not
 // overlap; n may be 0 (then neither pointer is read, and either may be null).
 inline void CopyBytes(char* dst, const char* src, size_t n) {
+  using coding_internal::CopyTwoWords;
   if (n > 32) {
     std::memcpy(dst, src, n);
-  } else if (n >= 16) {  // two 16-byte copies, overlapping up to all of them
-    uint64_t w[4];
-    std::memcpy(&w[0], src, 16);
-    std::memcpy(&w[2], src + n - 16, 16);
-    std::memcpy(dst, &w[0], 16);
-    std::memcpy(dst + n - 16, &w[2], 16);
+  } else if (n >= 16) {
+    CopyTwoWords<coding_internal::Bytes16>(dst, src, n);
   } else if (n >= 8) {
-    uint64_t a, b;
-    std::memcpy(&a, src, 8);
-    std::memcpy(&b, src + n - 8, 8);
-    std::memcpy(dst, &a, 8);
-    std::memcpy(dst + n - 8, &b, 8);
+    CopyTwoWords<uint64_t>(dst, src, n);
   } else if (n >= 4) {
-    uint32_t a, b;
-    std::memcpy(&a, src, 4);
-    std::memcpy(&b, src + n - 4, 4);
-    std::memcpy(dst, &a, 4);
-    std::memcpy(dst + n - 4, &b, 4);
+    CopyTwoWords<uint32_t>(dst, src, n);
   } else if (n > 0) {
     dst[0] = src[0];
     dst[n / 2] = src[n / 2];
