@@ -80,8 +80,7 @@ bool BlockReader::Seek(std::string_view target) {
   return false;
 }
 
-uint64_t BlockReader::SkipSharing(size_t n, size_t* last_size, std::string_view* records) {
-  const size_t start = pos_;
+uint64_t BlockReader::SkipSharing(size_t n, size_t* last_size) {
   size_t size = key_.size();
   uint64_t count = 0;
   RecordHeader r;
@@ -102,7 +101,6 @@ uint64_t BlockReader::SkipSharing(size_t n, size_t* last_size, std::string_view*
     ++count;
   }
   *last_size = size;
-  if (records != nullptr) *records = std::string_view(data_ + start, pos_ - start);
   return count;
 }
 

@@ -127,11 +127,11 @@ class BlockReader {
   // keys start with the current key's first n bytes. Only their lengths are read. Next()
   // then decodes the record after them (its key checked against the current one, which
   // has the same first n bytes as the last record moved past). Returns how many records
-  // it moved past, sets *last_size to the size of the last one's key (the current key's
-  // size if none) and, when records is not null, *records to their bytes as stored.
-  // Records moved past are checked against the block's bounds and the size of the key
-  // before them, not for key order. REQUIRES: started(), key().size() >= n.
-  uint64_t SkipSharing(size_t n, size_t* last_size, std::string_view* records = nullptr);
+  // it moved past and sets *last_size to the size of the last one's key (the current
+  // key's size if none). Records moved past are checked against the block's bounds and
+  // the size of the key before them, not for key order. REQUIRES: started(),
+  // key().size() >= n.
+  uint64_t SkipSharing(size_t n, size_t* last_size);
 
   // Decodes records as Next() does until one whose key is at or above limit, which
   // becomes the current record; true then, false at the block's end (status() OK, the

@@ -76,15 +76,6 @@ uint64_t Iterator::SkipRowsSharing(size_t n) {
   return moved;
 }
 
-Status Iterator::CopyRowsSharing(size_t n, RowSink& sink, uint64_t* copied) {
-  const std::string prefix(key().substr(0, n));
-  *copied = 0;
-  for (Next(); Valid() && key().starts_with(prefix); Next()) {
-    NUTCHFS_RETURN_IF_ERROR(sink.Add(key(), value()));
-    ++*copied;
-  }
-  return Status::OK();
-}
 
 // Rows not read from a table file are taken as one block.
 Status Iterator::MoveRowsInBlock(std::optional<std::string_view> limit, RowSink* sink,

@@ -111,11 +111,6 @@ class Iterator {
   // n bytes; returns how many rows that is. A table file's iterator reads no more of
   // them than their lengths. REQUIRES: Valid(), key().size() >= n.
   virtual uint64_t SkipRowsSharing(size_t n);
-  // The same move, handing the rows moved past after the current one to sink (which
-  // holds the current one as its last row): a table file's iterator hands them as
-  // stored (RowSink::AddStoredRun), but for a row that starts a block. Sets *copied to
-  // how many it handed. The sink's error, if any; the iterator's own in status().
-  virtual Status CopyRowsSharing(size_t n, RowSink& sink, uint64_t* copied);
 
  protected:
   // Set by iterators over table files while they stand on the first row of a block.

@@ -5,13 +5,13 @@
 namespace webdb {
 
 KeyMerger::KeyMerger(Iterator& rows, EditIterator& edits, bool copy_blocks,
-                     const BlockMarks* marks, bool skip_blocks)
+                     JoinChanges* changes, bool skip_blocks)
     : rows_(rows),
       edits_(edits),
       copy_blocks_(copy_blocks),
       skip_blocks_(skip_blocks),
       stable_edits_(edits.views_stable()),
-      marks_(marks) {
+      changes_(changes) {
   rows_.SeekToFirst();
 }
 
@@ -34,11 +34,17 @@ bool KeyMerger::Next() {
   if (!row_valid && !edit_valid) return false;
   if (copy_blocks_ && row_valid && rows_.MaybeAtBlockStart()) {
     const std::optional<BlockStart> start = rows_.AtBlockStart();
-    if (start && Unchanged(*start)) {
+    if (start && Unchanged(*start, ChangeFrom(rows_.key()))) {
       if (skip_blocks_) {
-        // The blocks after it that stay as they are too are not even read.
+        // The blocks after it that stay as they are too are not even read. A block
+        // starts above the last key of the one before it (asked for before BlockAt()
+        // moves the index, which holds that key).
         uint64_t next = start->index + 1;
-        for (std::optional<BlockStart> b; (b = rows_.BlockAt(next)) && Unchanged(*b);) ++next;
+        std::optional<std::string_view> change = ChangeFrom(start->last_key);
+        for (std::optional<BlockStart> b; (b = rows_.BlockAt(next)) && Unchanged(*b, change);) {
+          change = ChangeFrom(b->last_key);
+          ++next;
+        }
         rows_.SkipToBlock(next);
         return Next();
       }
@@ -114,30 +120,26 @@ uint64_t KeyMerger::SkipRowsSharing(size_t n) {
   return rows_.SkipRowsSharing(n) - 1;
 }
 
-Result<uint64_t> KeyMerger::CopyRowsSharing(size_t n, RowSink& sink) {
-  if (EditAmongRowsSharing(n)) return uint64_t{0};
-  row_pending_ = false;
-  uint64_t copied = 0;
-  NUTCHFS_RETURN_IF_ERROR(rows_.CopyRowsSharing(n, sink, &copied));
-  return copied;
+
+std::optional<std::string_view> KeyMerger::ChangeFrom(std::string_view from) {
+  return changes_ == nullptr ? std::nullopt : changes_->From(from);
 }
 
-// A block whose key range receives no edit and which no mark marks.
-bool KeyMerger::Unchanged(const BlockStart& block) const {
+bool KeyMerger::Unchanged(const BlockStart& block, std::optional<std::string_view> change) const {
   return (!edits_.Valid() || edits_.edit().key > block.last_key) &&
-         (marks_ == nullptr || !marks_->marked(block.index));
+         (!change || *change > block.last_key);
 }
 
-bool KeyMerger::InUnmarkedBlock() const {
-  if (!copy_blocks_ || !has_row_ || !row_pending_) return false;
-  const std::optional<uint64_t> block = rows_.BlockIndex();
-  return block && (marks_ == nullptr || !marks_->marked(*block));
+bool KeyMerger::InStoredBlock() const {
+  return copy_blocks_ && has_row_ && row_pending_ && rows_.BlockIndex().has_value();
 }
 
-Result<uint64_t> KeyMerger::MoveUnmarkedRows(RowSink* sink) {
+Result<uint64_t> KeyMerger::MoveUnchangedRows(RowSink* sink) {
   row_pending_ = false;
-  const std::optional<std::string_view> limit =
-      edits_.Valid() ? std::optional<std::string_view>(edits_.edit().key) : std::nullopt;
+  // The rows below the next change that are at or above the current one (the current
+  // row itself included, when it is one a change can reach: nothing then moves).
+  std::optional<std::string_view> limit = ChangeFrom(key_);
+  if (edits_.Valid() && (!limit || edits_.edit().key < *limit)) limit = edits_.edit().key;
   uint64_t moved = 0;
   NUTCHFS_RETURN_IF_ERROR(rows_.MoveRowsInBlock(limit, sink, &moved));
   return moved;
@@ -147,6 +149,7 @@ Status KeyMerger::status() const {
   if (!status_.ok()) return status_;
   Status s = rows_.status();
   if (!s.ok()) return s;
+  if (changes_ != nullptr && !(s = changes_->status()).ok()) return s;
   return edits_.status();
 }
 

@@ -2,9 +2,12 @@
 // for each key present in either input it offers the old row (if any) and all edits
 // for that key, in order. It is the loop every merge stage is built on.
 // With copy_blocks, where the rows stand at the start of a stored block (see
-// Iterator::CurrentBlock) whose key range receives no edit and which marks (if given)
-// does not mark, one step offers that whole block instead (block() set, no key): a
-// stage that leaves rows without edits unchanged copies it as it is, undecoded.
+// Iterator::CurrentBlock) whose key range receives no edit and holds no row that
+// `changes` (if given) names as one a join can change, one step offers that whole block
+// instead (block() set, no key): a stage that leaves rows without edits unchanged copies
+// it as it is, undecoded; and after a step that offered a row of a stored block, the rows
+// after it in that block below the next edit and the next notice can be moved past in
+// one go (MoveUnchangedRows).
 // Nothing is copied when the inputs keep their views (a table iterator's key stays
 // until it moves; an edit iterator with views_stable()): the key and the edits' values
 // are views into the inputs' buffers. Otherwise the key of an inserted row and the
@@ -19,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "webdb/block_marks.h"
 #include "webdb/iterator.h"
+#include "webdb/join_changes.h"
 
 namespace webdb {
 
@@ -39,7 +42,7 @@ class KeyMerger {
   // would offer are moved past instead, those following them that would be offered too
   // unread: for a stage that writes no table.
   KeyMerger(Iterator& rows, EditIterator& edits, bool copy_blocks = false,
-            const BlockMarks* marks = nullptr, bool skip_blocks = false);
+            JoinChanges* changes = nullptr, bool skip_blocks = false);
   KeyMerger(const KeyMerger&) = delete;
   KeyMerger& operator=(const KeyMerger&) = delete;
 
@@ -60,23 +63,26 @@ class KeyMerger {
   // many rows it moved past (0 then). Each of them would have been a step of its own
   // with a row and no edits. REQUIRES: has_row(), num_edits() == 0, key().size() >= n.
   uint64_t SkipRowsSharing(size_t n);
-  // The same move, handing the rows it moves past to sink, which holds the current row
-  // as its last (Iterator::CopyRowsSharing); the number of rows, or the sink's error.
-  Result<uint64_t> CopyRowsSharing(size_t n, RowSink& sink);
-  // With copy_blocks: whether the step offered a row of a stored block that no mark
-  // marks. The rows after it in that block up to the next edit are then unchanged, as
-  // a block without edits is, and can be moved past in one go (MoveUnmarkedRows).
-  bool InUnmarkedBlock() const;
+  // With copy_blocks: whether the step offered a row of a stored block. The rows after
+  // it in that block below the next edit's key and the next notice (JoinChanges::From)
+  // are then unchanged, as a block without edits is, and can be moved past in one go
+  // (MoveUnchangedRows).
+  bool InStoredBlock() const;
   // After a step that offered a row: moves past the rows after it in its block whose keys
-  // are below the next edit's key, handing them to sink (when not null) as stored, which
-  // holds the current key as its last (Iterator::MoveRowsInBlock); the number of rows, or
-  // the sink's error. Each of them would have been a step of its own with a row and no
-  // edits. REQUIRES: InUnmarkedBlock().
-  Result<uint64_t> MoveUnmarkedRows(RowSink* sink);
+  // are below the next edit's key and the next notice, handing them to sink (when not
+  // null) as stored, which holds the current key as its last (Iterator::MoveRowsInBlock);
+  // the number of rows, or the sink's error. Each of them would have been a step of its
+  // own with a row and no edits, which the stage leaves as it is. REQUIRES:
+  // InStoredBlock().
+  Result<uint64_t> MoveUnchangedRows(RowSink* sink);
   Status status() const;
 
  private:
-  bool Unchanged(const BlockStart& block) const;
+  // The first notice at or above from's join key (none without changes).
+  std::optional<std::string_view> ChangeFrom(std::string_view from);
+  // A block whose key range receives no edit and no notice, the first notice at or above
+  // where the block starts being `change`.
+  bool Unchanged(const BlockStart& block, std::optional<std::string_view> change) const;
   void CollectEdits();
   // Whether the next edit's key starts with key()'s first n bytes.
   bool EditAmongRowsSharing(size_t n) const;
@@ -86,7 +92,7 @@ class KeyMerger {
   const bool copy_blocks_;
   const bool skip_blocks_;
   const bool stable_edits_;  // edits_.views_stable(), which holds for its lifetime
-  const BlockMarks* const marks_;
+  JoinChanges* const changes_;
   std::optional<RawBlock> block_;
   std::string_view key_;
   std::string key_copy_;  // the key of an inserted row (no row to view)

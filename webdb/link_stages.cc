@@ -98,9 +98,9 @@ Status EmitTo(EditSink& sink, std::string_view key, uint8_t kind, std::string_vi
 
 Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_md5, EditSink& links_by_url,
-                                   const BlockMarks* md5s_gone) {
+                                   JoinChanges* sources) {
   // Blocks whose rows stay as they are tell linksByURL nothing: they are not even read.
-  KeyMerger m(old_rows, edits, md5s_gone != nullptr, md5s_gone, /*skip_blocks=*/true);
+  KeyMerger m(old_rows, edits, sources != nullptr, sources, /*skip_blocks=*/true);
   AddedLinks links(new_pages_by_md5);
   StageStats stats;  // rows_out stays 0: stage 3 writes no table
   std::string key;  // of the edit emitted last
@@ -118,13 +118,13 @@ Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
         NUTCHFS_RETURN_IF_ERROR(EmitTo(links_by_url, url_key(), kPut, *link, stats));
       }
     }
-    // The rows after it that stay as they are tell linksByURL nothing: in a block no md5
-    // gone marks, those up to the next edit; after an unchanged row whose source stays,
-    // the source's next rows up to the next edit. Most rows of a round are such rows.
-    if (m.InUnmarkedBlock()) {
-      if (Result<uint64_t> moved = m.MoveUnmarkedRows(nullptr); !moved) return Err(moved.error());
-    } else if (link && m.has_row() && m.num_edits() == 0) {
-      m.SkipRowsSharing(kMd5Size);
+    // The rows after it that stay as they are tell linksByURL nothing. After an unchanged
+    // row whose source stays, the source's next rows up to the next edit: moved past by
+    // their lengths alone. Otherwise those up to the next edit or notice, decoded to find
+    // it. Most rows of a round are such rows.
+    if (link && m.has_row() && m.num_edits() == 0 && m.SkipRowsSharing(kMd5Size) > 0) continue;
+    if (m.InStoredBlock()) {
+      if (Result<uint64_t> moved = m.MoveUnchangedRows(nullptr); !moved) return Err(moved.error());
     }
   }
   NUTCHFS_RETURN_IF_ERROR(m.status());
@@ -135,8 +135,8 @@ Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
 
 Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_url, RowSink& table,
-                                   EditSink& links_by_md5, const BlockMarks* target_changes) {
-  KeyMerger m(old_rows, edits, target_changes != nullptr, target_changes);
+                                   EditSink& links_by_md5, JoinChanges* targets_changed) {
+  KeyMerger m(old_rows, edits, targets_changed != nullptr, targets_changed);
   ForwardProbe targets(new_pages_by_url);
   StageStats stats;
   std::string changed;
@@ -182,10 +182,9 @@ Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
     }
     ++stats.rows_out;
     NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), *link));
-    // In a block no target change marks, the rows after it up to the next edit stay as
-    // they are: copied as stored.
-    if (m.InUnmarkedBlock()) {
-      NUTCHFS_ASSIGN_OR_RETURN(uint64_t copied, m.MoveUnmarkedRows(&table));
+    // The rows after it up to the next edit or change stay as they are: copied as stored.
+    if (m.InStoredBlock()) {
+      NUTCHFS_ASSIGN_OR_RETURN(uint64_t copied, m.MoveUnchangedRows(&table));
       stats.rows_out += copied;
     }
   }
@@ -197,8 +196,8 @@ Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
 
 Result<StageStats> ApplyLinkFixes(Iterator& old_rows, EditIterator& edits,
                                   Iterator& new_pages_by_md5, RowSink& table,
-                                  const BlockMarks* md5s_gone) {
-  KeyMerger m(old_rows, edits, /*copy_blocks=*/true, md5s_gone);
+                                  JoinChanges* sources) {
+  KeyMerger m(old_rows, edits, /*copy_blocks=*/true, sources);
   AddedLinks links(new_pages_by_md5);
   StageStats stats;
   std::string fixed;
@@ -220,14 +219,9 @@ Result<StageStats> ApplyLinkFixes(Iterator& old_rows, EditIterator& edits,
     }
     ++stats.rows_out;
     NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), *link));
-    // The rows after it that stay as they are are copied as they are stored: in a block
-    // no md5 gone marks, those up to the next edit; after an unchanged row whose source
-    // stays, the source's next rows up to the next edit.
-    if (m.InUnmarkedBlock()) {
-      NUTCHFS_ASSIGN_OR_RETURN(uint64_t copied, m.MoveUnmarkedRows(&table));
-      stats.rows_out += copied;
-    } else if (m.has_row() && m.num_edits() == 0) {
-      NUTCHFS_ASSIGN_OR_RETURN(uint64_t copied, m.CopyRowsSharing(kMd5Size, table));
+    // The rows after it up to the next edit or notice stay as they are: copied as stored.
+    if (m.InStoredBlock()) {
+      NUTCHFS_ASSIGN_OR_RETURN(uint64_t copied, m.MoveUnchangedRows(&table));
       stats.rows_out += copied;
     }
   }

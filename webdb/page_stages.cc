@@ -151,8 +151,8 @@ Result<StageStats> ApplyPagesByUrl(Iterator& old_rows, EditIterator& edits,
     NUTCHFS_RETURN_IF_ERROR(stage.Apply(m));
     // After an unchanged row, the rows up to the next edit are unchanged too: copied as
     // they are stored.
-    if (m.num_edits() == 0 && m.InUnmarkedBlock()) {
-      NUTCHFS_ASSIGN_OR_RETURN(uint64_t copied, m.MoveUnmarkedRows(out.table));
+    if (m.num_edits() == 0 && m.InStoredBlock()) {
+      NUTCHFS_ASSIGN_OR_RETURN(uint64_t copied, m.MoveUnchangedRows(out.table));
       stage.stats.rows_out += copied;
     }
   }

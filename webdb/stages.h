@@ -1,8 +1,9 @@
 // The five merge stages: the heart of the WebDB.
 //
 // Where a stage's merge reaches a stored block of the old table whose key range gets no
-// edit (and, for stages 3 and 4, that no notice of stage 2 or 1 marked: see
-// webdb/block_marks.h), the block goes to the new table as it is (RowSink::AddBlock).
+// edit (and, for stages 3 to 5, holds no row whose page changed: see
+// webdb/join_changes.h), the block goes to the new table as it is (RowSink::AddBlock);
+// rows of such a range within a block are copied as they are stored.
 // Each stage is a pure function of (old table rows, sorted edits[, a new table of an
 // earlier stage]) -> (new table rows, emitted edits). It reads every input front to
 // back exactly once, writes its table front to back, and knows nothing of files,
@@ -18,8 +19,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "webdb/block_marks.h"
 #include "webdb/iterator.h"
+#include "webdb/join_changes.h"
 #include "webdb/record.h"
 
 namespace webdb {
@@ -30,8 +31,7 @@ struct StageStats {
   uint64_t emitted = 0;   // edits handed to the sinks
   // Stage 1: urls that gained or lost their page or whose numOutlinks > 0 status
   // flipped ("target changed"). Stage 2: md5s left with no page ("md5 gone").
-  // Zero tells the driver that the dependent link stage has nothing to recheck. Each
-  // also goes to the stage's NoticeSink, if any, in increasing key order.
+  // Zero tells the driver that the dependent link stage has nothing to recheck.
   uint64_t notices = 0;
 };
 
@@ -60,32 +60,31 @@ Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowS
 // table stage 2 wrote, over the same md5 range). Emits puts/removes for linksByURL and
 // writes no table: stage 5 recomputes the same rows from the same inputs and writes
 // them with stage 4's fixes, so linksByMD5 is written once a session, not twice.
-// md5s_gone: the blocks of old_rows that stage 2's notices marked; rows without edits
-// elsewhere all stay, and blocks without edits are skipped whole. nullptr: every row is
-// checked.
+// sources: the md5s whose page came or went this session (over old_rows' range); rows
+// without edits elsewhere all stay, and blocks without edits are skipped whole.
+// nullptr: every row is checked.
 Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_md5, EditSink& links_by_url,
-                                   const BlockMarks* md5s_gone = nullptr);
+                                   JoinChanges* sources = nullptr);
 
 // Stage 4, linksByURL. Applies stage 3's puts/removes, then the target rule against
 // new_pages_by_url (the table stage 1 wrote, over the same url range): a link whose url
 // has no page is dropped, every other link gets targetHasOutlink from its page. Emits
 // a remove or a flag change for linksByMD5 wherever that table now differs.
-// target_changes: the blocks of old_rows that stage 1's notices marked; rows without
-// edits elsewhere stay as they are, and blocks without edits are copied whole.
-// nullptr: every row is checked.
+// targets_changed: the urls whose page came, went or flipped its numOutlinks > 0 status
+// this session (over old_rows' range); rows without edits elsewhere stay as they are,
+// and blocks without edits are copied whole. nullptr: every row is checked.
 Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_url, RowSink& table,
-                                   EditSink& links_by_md5,
-                                   const BlockMarks* target_changes = nullptr);
+                                   EditSink& links_by_md5, JoinChanges* targets_changed = nullptr);
 
 // Stage 5, the new linksByMD5: stage 3's result, recomputed from stage 3's inputs
-// (old_rows, new_pages_by_md5, md5s_gone, and its puts among `edits`), with stage 4's
+// (old_rows, new_pages_by_md5, sources, and its puts among `edits`), with stage 4's
 // removes and flag changes (the other edits, at most one a key) applied. Blocks with
-// neither and unmarked are copied whole.
+// neither and no changed source are copied whole; nullptr: no source changed.
 Result<StageStats> ApplyLinkFixes(Iterator& old_rows, EditIterator& edits,
                                   Iterator& new_pages_by_md5, RowSink& table,
-                                  const BlockMarks* md5s_gone = nullptr);
+                                  JoinChanges* sources = nullptr);
 
 }  // namespace webdb
 

@@ -202,7 +202,6 @@ class Table::Iter final : public Iterator {
   std::optional<BlockStart> BlockAt(uint64_t index) const override;
   void SkipToBlock(uint64_t index) override;
   uint64_t SkipRowsSharing(size_t n) override;
-  Status CopyRowsSharing(size_t n, RowSink& sink, uint64_t* copied) override;
   std::optional<uint64_t> BlockIndex() const override;
   Status MoveRowsInBlock(std::optional<std::string_view> limit, RowSink* sink,
                          uint64_t* moved) override;
@@ -217,11 +216,9 @@ class Table::Iter final : public Iterator {
   // Where the scan has left the range: the current row is at or above upper_ (only
   // possible in the block the range ends in).
   bool PastRange() const { return block_ == upper_block_ && upper_ && reader_.key() >= *upper_; }
-  // Both moves: rows moved past (the current one included) to *moved, those after the
-  // current one handed to sink when it is not null.
-  Status MoveRowsSharing(size_t n, RowSink* sink, uint64_t* moved);
-  // The same one row at a time, in the block the range ends in.
-  Status MoveRowsSharingInLastBlock(RowSink* sink, uint64_t* moved);
+  // SkipRowsSharing one row at a time, in the block the range ends in: the rows after the
+  // current one that it moves past.
+  uint64_t SkipRowsSharingInLastBlock();
   Status CorruptionInBlock(std::string_view what) const {
     Result<BlockHandle> h = index_.Handle(block_);
     return Corruption(table_->path(part_), what, h ? h->offset : 0);
@@ -249,7 +246,7 @@ class Table::Iter final : public Iterator {
   mutable uint64_t block_records_ = 0;  // of block_, once CurrentBlock() counted them
   bool counting_ = false;  // scanning from the first record: check the record counts
   uint64_t seen_ = 0;
-  std::string prefix_;    // of the rows MoveRowsSharing() moves past
+  std::string prefix_;    // of the rows SkipRowsSharing() moves past
   Status range_status_;   // of finding the range's blocks in the index
   Status status_;
 };
@@ -385,27 +382,15 @@ void Table::Iter::SkipToBlock(uint64_t index) {
   EnterBlock(index, true);
 }
 
-uint64_t Table::Iter::SkipRowsSharing(size_t n) {
-  uint64_t moved = 0;
-  static_cast<void>(MoveRowsSharing(n, nullptr, &moved));  // no sink, no sink error
-  return moved;
-}
-
-Status Table::Iter::CopyRowsSharing(size_t n, RowSink& sink, uint64_t* copied) {
-  uint64_t moved = 0;
-  Status s = MoveRowsSharing(n, &sink, &moved);
-  *copied = moved > 0 ? moved - 1 : 0;
-  return s;
-}
-
 std::optional<uint64_t> Table::Iter::BlockIndex() const {
   if (!valid_) return std::nullopt;
   return block_;
 }
 
-// The reader decodes the records (keys rebuilt and checked for order) and hands their
-// bytes to sink, encoded against the current row's key, copied first: the reader's key
-// moves on. The block's end is checked against the index as Next() checks it.
+// With a sink, the sink takes the rows below the limit as they are stored, parsing each
+// once (for its bounds, its key's order and its place against the limit), and the reader
+// resumes after them; without, the reader decodes them to find the limit. The block's end
+// is checked against the index as Next() checks it.
 Status Table::Iter::MoveRowsInBlock(std::optional<std::string_view> limit, RowSink* sink,
                                     uint64_t* moved) {
   *moved = 0;
@@ -414,11 +399,9 @@ Status Table::Iter::MoveRowsInBlock(std::optional<std::string_view> limit, RowSi
   if (block_ == upper_block_ && upper_ && (!limit || *upper_ < *limit)) limit = *upper_;
   bool on_row = false;
   if (sink != nullptr) {
-    // The sink takes the rows below the limit as they are stored, parsing each once (for
-    // its bounds, its key's order and its place against the limit); the reader resumes
-    // after them. A malformed record is this file's corruption, not the sink's.
     Result<StoredRun> run = sink->AddStoredRun(reader_.key(), reader_.Rest(), limit);
     if (!run) {
+      // A malformed record is this file's corruption, not the sink's.
       if (!run.error().IsCorruption()) return run.error();
       Fail(CorruptionInBlock(run.error().message() + ": block"));
       return Status::OK();
@@ -439,62 +422,51 @@ Status Table::Iter::MoveRowsInBlock(std::optional<std::string_view> limit, RowSi
   return Status::OK();
 }
 
-// Within a block, the reader moves past the records by their lengths (and hands their
-// bytes to sink); a block that ends in the run has its last key checked against the index
-// as far as the lengths tell (the prefix and the size), and the run goes on into the next
-// block while its keys do, from that block's first row (decoded: it stores its key whole).
-// In the block the range ends in, rows are decoded one by one, to stop at the range's end.
-Status Table::Iter::MoveRowsSharing(size_t n, RowSink* sink, uint64_t* moved) {
-  *moved = 0;
-  if (!valid_) return Status::OK();
-  *moved = 1;
+// Within a block, the reader moves past the records by their lengths; a block that ends
+// in the run has its last key checked against the index as far as the lengths tell (the
+// prefix and the size), and the run goes on into the next block while its keys do, from
+// that block's first row (decoded: it stores its key whole). In the block the range ends
+// in, rows are decoded one by one, to stop at the range's end.
+uint64_t Table::Iter::SkipRowsSharing(size_t n) {
+  if (!valid_) return 0;
+  uint64_t moved = 1;
   if (reader_.key().size() < n) {
     Next();
-    return Status::OK();
+    return moved;
   }
   prefix_.assign(reader_.key().substr(0, n));
   for (;;) {
-    if (block_ == upper_block_) return MoveRowsSharingInLastBlock(sink, moved);
+    if (block_ == upper_block_) return moved + SkipRowsSharingInLastBlock();
     maybe_at_block_start_ = false;
     size_t last_size = 0;
-    std::string_view records;
-    const std::string_view previous = reader_.key();  // stays while the reader skips
-    const uint64_t skipped = reader_.SkipSharing(n, &last_size, &records);
-    if (sink != nullptr && skipped > 0) {
-      if (Result<StoredRun> run = sink->AddStoredRun(previous, records, std::nullopt); !run) {
-        return run.error();
-      }
-    }
-    *moved += skipped;
+    const uint64_t skipped = reader_.SkipSharing(n, &last_size);
+    moved += skipped;
     seen_ += skipped;
     if (reader_.Next()) {
       ++seen_;
-      return Status::OK();
+      return moved;
     }
     if (skipped == 0) {
-      if (!FinishBlock()) return Status::OK();
+      if (!FinishBlock()) return moved;
     } else if (!reader_.status().ok()) {
       Fail(reader_.status());
-      return Status::OK();
+      return moved;
     } else if (const std::optional<std::string_view> last = LastKey(block_); !last) {
-      return Status::OK();
+      return moved;
     } else if (last->size() != last_size || !last->starts_with(prefix_)) {
       Fail(CorruptionInBlock("last key differs from the index: block"));
-      return Status::OK();
+      return moved;
     }
     EnterBlock(block_ + 1, true);
-    if (!valid_ || !reader_.key().starts_with(prefix_)) return Status::OK();
-    if (sink != nullptr) NUTCHFS_RETURN_IF_ERROR(sink->Add(reader_.key(), reader_.value()));
-    ++*moved;
+    if (!valid_ || !reader_.key().starts_with(prefix_)) return moved;
+    ++moved;
   }
 }
 
-Status Table::Iter::MoveRowsSharingInLastBlock(RowSink* sink, uint64_t* moved) {
-  for (Next(); valid_ && reader_.key().starts_with(prefix_); Next()) {
-    if (sink != nullptr) NUTCHFS_RETURN_IF_ERROR(sink->Add(reader_.key(), reader_.value()));
-    ++*moved;
-  }
-  return Status::OK();
+uint64_t Table::Iter::SkipRowsSharingInLastBlock() {
+  uint64_t moved = 0;
+  for (Next(); valid_ && reader_.key().starts_with(prefix_); Next()) ++moved;
+  return moved;
 }
 
 // Called when reader_ has no more records: checks how the block ended.

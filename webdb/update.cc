@@ -1,12 +1,14 @@
 #include "webdb/update.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <mutex>
 #include <numeric>
 #include <optional>
 #include <thread>
 
-#include "webdb/block_marks.h"
+#include "webdb/join_changes.h"
 #include "webdb/manifest_table.h"
 #include "webdb/merging_iterator.h"
 #include "webdb/stages.h"
@@ -149,17 +151,25 @@ class Update {
   }
 
   Result<Manifest> Run() {
-    // The link tables as the session found them: stages 3 and 4 merge them, and the
-    // notices of stages 2 and 1 mark which of their blocks a join may change.
+    // The link tables as the session found them, which stages 3 to 5 merge, and the
+    // notices of stages 1 and 2 that tell them which of their rows a join can change
+    // (none to keep for a table without rows: a load's).
     NUTCHFS_ASSIGN_OR_RETURN(old_links_by_md5_, OpenTable(TableId::kLinksByMd5));
     NUTCHFS_ASSIGN_OR_RETURN(old_links_by_url_, OpenTable(TableId::kLinksByUrl));
-    md5s_gone_.emplace(*old_links_by_md5_, Md5OfKey);
-    target_changes_.emplace(*old_links_by_url_, UrlOfLinkUrlKey);
+    const size_t producers = plumbing_.max_partitions();
+    if (old_links_by_url_->num_records() > 0) {
+      targets_changed_.emplace(env_, params_.dir, "targets", params_.new_version, producers);
+    }
+    if (old_links_by_md5_->num_records() > 0) {
+      md5s_gone_.emplace(env_, params_.dir, "md5s-gone", params_.new_version, producers);
+    }
     for (int stage = 1; stage <= kNumStages; ++stage) {
       const StageHooks& hooks = params_.options->hooks;
       if (hooks.on_stage) hooks.on_stage(stage);
       if (hooks.before_step) hooks.before_step(StageName(stage));
       Status s = RunStage(stage);
+      std::optional<JoinNotices>& notices = stage == 1 ? targets_changed_ : md5s_gone_;
+      if (s.ok() && stage <= 2 && notices) s = notices->Finish();
       if (!s.ok()) return Err(s.WithContext(StageName(stage)));
       // Stage 3 sends linksByURL its edits in the ranges of the new pagesByURL.
       if (stage == 1 && plumbing_.max_partitions() > 1) {
@@ -206,8 +216,7 @@ class Update {
     // A stage with no edits changes its table only through the table it joins
     // against, and only when the stage before reported notices; stage 5 writes what
     // stage 3 decided, so it runs whenever stage 3 did.
-    const bool joins_changed = (stage == 3 && md5s_gone_->notices() > 0) ||
-                               (stage == 4 && target_changes_->notices() > 0) ||
+    const bool joins_changed = (stage == 3 && notices_[1] > 0) || (stage == 4 && notices_[0] > 0) ||
                                (stage == 5 && links_by_md5_changed_);
     if (!has_edits && !joins_changed) {
       // Its sorted edits are ended all the same (stage 5 may read stage 3's again).
@@ -296,10 +305,17 @@ class Update {
     NUTCHFS_ASSIGN_OR_RETURN(auto edits, EditsOf(stage, part, std::move(first)));
     auto old_rows = old_table.NewIterator(part.range);
     std::unique_ptr<Iterator> join_rows;
-    if (joined != nullptr) join_rows = joined->NewIterator(KeyRange{part.range.lower, {}});
+    std::unique_ptr<JoinChanges> changes;
+    if (joined != nullptr) {
+      join_rows = joined->NewIterator(KeyRange{part.range.lower, {}});
+      const std::optional<JoinNotices>& notices = stage == 4 ? targets_changed_ : md5s_gone_;
+      if (notices) {
+        NUTCHFS_ASSIGN_OR_RETURN(changes, notices->Read(stage == 4 ? UrlOfLinkUrlKey : Md5OfKey));
+      }
+    }
     if (stage == 3) {
       Result<StageStats> stats = ApplyLinksByMd5(*old_rows, *edits, *join_rows,
-                                                 plumbing_.Sink(4, w), &*md5s_gone_);
+                                                 plumbing_.Sink(4, w), changes.get());
       if (!stats) return Err(stats.error());
       return std::optional<TableFile>();
     }
@@ -315,18 +331,20 @@ class Update {
           const uint64_t section = params_.url_section * plumbing_.max_partitions() + w;
           return ApplyPagesByUrl(*old_rows, *edits, section,
                                  {out.get(), &plumbing_.Sink(2, w), &plumbing_.Sink(3, w),
-                                  &*target_changes_});
+                                  targets_changed_ ? &targets_changed_->Sink(w) : nullptr});
         }
         case 2:
-          return ApplyPagesByMd5(*old_rows, *edits, *out, &*md5s_gone_);
+          return ApplyPagesByMd5(*old_rows, *edits, *out,
+                                 md5s_gone_ ? &md5s_gone_->Sink(w) : nullptr);
         case 4:
           return ApplyLinksByUrl(*old_rows, *edits, *join_rows, *out, plumbing_.Sink(5, w),
-                                 &*target_changes_);
+                                 changes.get());
         default:
-          return ApplyLinkFixes(*old_rows, *edits, *join_rows, *out, &*md5s_gone_);
+          return ApplyLinkFixes(*old_rows, *edits, *join_rows, *out, changes.get());
       }
     }();
     if (!stats) return Err(stats.error());
+    if (stage <= 2) notices_[stage - 1] += stats->notices;
     NUTCHFS_ASSIGN_OR_RETURN(TableFile file, out->Finish());
     return std::optional<TableFile>(std::move(file));
   }
@@ -339,8 +357,11 @@ class Update {
   std::unique_ptr<Table> old_links_by_md5_;
   std::unique_ptr<Table> old_links_by_url_;
   std::unique_ptr<Table> old_table_;  // of the stage running, unless a link table above
-  std::optional<BlockMarks> md5s_gone_;
-  std::optional<BlockMarks> target_changes_;
+  // Where stages 1 and 2 report notices, while the old link table has rows.
+  std::optional<JoinNotices> targets_changed_;
+  std::optional<JoinNotices> md5s_gone_;
+  // Notices of stages 1 (targets changed) and 2 (md5s gone), all parts.
+  std::array<std::atomic<uint64_t>, 2> notices_{};
   bool links_by_md5_changed_ = false;  // stage 3 ran: stage 5 writes its result
 };
 

@@ -1,7 +1,9 @@
 #include "webdb/key_merger.h"
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <map>
+#include <set>
 #include <random>
 
 #include "nutchfs/mem_env.h"
@@ -194,18 +196,7 @@ TEST_CASE("key merger skips or copies the rows that share a key prefix up to the
     }
     if (end < expected.size() && expected[end].key.starts_with(prefix)) end = at;
     INFO("skip at " << want.key << " by " << n << " bytes");
-    if (rng() % 2 == 0) {
-      CHECK(m.SkipRowsSharing(n) == end - at);
-    } else {  // the rows moved past go to a sink
-      testutil::RowCollector sink;
-      Result<uint64_t> copied = m.CopyRowsSharing(n, sink);
-      REQUIRE(copied.has_value());
-      CHECK(*copied == end - at);
-      Rows want_rows;
-      for (size_t i = at; i < end; ++i)
-        want_rows.emplace_back(expected[i].key, expected[i].row_value);
-      CHECK(sink.rows == want_rows);
-    }
+    CHECK(m.SkipRowsSharing(n) == end - at);
     skips += end > at;
     at = end;
   }
@@ -241,10 +232,10 @@ TEST_CASE("key merger stops at a failing edit stream with its status", "[key_mer
   CHECK_THAT(m.status().ToString(), Catch::Contains("edits.run: read failed"));
 }
 
-// A join key for BlockMarks: the first byte (a prefix, nondecreasing in key order).
+// A join key for JoinChanges: the first byte (a prefix, nondecreasing in key order).
 std::string_view FirstByte(std::string_view key) { return key.substr(0, 1); }
 
-TEST_CASE("key merger moves past a block's rows up to the next edit unless the block is marked",
+TEST_CASE("key merger moves past a block's rows up to the next edit or notice",
           "[key_merger][random]") {
   const uint64_t seed = GENERATE(1, 2, 3, 4, 5, 6, 7, 8);
   INFO("seed " << seed);
@@ -261,19 +252,27 @@ TEST_CASE("key merger moves past a block's rows up to the next edit unless the b
   for (walk->SeekToFirst(); walk->Valid(); walk->Next()) block_of[std::string(walk->key())] =
       *walk->BlockIndex();
   REQUIRE(walk->status().ok());
-  BlockMarks marks(*table, FirstByte);
-  for (int i = 0; i < 2; ++i) marks.Notice(std::string(1, "ab\0\xff"[rng() % 4]));
+  // Notices: the join keys of two rows, and one that no row has.
+  std::set<std::string> noticed = {"\x7f"};
+  for (int i = 0; i < 2; ++i) noticed.insert(std::string(FirstByte(rows[rng() % rows.size()].first)));
+  std::vector<OwnedEdit> notices;
+  for (const std::string& n : noticed) notices.push_back({n, 0, 0, ""});
+  JoinChanges changes(FirstByte, testutil::NewVectorEditIterator(notices));
 
   auto row_it = table->NewIterator();
   auto edit_it = testutil::NewVectorEditIterator(sorted);
-  KeyMerger m(*row_it, *edit_it, /*copy_blocks=*/true, &marks);
+  KeyMerger m(*row_it, *edit_it, /*copy_blocks=*/true, &changes);
   std::vector<Step> got;  // every key offered, in a block, a step or a move
   size_t moves = 0;
+  auto is_noticed = [&](std::string_view key) { return noticed.count(std::string(FirstByte(key))) > 0; };
   while (m.Next()) {
     if (const RawBlock* b = m.block()) {
       testutil::RowCollector block_rows;
       REQUIRE(block_rows.AddBlock(*b).ok());
-      for (const auto& [k, v] : block_rows.rows) got.push_back(Step{k, true, v, {}});
+      for (const auto& [k, v] : block_rows.rows) {
+        CHECK_FALSE(is_noticed(k));  // a block with a noticed row is merged row by row
+        got.push_back(Step{k, true, v, {}});
+      }
       continue;
     }
     Step s{std::string(m.key()), m.has_row(), m.has_row() ? std::string(m.row_value()) : "", {}};
@@ -281,16 +280,31 @@ TEST_CASE("key merger moves past a block's rows up to the next edit unless the b
       s.edits.push_back({s.key, m.edit(i).order, m.edit(i).kind, std::string(m.edit(i).value)});
     }
     got.push_back(s);
-    const bool unmarked = m.has_row() && !marks.marked(block_of.at(s.key));
-    REQUIRE(m.InUnmarkedBlock() == unmarked);
-    if (!unmarked || rng() % 3 == 0) continue;
+    REQUIRE(m.InStoredBlock() == m.has_row());
+    if (!m.has_row() || rng() % 3 == 0) continue;
+    // The rows it must move: those after this one in its block, below the next edit's key
+    // and below the first notice at or above this row's join key.
+    auto row = std::find_if(rows.begin(), rows.end(), [&](const auto& r) { return r.first == s.key; });
+    REQUIRE(row != rows.end());
+    auto next_edit = std::upper_bound(sorted.begin(), sorted.end(), s.key,
+                                      [](const std::string& k, const OwnedEdit& e) { return k < e.key; });
+    auto notice = noticed.lower_bound(std::string(FirstByte(s.key)));
+    size_t want = 0;
+    for (auto r = row + 1; r != rows.end() && block_of.at(r->first) == block_of.at(s.key) &&
+                           (next_edit == sorted.end() || r->first < next_edit->key) &&
+                           (notice == noticed.end() || r->first < *notice);
+         ++r) {
+      ++want;
+    }
     testutil::RowCollector moved;
-    Result<uint64_t> n = m.MoveUnmarkedRows(&moved);
+    Result<uint64_t> n = m.MoveUnchangedRows(&moved);
     REQUIRE(n.has_value());
     REQUIRE(*n == moved.rows.size());
+    CHECK(*n == want);
     for (const auto& [k, v] : moved.rows) {
       INFO("moved " << k << " after " << s.key);
       CHECK(block_of.at(k) == block_of.at(s.key));  // within the step's block
+      CHECK_FALSE(is_noticed(k));
       got.push_back(Step{k, true, v, {}});
     }
     moves += *n > 0;
@@ -299,6 +313,29 @@ TEST_CASE("key merger moves past a block's rows up to the next edit unless the b
   CHECK(got == expected);  // and so no row with an edit was moved past
   CHECK(m.total_edits() == sorted.size());
   CHECK(moves > 0);
+}
+
+TEST_CASE("key merger checks every row when the notices cannot be read", "[key_merger]") {
+  auto env = nutchfs::NewMemEnv();
+  Rows rows;
+  for (int i = 0; i < 40; ++i) rows.emplace_back("k" + std::to_string(100 + i), "v");
+  auto table = SmallBlockTable(*env, rows);
+  JoinChanges changes(FirstByte, testutil::NewVectorEditIterator(
+                                     {}, Status::Corruption("notices: bad frame at offset 9")));
+  auto row_it = table->NewIterator();
+  auto edit_it = testutil::NewVectorEditIterator({});
+  KeyMerger m(*row_it, *edit_it, /*copy_blocks=*/true, &changes);
+  size_t steps = 0;
+  while (m.Next()) {
+    CHECK(m.block() == nullptr);  // no block copied whole
+    ++steps;
+    testutil::RowCollector moved;
+    Result<uint64_t> n = m.MoveUnchangedRows(&moved);
+    REQUIRE(n.has_value());
+    CHECK(*n == 0);  // and no row moved past
+  }
+  CHECK(steps == rows.size());
+  CHECK_THAT(m.status().ToString(), Catch::Contains("notices: bad frame at offset 9"));
 }
 
 TEST_CASE("key merger with skip_blocks moves past unchanged blocks without reading them",

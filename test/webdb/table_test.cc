@@ -576,8 +576,9 @@ TEST_CASE("rows copied as stored give the same table file as rows added one by o
   auto env = nutchfs::NewLocalEnv();
   std::mt19937 rng(23);
   const Rows rows = PrefixGroups(rng, 80, 30, 60);
-  // The rows in blocks of one size; copied into blocks of every size, runs stop before
-  // records that do not fit and go on into the next block.
+  // The rows in blocks of one size; moved into blocks of every size, up to random limits
+  // within their blocks: runs stop before records that do not fit and go on into the
+  // next block.
   auto write = [&](const std::string& path, size_t target) {
     auto builder = TableBuilder::Create(*env, path, target);
     REQUIRE(builder.has_value());
@@ -607,11 +608,13 @@ TEST_CASE("rows copied as stored give the same table file as rows added one by o
           walker->Next();
           continue;
         }
-        uint64_t copied = 0;
-        Status s = walker->CopyRowsSharing(4, **b, &copied);
+        std::optional<std::string_view> limit;  // none, or a key of a row after this one
+        if (rng() % 3 != 0) limit = rows[std::min(rows.size() - 1, added + rng() % 12)].first;
+        uint64_t moved = 0;
+        Status s = walker->MoveRowsInBlock(limit, b->get(), &moved);
         INFO(s.ToString());
         REQUIRE(s.ok());
-        added += copied;
+        added += moved;
       }
       REQUIRE(walker->status().ok());
       CHECK(added == rows.size());
