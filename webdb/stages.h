@@ -60,9 +60,9 @@ Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowS
 // table stage 2 wrote, over the same md5 range). Emits puts/removes for linksByURL and
 // writes no table: stage 5 recomputes the same rows from the same inputs and writes
 // them with stage 4's fixes, so linksByMD5 is written once a session, not twice.
-// sources: the md5s whose page came or went this session (over old_rows' range); rows
-// without edits elsewhere all stay, and blocks without edits are skipped whole.
-// nullptr: every row is checked.
+// sources: stage 2's notices, the md5s gone this session; rows without edits whose md5
+// none names all stay, and blocks of such rows are skipped whole. nullptr: every row is
+// checked.
 Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_md5, EditSink& links_by_url,
                                    JoinChanges* sources = nullptr);
@@ -71,9 +71,9 @@ Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
 // new_pages_by_url (the table stage 1 wrote, over the same url range): a link whose url
 // has no page is dropped, every other link gets targetHasOutlink from its page. Emits
 // a remove or a flag change for linksByMD5 wherever that table now differs.
-// targets_changed: the urls whose page came, went or flipped its numOutlinks > 0 status
-// this session (over old_rows' range); rows without edits elsewhere stay as they are,
-// and blocks without edits are copied whole. nullptr: every row is checked.
+// targets_changed: stage 1's notices, the urls whose page came, went or flipped its
+// numOutlinks > 0 status this session; rows without edits whose url none names stay as
+// they are, and blocks of such rows are copied whole. nullptr: every row is checked.
 Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_url, RowSink& table,
                                    EditSink& links_by_md5, JoinChanges* targets_changed = nullptr);
