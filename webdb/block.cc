@@ -55,18 +55,12 @@ bool BlockReader::Next() {
   return true;
 }
 
-bool BlockReader::NextAtOrAbove(std::optional<std::string_view> limit, uint64_t* passed,
-                                std::string_view* records) {
-  const size_t start = pos_;
+bool BlockReader::NextAtOrAbove(std::optional<std::string_view> limit, uint64_t* passed) {
   *passed = 0;
-  for (size_t at = pos_; Next(); at = pos_) {
-    if (limit && key_.view() >= *limit) {
-      *records = std::string_view(data_ + start, at - start);
-      return true;
-    }
+  while (Next()) {
+    if (limit && key_.view() >= *limit) return true;
     ++*passed;
   }
-  *records = std::string_view(data_ + start, pos_ - start);
   return false;
 }
 

@@ -136,10 +136,8 @@ class BlockReader {
   // Decodes records as Next() does until one whose key is at or above limit, which
   // becomes the current record; true then, false at the block's end (status() OK, the
   // block's last record current) or on malformed bytes. Counts the records before that
-  // one in *passed and sets *records to their bytes as stored. With no limit, every
-  // record of the block is passed.
-  bool NextAtOrAbove(std::optional<std::string_view> limit, uint64_t* passed,
-                     std::string_view* records);
+  // one in *passed. With no limit, every record of the block is passed.
+  bool NextAtOrAbove(std::optional<std::string_view> limit, uint64_t* passed);
 
   // The records after the current one (every record before the first Next()), as
   // stored.

@@ -409,8 +409,7 @@ Status Table::Iter::MoveRowsInBlock(std::optional<std::string_view> limit, RowSi
     *moved = run->rows;
     on_row = reader_.NextAfter(run->bytes, run->last_key);
   } else {
-    std::string_view records;
-    on_row = reader_.NextAtOrAbove(limit, moved, &records);
+    on_row = reader_.NextAtOrAbove(limit, moved);
   }
   seen_ += *moved;
   if (on_row) {
