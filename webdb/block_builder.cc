@@ -80,20 +80,18 @@ size_t BlockBuilder::AddStored(std::string_view records, size_t target,
   size_t m = 0;
   if (limit) {
     m = SharedPrefixLength(last_key_.view(), *limit);
-    *at_limit = m == limit->size() ||
-                (m < last_key_.size() &&
-                 static_cast<uint8_t>(last_key_[m]) > static_cast<uint8_t>((*limit)[m]));
+    *at_limit = last_key_.view() >= *limit;
   }
   while (p < end && !*at_limit) {
     if (!ParseRecordAfter(last_key_, p, end, &r, error)) break;
     if (limit && r.shared <= m) {
-      const std::string_view rest = limit->substr(r.shared);
-      const size_t c = r.shared < m ? 0 : SharedPrefixLength(std::string_view(r.delta, r.unshared), rest);
-      if (r.shared < m || c == rest.size() ||
-          (c < r.unshared && static_cast<uint8_t>(r.delta[c]) > static_cast<uint8_t>(rest[c]))) {
-        *at_limit = true;
-        break;
-      }
+      const std::string_view rest = limit->substr(m);
+      const size_t c =
+          r.shared < m ? 0 : SharedPrefixLength(std::string_view(r.delta, r.unshared), rest);
+      *at_limit = r.shared < m || c == rest.size() ||
+                  (c < r.unshared &&
+                   static_cast<uint8_t>(r.delta[c]) > static_cast<uint8_t>(rest[c]));
+      if (*at_limit) break;
       m += c;
     }
     const size_t appended = static_cast<size_t>(p - begin);

@@ -72,7 +72,8 @@ inline size_t SharedPrefixLength(std::string_view a, std::string_view b) {
   for (; i + 16 <= n; i += 16) {
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.data() + i));
     const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.data() + i));
-    const unsigned differ = ~static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y))) & 0xffff;
+    const unsigned differ =
+        ~static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y))) & 0xffff;
     if (differ != 0) return i + static_cast<size_t>(__builtin_ctz(differ));
   }
 #endif

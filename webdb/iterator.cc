@@ -76,7 +76,6 @@ uint64_t Iterator::SkipRowsSharing(size_t n) {
   return moved;
 }
 
-
 // Rows not read from a table file are taken as one block.
 Status Iterator::MoveRowsInBlock(std::optional<std::string_view> limit, RowSink* sink,
                                  uint64_t* moved) {

@@ -120,7 +120,6 @@ uint64_t KeyMerger::SkipRowsSharing(size_t n) {
   return rows_.SkipRowsSharing(n) - 1;
 }
 
-
 std::optional<std::string_view> KeyMerger::ChangeFrom(std::string_view from) {
   return changes_ == nullptr ? std::nullopt : changes_->From(from);
 }
@@ -136,8 +135,8 @@ bool KeyMerger::InStoredBlock() const {
 
 Result<uint64_t> KeyMerger::MoveUnchangedRows(RowSink* sink) {
   row_pending_ = false;
-  // The rows below the next change that are at or above the current one (the current
-  // row itself included, when it is one a change can reach: nothing then moves).
+  // The rows below the next notice at or above the current row's join key (none moves
+  // when the current row is one a notice names).
   std::optional<std::string_view> limit = ChangeFrom(key_);
   if (edits_.Valid() && (!limit || edits_.edit().key < *limit)) limit = edits_.edit().key;
   uint64_t moved = 0;

@@ -182,7 +182,7 @@ Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
     }
     ++stats.rows_out;
     NUTCHFS_RETURN_IF_ERROR(table.Add(m.key(), *link));
-    // The rows after it up to the next edit or change stay as they are: copied as stored.
+    // The rows after it up to the next edit or notice stay as they are: copied as stored.
     if (m.InStoredBlock()) {
       NUTCHFS_ASSIGN_OR_RETURN(uint64_t copied, m.MoveUnchangedRows(&table));
       stats.rows_out += copied;

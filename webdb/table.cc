@@ -118,7 +118,8 @@ class IndexBlockStream {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(kIndexReadSize, end_ - read_to_));
     const size_t had = buf_.size();
     buf_.resize(had + n);
-    NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, ReadExact(file_, read_to_, n, buf_.data() + had));
+    NUTCHFS_ASSIGN_OR_RETURN(std::string_view got,
+                             ReadExact(file_, read_to_, n, buf_.data() + had));
     if (got.data() != buf_.data() + had) std::memmove(buf_.data() + had, got.data(), n);
     crc_ = crc32c::Extend(crc_, buf_.data() + had, n);
     read_to_ += n;

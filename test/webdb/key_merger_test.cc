@@ -249,12 +249,13 @@ TEST_CASE("key merger moves past a block's rows up to the next edit or notice",
   auto table = SmallBlockTable(*env, rows);
   std::map<std::string, uint64_t> block_of;  // each row key's block
   auto walk = table->NewIterator();
-  for (walk->SeekToFirst(); walk->Valid(); walk->Next()) block_of[std::string(walk->key())] =
-      *walk->BlockIndex();
+  for (walk->SeekToFirst(); walk->Valid(); walk->Next())
+    block_of[std::string(walk->key())] = *walk->BlockIndex();
   REQUIRE(walk->status().ok());
   // Notices: the join keys of two rows, and one that no row has.
   std::set<std::string> noticed = {"\x7f"};
-  for (int i = 0; i < 2; ++i) noticed.insert(std::string(FirstByte(rows[rng() % rows.size()].first)));
+  for (int i = 0; i < 2; ++i)
+    noticed.insert(std::string(FirstByte(rows[rng() % rows.size()].first)));
   std::vector<OwnedEdit> notices;
   for (const std::string& n : noticed) notices.push_back({n, 0, 0, ""});
   JoinChanges changes(FirstByte, testutil::NewVectorEditIterator(notices));
@@ -264,7 +265,9 @@ TEST_CASE("key merger moves past a block's rows up to the next edit or notice",
   KeyMerger m(*row_it, *edit_it, /*copy_blocks=*/true, &changes);
   std::vector<Step> got;  // every key offered, in a block, a step or a move
   size_t moves = 0;
-  auto is_noticed = [&](std::string_view key) { return noticed.count(std::string(FirstByte(key))) > 0; };
+  auto is_noticed = [&](std::string_view key) {
+    return noticed.count(std::string(FirstByte(key))) > 0;
+  };
   while (m.Next()) {
     if (const RawBlock* b = m.block()) {
       testutil::RowCollector block_rows;
@@ -284,10 +287,12 @@ TEST_CASE("key merger moves past a block's rows up to the next edit or notice",
     if (!m.has_row() || rng() % 3 == 0) continue;
     // The rows it must move: those after this one in its block, below the next edit's key
     // and below the first notice at or above this row's join key.
-    auto row = std::find_if(rows.begin(), rows.end(), [&](const auto& r) { return r.first == s.key; });
+    auto row =
+        std::find_if(rows.begin(), rows.end(), [&](const auto& r) { return r.first == s.key; });
     REQUIRE(row != rows.end());
-    auto next_edit = std::upper_bound(sorted.begin(), sorted.end(), s.key,
-                                      [](const std::string& k, const OwnedEdit& e) { return k < e.key; });
+    auto next_edit =
+        std::upper_bound(sorted.begin(), sorted.end(), s.key,
+                         [](const std::string& k, const OwnedEdit& e) { return k < e.key; });
     auto notice = noticed.lower_bound(std::string(FirstByte(s.key)));
     size_t want = 0;
     for (auto r = row + 1; r != rows.end() && block_of.at(r->first) == block_of.at(s.key) &&
