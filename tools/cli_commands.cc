@@ -99,20 +99,20 @@ struct ReadProgress {
   uint64_t calls = 0;
 };
 
-// Logs every call of reader into writer. Errors name FILE:LINE.
+// Logs every call of reader into writer, through the writer's lanes. Errors name
+// FILE:LINE.
 Status LogCalls(CallFileReader& reader, Writer& writer, ReadProgress& progress) {
-  constexpr uint64_t kReportEvery = 4096;
-  for (;;) {
-    NUTCHFS_ASSIGN_OR_RETURN(const Call* call, reader.Next());
-    if (!call) return Status::OK();
-    Status s = ApplyCall(writer, *call);
-    if (!s.ok()) return reader.Placed(s);
-    if (++progress.calls % kReportEvery == 0 && progress.reporter != nullptr) {
-      double done = static_cast<double>(progress.bytes_before + reader.bytes_consumed());
+  CallFileReader::LogProgressFn report;
+  if (progress.reporter != nullptr) {
+    report = [&progress](uint64_t calls, uint64_t bytes) {
+      double done = static_cast<double>(progress.bytes_before + bytes);
       double fraction = progress.total_bytes > 0 ? done / progress.total_bytes : -1;
-      progress.reporter->Report("reading calls", progress.calls, fraction);
-    }
+      progress.reporter->Report("reading calls", progress.calls + calls, fraction);
+    };
   }
+  NUTCHFS_ASSIGN_OR_RETURN(uint64_t calls, reader.LogCalls(writer.lanes(), report));
+  progress.calls += calls;
+  return Status::OK();
 }
 
 // The total size of the call files; 0 if one of them is standard input.

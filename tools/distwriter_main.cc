@@ -26,6 +26,7 @@
 #include "distwriter/round.h"
 #include "nutchfs/lock_file.h"
 #include "nutchfs/nutchfs.h"
+#include "tools/allocator.h"
 #include "tools/cli_args.h"
 #include "tools/cli_commands.h"
 #include "tools/config_query.h"
@@ -252,6 +253,7 @@ Status Dispatch(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tools::KeepFreedMemory();
   auto args = Parse(argc, argv);
   if (!args) {
     std::fprintf(stderr, "distwriter: %s\n%s", args.error().message().c_str(), kUsage);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "nutchfs/env.h"
+#include "tools/allocator.h"
 #include "tools/cli_args.h"
 #include "tools/cli_commands.h"
 
@@ -23,6 +24,7 @@ void SetUpLogging(const std::string& level) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tools::KeepFreedMemory();
   auto inv = tools::ParseCommandLine(argc, argv);
   if (!inv) {
     Fail(inv.error().message());

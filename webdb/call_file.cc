@@ -1,6 +1,7 @@
 #include "webdb/call_file.h"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <map>
@@ -15,6 +16,12 @@ namespace webdb {
 namespace {
 
 constexpr size_t kInitialBufferSize = size_t{4} << 20;
+
+// Error s, met logging the call that ends at line, with its place (Placed()).
+Status PlaceLogError(const std::string& name, uint64_t line, const Status& s) {
+  if (s.IsInvalidArgument()) return s.WithContext(name + ":" + std::to_string(line));
+  return s.WithContext("logging the calls of " + name + " (at line " + std::to_string(line) + ")");
+}
 
 bool IsBlank(std::string_view line) {
   for (char c : line) {
@@ -131,10 +138,18 @@ Result<bool> CallFileReader::Rep::ParseNext(Call* out) {
 // Batches the caller is done with go back to the threads, which read and parse into
 // them again: their text and their calls' strings keep their storage, so a stream of
 // calls allocates nothing per call.
+//
+// With lanes (LogCalls), no batch goes to the caller: thread i logs the calls of each
+// chunk it parsed through lane i, once the chunks before have been parsed and counted
+// (so that it knows the number of the chunk's first call, and its first line and byte).
+// The caller waits for the threads, and the error of the earliest chunk that has one is
+// the reader's.
 class CallFileReader::Ahead {
  public:
-  explicit Ahead(Rep& rep) : rep_(rep) {
-    for (int i = 0; i < kWorkers; ++i) workers_.emplace_back([this] { Work(); });
+  // Reads ahead for Next(); with lanes, logs the calls itself, numbered from first_call.
+  Ahead(Rep& rep, CallLanes* lanes = nullptr, uint64_t first_call = 0)
+      : rep_(rep), lanes_(lanes), next_call_(first_call) {
+    for (size_t i = 0; i < kWorkers; ++i) workers_.emplace_back([this, i] { Work(i); });
   }
   ~Ahead() {
     {
@@ -171,8 +186,26 @@ class CallFileReader::Ahead {
   uint64_t line() const { return line_; }
   uint64_t consumed() const { return consumed_; }
 
+  // With lanes: waits until the threads have logged every call, reporting progress now
+  // and then; the calls logged, or the first error in the file.
+  Result<uint64_t> Logged(uint64_t first_call, const LogProgressFn& progress) {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(250),
+                         [this] { return finished_ == kWorkers; })) {
+      if (!progress) continue;
+      const uint64_t calls = logged_, bytes = consumed_;
+      lock.unlock();
+      progress(calls, bytes);
+      lock.lock();
+    }
+    if (!log_error_.ok()) return Err(log_error_);
+    line_ = lines_;
+    return next_call_ - first_call;
+  }
+
+  static constexpr size_t kWorkers = 2;  // and lanes used
+
  private:
-  static constexpr int kWorkers = 2;
   static constexpr size_t kChunk = 256 << 10;  // bytes read at once
   static constexpr uint64_t kDepth = 4;        // chunks read ahead of the caller
 
@@ -195,14 +228,16 @@ class CallFileReader::Ahead {
     uint64_t error_consumed = 0;  // and the bytes of the chunk up to its end
   };
 
-  void Work() {
+  void Work(size_t worker) {
     CallParser parser;
     for (;;) {
       Batch b;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this] { return stop_ || read_all_ || read_ - taken_ < kDepth; });
-        if (stop_ || read_all_) return;
+        cv_.wait(lock, [this] {
+          return stop_ || read_all_ || lanes_ != nullptr || read_ - taken_ < kDepth;
+        });
+        if (stop_ || read_all_) break;
         if (!free_.empty()) {
           b = std::move(free_.back());
           free_.pop_back();
@@ -211,11 +246,63 @@ class CallFileReader::Ahead {
         ReadChunk(&b);
       }
       ParseChunk(parser, &b);
+      if (lanes_ != nullptr) {
+        Log(worker, &b);
+        continue;
+      }
       std::lock_guard<std::mutex> lock(mu_);
       if (b.last) read_all_ = true;  // a parse error ends the stream
       ready_.emplace(b.chunk, std::move(b));
       cv_.notify_all();
     }
+    std::lock_guard<std::mutex> lock(mu_);
+    ++finished_;
+    cv_.notify_all();
+  }
+
+  // Numbers b's calls after those of the chunks before, then logs them through the
+  // worker's lane; the first error met (the call's, or the chunk's own) is kept if no
+  // earlier chunk has one.
+  void Log(size_t worker, Batch* b) {
+    uint64_t first_call, first_line;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || numbered_ == b->chunk; });
+      if (stop_) return;
+      first_call = next_call_;
+      first_line = lines_;
+      next_call_ += b->size;
+      lines_ += b->lines;
+      consumed_ += b->text_size;
+      ++numbered_;
+      if (b->last) read_all_ = true;
+      cv_.notify_all();
+    }
+    CallSink& lane = lanes_->Lane(worker, first_call);
+    Status error;
+    size_t i = 0;
+    for (; i < b->size; ++i) {
+      Status s = ApplyCall(lane, b->calls[i].call);
+      if (!s.ok()) {
+        error = PlaceLogError(rep_.name, first_line + b->calls[i].line, s);
+        break;
+      }
+    }
+    if (error.ok() && !b->error.ok()) {
+      error = b->error_line == 0 ? b->error
+                                 : b->error.WithContext(rep_.name + ":" +
+                                                        std::to_string(first_line + b->error_line));
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    logged_ += i;
+    if (!error.ok()) {
+      read_all_ = true;
+      if (log_error_.ok() || b->chunk < log_error_chunk_) {
+        log_error_ = std::move(error);
+        log_error_chunk_ = b->chunk;
+      }
+    }
+    free_.push_back(std::move(*b));
   }
 
   // Room for size bytes of text and the parser's padding, keeping the text held.
@@ -310,8 +397,18 @@ class CallFileReader::Ahead {
   }
 
   Rep& rep_;  // its file and name: the file read under mu_ only
+  CallLanes* const lanes_;  // null: read ahead for Next()
   std::mutex mu_;
   std::condition_variable cv_;
+  // With lanes, guarded by mu_: the chunks numbered, the calls, lines and bytes they
+  // hold, the calls logged, the threads done, and the error of the earliest chunk.
+  uint64_t numbered_ = 0;
+  uint64_t next_call_;
+  uint64_t lines_ = 0;
+  uint64_t logged_ = 0;
+  size_t finished_ = 0;
+  Status log_error_;
+  uint64_t log_error_chunk_ = 0;
   std::string carry_;              // guarded by mu_: a partial line the last chunk left
   uint64_t read_ = 0;              // guarded by mu_: chunks read
   uint64_t taken_ = 0;             // guarded by mu_: batches the caller took
@@ -334,9 +431,8 @@ Result<std::unique_ptr<CallFileReader>> CallFileReader::Open(nutchfs::Env& env,
   auto rep = std::make_unique<Rep>();
   NUTCHFS_ASSIGN_OR_RETURN(rep->file, env.NewSequentialFile(path == "-" ? "/dev/stdin" : path));
   rep->name = path;
-  rep->Allocate(kInitialBufferSize);
   std::unique_ptr<CallFileReader> reader(new CallFileReader(std::move(rep)));
-  if (parse_thread) reader->ahead_ = std::make_unique<Ahead>(*reader->rep_);
+  reader->parse_thread_ = parse_thread;
   return reader;
 }
 
@@ -348,18 +444,35 @@ const std::string& CallFileReader::name() const { return rep_->name; }
 uint64_t CallFileReader::line() const { return ahead_ ? ahead_->line() : rep_->line; }
 
 Status CallFileReader::Placed(const Status& s) const {
-  if (s.IsInvalidArgument()) return s.WithContext(name() + ":" + std::to_string(line()));
-  return s.WithContext("logging the calls of " + name() + " (at line " + std::to_string(line()) +
-                       ")");
+  return PlaceLogError(name(), line(), s);
 }
 uint64_t CallFileReader::bytes_consumed() const {
   return ahead_ ? ahead_->consumed() : rep_->consumed;
 }
 
 Result<const Call*> CallFileReader::Next() {
+  if (parse_thread_ && !ahead_) ahead_ = std::make_unique<Ahead>(*rep_);
   if (ahead_) return ahead_->Next();
+  if (!rep_->buf) rep_->Allocate(kInitialBufferSize);
   NUTCHFS_ASSIGN_OR_RETURN(bool more, rep_->ParseNext(&rep_->call));
   return more ? &rep_->call : nullptr;
+}
+
+Result<uint64_t> CallFileReader::LogCalls(CallLanes& lanes, const LogProgressFn& progress) {
+  const uint64_t first = lanes.next_call();
+  if (parse_thread_ && lanes.count() >= Ahead::kWorkers) {
+    ahead_ = std::make_unique<Ahead>(*rep_, &lanes, first);
+    return ahead_->Logged(first, progress);
+  }
+  constexpr uint64_t kReportEvery = 4096;
+  CallSink& lane = lanes.Lane(0, first);
+  for (uint64_t calls = 0;; ++calls) {
+    NUTCHFS_ASSIGN_OR_RETURN(const Call* call, Next());
+    if (!call) return calls;
+    Status s = ApplyCall(lane, *call);
+    if (!s.ok()) return Err(Placed(s));
+    if (progress && (calls + 1) % kReportEvery == 0) progress(calls + 1, bytes_consumed());
+  }
 }
 
 Status ApplyCall(CallSink& writer, const Call& call) {

@@ -15,11 +15,13 @@
 // chunks of whole lines and parse two chunks at a time, while the caller applies the
 // calls already parsed; the calls, their line numbers and positions and the errors are
 // exactly those of the single-threaded reader, but that a read error may come after
-// fewer calls (the threads read less at a time). A Call is a plain value.
+// fewer calls (the threads read less at a time). LogCalls has the two threads log the
+// calls they parse as well, each through a lane of the writer's. A Call is a plain value.
 #ifndef WEBDB_CALL_FILE_H_
 #define WEBDB_CALL_FILE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -72,13 +74,25 @@ class CallFileReader {
   // Bytes consumed so far, for progress reports.
   uint64_t bytes_consumed() const;
 
+  // Logs every call of the file into lanes, numbered from lanes.next_call() in the
+  // file's order, with the errors Next() and Placed() would give: the first in the file
+  // (a later call may have been logged by then; the session is then to be dropped). With
+  // the parse threads and more than one lane, each thread logs the chunks it parses
+  // through a lane of its own (no call crosses from one core to another); otherwise
+  // every call goes through lane 0. progress(calls, bytes), if not empty, is called on
+  // this thread now and then. Returns the number of calls logged. REQUIRES: no Next()
+  // before; nothing after but line(), bytes_consumed() and name().
+  using LogProgressFn = std::function<void(uint64_t calls, uint64_t bytes)>;
+  Result<uint64_t> LogCalls(CallLanes& lanes, const LogProgressFn& progress);
+
  private:
   struct Rep;
   class Ahead;
   explicit CallFileReader(std::unique_ptr<Rep> rep);
 
   std::unique_ptr<Rep> rep_;
-  std::unique_ptr<Ahead> ahead_;  // the parse threads, if any
+  bool parse_thread_ = false;
+  std::unique_ptr<Ahead> ahead_;  // the parse threads, once started
 };
 
 // Logs call into writer. Errors are the writer's, unchanged.

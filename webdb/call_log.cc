@@ -3,7 +3,7 @@
 namespace webdb {
 
 Result<uint64_t> CallLog::NextOrder() {
-  if (calls_ == kMaxCallsPerWriter) {
+  if (calls_ >= kMaxCallsPerWriter) {
     return Err(Status::InvalidArgument("too many calls in one session"));
   }
   return CallOrder(writer_, calls_++);

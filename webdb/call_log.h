@@ -1,7 +1,9 @@
 // CallLog turns writer calls into the edits the stages consume: page calls become
 // stage 1 (pagesByURL) edits keyed by url, addLink calls become stage 3 (linksByMD5)
 // edits keyed by (from, url). Each call is validated first and numbered
-// CallOrder(writer, index), which fixes every tie (see webdb/stage_edits.h).
+// CallOrder(writer, index), which fixes every tie (see webdb/stage_edits.h); index counts
+// the log's calls, unless set_next_call says otherwise (a session logged by several
+// threads, each through a CallLog of its own: writer.h, CallLanes).
 // Both the single-machine writer and each distributed writer log through this class;
 // they differ only in the sinks. Not thread-safe.
 #ifndef WEBDB_CALL_LOG_H_
@@ -36,7 +38,10 @@ class CallLog final : public CallSink {
   Status DeletePage(std::string_view url) override;
   Status AddLink(const Link& link) override;
 
+  // The index of the next call: the calls logged so far, or as set below.
   uint64_t num_calls() const { return calls_; }
+  // Numbers the next call n (the calls after it n + 1, ...).
+  void set_next_call(uint64_t n) { calls_ = n; }
 
  private:
   Status LogPage(PageOp op, const Page& page, const Link* link);

@@ -7,9 +7,9 @@
 // 3's sorted edits are read twice: by stage 3, and again by stage 5 (webdb/update.h).
 //
 // Partitions: a stage's edits may be kept apart by key range (Split), so that the stage
-// merges its ranges at once (docs/DESIGN.md, "Partitions"). Each producer of edits (the
-// call log, or the worker of one partition of the stage before) adds through a sink of
-// its own to a sorter of its own for each partition; a partition's sorted stream is the
+// merges its ranges at once (docs/DESIGN.md, "Partitions"). Each producer of edits (a
+// lane of the call log, or the worker of one partition of the stage before) adds through
+// a sink of its own to a sorter of its own for each partition; a partition's sorted stream is the
 // merge of its producers' sorters. No two producers add edits of the same key and order
 // (docs/DESIGN.md), so that merge does not depend on which producer added what first.
 //

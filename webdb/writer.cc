@@ -4,7 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "nutchfs/scoped_lock.h"
 #include "webdb/call_log.h"
@@ -48,6 +51,31 @@ class LocalPlumbing final : public StagePlumbing {
   StageSorters sorters_;
 };
 
+// Lane i logs through producer i of stages 1 and 3: each lane fills sorters of its own.
+class LogLanes final : public CallLanes {
+ public:
+  LogLanes(StagePlumbing& plumbing, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+      logs_.push_back(
+          std::make_unique<CallLog>(plumbing.Sink(1, i), plumbing.Sink(3, i), /*writer=*/0));
+    }
+  }
+
+  size_t count() const override { return logs_.size(); }
+  CallSink& Lane(size_t i, uint64_t n) override {
+    logs_[i]->set_next_call(n);
+    return *logs_[i];
+  }
+  uint64_t next_call() const override {
+    uint64_t next = 0;
+    for (const auto& log : logs_) next = std::max(next, log->num_calls());
+    return next;
+  }
+
+ private:
+  std::vector<std::unique_ptr<CallLog>> logs_;
+};
+
 class SingleWriter final : public Writer {
  public:
   SingleWriter(nutchfs::Env& env, std::string dir, WriterOptions options, Manifest current,
@@ -58,16 +86,17 @@ class SingleWriter final : public Writer {
         current_(std::move(current)),
         lock_(std::move(lock)),
         plumbing_(env, dir_ + "/work", sorter_budget, options_.threads),
-        log_(plumbing_.Sink(1, 0), plumbing_.Sink(3, 0), /*writer=*/0) {}
+        lanes_(plumbing_, options_.threads ? plumbing_.max_partitions() : 1) {}
 
-  Status AddPage(const Page& p) override { return log_.AddPage(p); }
-  Status AddPageWithScore(const Page& p) override { return log_.AddPageWithScore(p); }
-  Status AddPageIfNotPresent(const Page& p) override { return log_.AddPageIfNotPresent(p); }
+  Status AddPage(const Page& p) override { return Own().AddPage(p); }
+  Status AddPageWithScore(const Page& p) override { return Own().AddPageWithScore(p); }
+  Status AddPageIfNotPresent(const Page& p) override { return Own().AddPageIfNotPresent(p); }
   Status AddPageIfNotPresent(const Page& p, const Link& l) override {
-    return log_.AddPageIfNotPresent(p, l);
+    return Own().AddPageIfNotPresent(p, l);
   }
-  Status DeletePage(std::string_view url) override { return log_.DeletePage(url); }
-  Status AddLink(const Link& l) override { return log_.AddLink(l); }
+  Status DeletePage(std::string_view url) override { return Own().DeletePage(url); }
+  Status AddLink(const Link& l) override { return Own().AddLink(l); }
+  CallLanes& lanes() override { return lanes_; }
 
   // An unclosed session is abandoned: nothing was published; drop its work area.
   ~SingleWriter() override {
@@ -140,8 +169,11 @@ class SingleWriter final : public Writer {
   const WriterOptions options_;
   const Manifest current_;
   std::unique_ptr<nutchfs::ScopedLock> lock_;
+  // Lane 0 at the session's next call, for the writer's own calls.
+  CallSink& Own() { return lanes_.Lane(0, lanes_.next_call()); }
+
   LocalPlumbing plumbing_;
-  CallLog log_;
+  LogLanes lanes_;
   std::optional<uint32_t> keep_;
   bool closed_ = false;
 };

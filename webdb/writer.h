@@ -70,6 +70,23 @@ class CallSink {
   virtual Status AddLink(const Link& link) = 0;
 };
 
+// A session's calls logged by several threads at once, each through a lane of its own
+// (CallFileReader::LogCalls, webdb/call_file.h). Calls are numbered in the order one
+// thread would have made them, and ties between calls are decided by those numbers only,
+// so the session's result does not depend on which lane logged a call, or when.
+class CallLanes {
+ public:
+  virtual ~CallLanes() = default;
+  // The number of lanes (at least 1).
+  virtual size_t count() const = 0;
+  // Lane i, its next call numbered n (the session's first call is 0). A lane is used by
+  // one thread at a time; numbers already given must not be given again.
+  virtual CallSink& Lane(size_t i, uint64_t n) = 0;
+  // The number the session's next call takes: one past the highest given so far. Not
+  // while a lane is in use.
+  virtual uint64_t next_call() const = 0;
+};
+
 class Writer : public CallSink {
  public:
   // Opens the db at dir for one session. NotFound if there is no db there.
@@ -83,6 +100,10 @@ class Writer : public CallSink {
   // session with no calls then publishes a version that shares every table).
   // REQUIRES: 1 <= keep <= kMaxKeep; before Close().
   virtual void set_keep(uint32_t keep) = 0;
+
+  // The session's lanes, for calls logged by several threads at once. The writer's own
+  // calls (AddPage, ...) are numbered after every call the lanes logged before them.
+  virtual CallLanes& lanes() = 0;
 
   // Applies the session and publishes the new version. The writer is finished after
   // this, whatever it returns.

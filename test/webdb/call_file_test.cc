@@ -2,7 +2,10 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -242,8 +245,142 @@ TEST_CASE("a missing call file fails to open") {
   CHECK_THAT(reader.error().message(), Catch::Contains("absent.jsonl"));
 }
 
+// Lanes that record each call they log with its number, as "url" by number, and fail
+// the calls whose url is in fail with the status given there.
+class RecordingLanes final : public CallLanes {
+ public:
+  RecordingLanes(size_t lanes, uint64_t first, std::map<std::string, Status> fail = {})
+      : fail_(std::move(fail)) {
+    for (size_t i = 0; i < lanes; ++i) lanes_.push_back(std::make_unique<Recorder>(*this, first));
+  }
+
+  size_t count() const override { return lanes_.size(); }
+  CallSink& Lane(size_t i, uint64_t n) override {
+    lanes_[i]->next = n;
+    return *lanes_[i];
+  }
+  uint64_t next_call() const override {
+    uint64_t next = 0;
+    for (const auto& lane : lanes_) next = std::max(next, lane->next);
+    return next;
+  }
+
+  // Every lane's calls by number; a number logged twice fails the test.
+  std::map<uint64_t, std::string> Logged() const {
+    std::map<uint64_t, std::string> all;
+    for (const auto& lane : lanes_) {
+      for (const auto& [n, url] : lane->got) CHECK(all.emplace(n, url).second);
+    }
+    return all;
+  }
+
+ private:
+  struct Recorder final : CallSink {
+    Recorder(RecordingLanes& lanes, uint64_t first) : owner(lanes), next(first) {}
+    Status AddPage(const Page& p) override { return Log(p.url); }
+    Status AddPageWithScore(const Page& p) override { return Log(p.url); }
+    Status AddPageIfNotPresent(const Page& p) override { return Log(p.url); }
+    Status AddPageIfNotPresent(const Page& p, const Link&) override { return Log(p.url); }
+    Status DeletePage(std::string_view url) override { return Log(std::string(url)); }
+    Status AddLink(const Link& l) override { return Log(l.url); }
+    Status Log(const std::string& url) {
+      auto failing = owner.fail_.find(url);
+      if (failing != owner.fail_.end()) return failing->second;
+      got.emplace_back(next++, url);
+      return Status::OK();
+    }
+    RecordingLanes& owner;
+    uint64_t next;
+    std::vector<std::pair<uint64_t, std::string>> got;
+  };
+
+  const std::map<std::string, Status> fail_;
+  std::vector<std::unique_ptr<Recorder>> lanes_;
+};
+
+std::string Field(const std::string& traced, int i) {
+  std::istringstream in(traced);
+  std::string field;
+  for (int k = 0; k <= i; ++k) in >> field;
+  return field;
+}
+
+TEST_CASE("LogCalls numbers every call as one thread reading the file would", "[random]") {
+  const uint64_t seed = GENERATE(11, 12, 13, 14, 15, 16);
+  const bool with_error = seed % 2 == 0;
+  const size_t lanes = GENERATE(1, 2);
+  const bool parse_thread = GENERATE(true, false);
+  INFO("seed " << seed << ", " << lanes << " lanes, parse threads " << parse_thread);
+  std::mt19937_64 rng(seed);
+  testutil::TempDir dir;
+  const std::string path = dir.File("calls.jsonl");
+  WriteFile(path, RandomCallFile(rng, with_error));
+  auto env = nutchfs::NewLocalEnv();
+  const Trace single = TraceReader(*env, path, false);
+  REQUIRE(single.calls.size() > 1000);
+
+  const uint64_t first = 7;  // calls of the session logged before this file
+  RecordingLanes recording(lanes, first);
+  auto reader = CallFileReader::Open(*env, path, parse_thread);
+  REQUIRE(reader);
+  auto logged = (*reader)->LogCalls(recording, {});
+  const std::map<uint64_t, std::string> calls = recording.Logged();
+  for (size_t i = 0; i < single.calls.size(); ++i) {
+    auto call = calls.find(first + i);
+    REQUIRE(call != calls.end());
+    REQUIRE(call->second == Field(single.calls[i], 0));
+  }
+  if (with_error) {
+    REQUIRE_FALSE(logged);
+    CHECK(single.end.rfind(logged.error().ToString() + " at ", 0) == 0);
+    return;
+  }
+  REQUIRE(logged);
+  CHECK(*logged == single.calls.size());
+  CHECK(calls.size() == single.calls.size());
+  CHECK(recording.next_call() == first + single.calls.size());
+  CHECK("OK at " + std::to_string((*reader)->line()) + " " +
+            std::to_string((*reader)->bytes_consumed()) ==
+        single.end);
+}
+
+TEST_CASE("LogCalls reports the first call in the file that fails, at its line") {
+  std::mt19937_64 rng(17);
+  testutil::TempDir dir;
+  const std::string path = dir.File("calls.jsonl");
+  WriteFile(path, RandomCallFile(rng, false));
+  auto env = nutchfs::NewLocalEnv();
+  const Trace single = TraceReader(*env, path, false);
+  const size_t n = single.calls.size();
+  REQUIRE(n > 1000);
+  const std::string early = single.calls[n / 3], late = single.calls[n - n / 10];
+  struct Case {
+    std::map<std::string, Status> fail;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {{{Field(early, 0), Status::InvalidArgument("bad url")},
+        {Field(late, 0), Status::IOError("disk full")}},
+       "Invalid argument: " + path + ":" + Field(early, 1) + ": bad url"},
+      {{{Field(late, 0), Status::IOError("disk full")}},
+       "IO error: logging the calls of " + path + " (at line " + Field(late, 1) +
+           "): disk full"},
+  };
+  for (const Case& c : cases) {
+    for (bool parse_thread : {true, false}) {
+      INFO(c.error << ", parse threads " << parse_thread);
+      RecordingLanes recording(2, 0, c.fail);
+      auto reader = CallFileReader::Open(*env, path, parse_thread);
+      REQUIRE(reader);
+      auto logged = (*reader)->LogCalls(recording, {});
+      REQUIRE_FALSE(logged);
+      CHECK(logged.error().ToString() == c.error);
+    }
+  }
+}
+
 // Records the calls it receives as call-file lines.
-class RecordingWriter final : public Writer {
+class RecordingWriter final : public CallSink {
  public:
   Status AddPage(const Page& p) override { return Log("addPage " + p.url); }
   Status AddPageWithScore(const Page& p) override { return Log("addPageWithScore " + p.url); }
@@ -257,8 +394,6 @@ class RecordingWriter final : public Writer {
     return Log("deletePage " + std::string(url));
   }
   Status AddLink(const Link& l) override { return Log("addLink " + l.url); }
-  Status Close() override { return Status::OK(); }
-  void set_keep(uint32_t) override {}
 
   std::vector<std::string> log;
 

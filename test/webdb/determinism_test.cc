@@ -1,7 +1,7 @@
 // Determinism: the same calls give byte-identical table files whatever the memory budget
 // (how the sorters spill and merge, which blocks are copied) and whether the call file is
-// parsed, the edits sorted and the key ranges of a stage merged on threads of their own
-// (whatever those threads' timing).
+// parsed and logged, the edits sorted and the key ranges of a stage merged on threads of
+// their own (whatever those threads' timing: which lane logs which chunk of calls).
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
@@ -38,11 +38,18 @@ size_t Apply(nutchfs::Env& env, const std::string& dir, const std::string& path,
   REQUIRE(writer);
   auto reader = CallFileReader::Open(env, path, parse_thread);
   REQUIRE(reader);
-  for (;;) {
-    auto call = (*reader)->Next();
-    REQUIRE(call);
-    if (!*call) break;
-    REQUIRE(ApplyCall(**writer, **call).ok());
+  if (threads) {  // as `webdb apply` does: the parse threads log through the lanes
+    auto logged = (*reader)->LogCalls((*writer)->lanes(), {});
+    INFO((logged ? Status::OK() : logged.error()).ToString());
+    REQUIRE(logged);
+    CHECK(*logged > 10000);
+  } else {
+    for (;;) {
+      auto call = (*reader)->Next();
+      REQUIRE(call);
+      if (!*call) break;
+      REQUIRE(ApplyCall(**writer, **call).ok());
+    }
   }
   Status s = (*writer)->Close();
   INFO(s.ToString());
