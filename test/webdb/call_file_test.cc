@@ -201,16 +201,22 @@ std::string RandomCallFile(std::mt19937_64& rng, bool with_error) {
   return text;
 }
 
+// Writes a RandomCallFile of the seed to path; what the single-threaded reader reads.
+Trace WriteRandomCallFile(nutchfs::Env& env, const std::string& path, uint64_t seed,
+                          bool with_error) {
+  std::mt19937_64 rng(seed);
+  WriteFile(path, RandomCallFile(rng, with_error));
+  return TraceReader(env, path, false);
+}
+
 TEST_CASE("the parse threads hand out what the single-threaded reader reads", "[random]") {
   const uint64_t seed = GENERATE(1, 2, 3, 4, 5, 6, 7, 8);
   const bool with_error = seed % 2 == 0;
   INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
   testutil::TempDir dir;
   const std::string path = dir.File("calls.jsonl");
-  WriteFile(path, RandomCallFile(rng, with_error));
   auto env = nutchfs::NewLocalEnv();
-  const Trace single = TraceReader(*env, path, false);
+  const Trace single = WriteRandomCallFile(*env, path, seed, with_error);
   const Trace threads = TraceReader(*env, path, true);
   CHECK(threads.calls == single.calls);
   CHECK(threads.end == single.end);
@@ -311,12 +317,10 @@ TEST_CASE("LogCalls numbers every call as one thread reading the file would", "[
   const size_t lanes = GENERATE(1, 2);
   const bool parse_thread = GENERATE(true, false);
   INFO("seed " << seed << ", " << lanes << " lanes, parse threads " << parse_thread);
-  std::mt19937_64 rng(seed);
   testutil::TempDir dir;
   const std::string path = dir.File("calls.jsonl");
-  WriteFile(path, RandomCallFile(rng, with_error));
   auto env = nutchfs::NewLocalEnv();
-  const Trace single = TraceReader(*env, path, false);
+  const Trace single = WriteRandomCallFile(*env, path, seed, with_error);
   REQUIRE(single.calls.size() > 1000);
 
   const uint64_t first = 7;  // calls of the session logged before this file
@@ -345,12 +349,10 @@ TEST_CASE("LogCalls numbers every call as one thread reading the file would", "[
 }
 
 TEST_CASE("LogCalls reports the first call in the file that fails, at its line") {
-  std::mt19937_64 rng(17);
   testutil::TempDir dir;
   const std::string path = dir.File("calls.jsonl");
-  WriteFile(path, RandomCallFile(rng, false));
   auto env = nutchfs::NewLocalEnv();
-  const Trace single = TraceReader(*env, path, false);
+  const Trace single = WriteRandomCallFile(*env, path, 17, false);
   const size_t n = single.calls.size();
   REQUIRE(n > 1000);
   const std::string early = single.calls[n / 3], late = single.calls[n - n / 10];
