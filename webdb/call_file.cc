@@ -203,7 +203,7 @@ class CallFileReader::Ahead {
     return next_call_ - first_call;
   }
 
-  static constexpr size_t kWorkers = 2;  // and lanes used
+  static constexpr size_t kWorkers = 2;  // the parse threads, and the lanes LogCalls uses
 
  private:
   static constexpr size_t kChunk = 256 << 10;  // bytes read at once
@@ -421,7 +421,7 @@ class CallFileReader::Ahead {
   uint64_t base_line_ = 0;         // lines of the chunks before current_
   uint64_t base_consumed_ = 0;     // and their bytes
   uint64_t line_ = 0;
-  uint64_t consumed_ = 0;
+  uint64_t consumed_ = 0;  // with lanes, guarded by mu_: the bytes of the chunks numbered
   std::vector<std::thread> workers_;  // last: they start once everything above is built
 };
 
