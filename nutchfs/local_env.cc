@@ -7,9 +7,12 @@
 
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <filesystem>
-#include <future>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "nutchfs/env.h"
@@ -86,10 +89,11 @@ class PosixRandomAccessFile final : public RandomAccessFile {
   const uint64_t size_;
 };
 
-// Appends are gathered in a buffer of kWriteBuffer bytes. A full buffer is written by a
-// thread of its own while the next one fills, so that the kernel's copy into the page
-// cache overlaps the caller's work; Flush, Sync, StartWriteback and Close wait for it. A
-// failed background write is reported by the next call.
+// Appends are gathered in a buffer of kWriteBuffer bytes. A full buffer is written by the
+// file's writer thread (started with the first one) while the next fills, so that the
+// kernel's copy into the page cache overlaps the caller's work; Flush, Sync,
+// StartWriteback and Close wait for it. A failed background write is reported by the
+// next call.
 class PosixWritableFile final : public WritableFile {
  public:
   PosixWritableFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {
@@ -97,6 +101,14 @@ class PosixWritableFile final : public WritableFile {
   }
   ~PosixWritableFile() override {
     static_cast<void>(Wait());
+    if (writer_.joinable()) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        quit_ = true;
+      }
+      cv_.notify_all();
+      writer_.join();
+    }
     if (fd_ >= 0) ::close(fd_);
   }
   PosixWritableFile(const PosixWritableFile&) = delete;
@@ -115,7 +127,7 @@ class PosixWritableFile final : public WritableFile {
     std::swap(buffer_, writing_);
     buffer_.clear();
     buffer_.reserve(kWriteBuffer);
-    writing_future_ = std::async(std::launch::async, [this] { return WriteRaw(writing_); });
+    WriteInBackground();
     buffer_.append(data);
     return Status::OK();
   }
@@ -153,10 +165,38 @@ class PosixWritableFile final : public WritableFile {
   }
 
  private:
-  // The background write's result (OK if there is none).
+  // Hands writing_ to the writer thread. REQUIRES: no background write pending.
+  void WriteInBackground() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      pending_ = true;
+    }
+    if (!writer_.joinable()) {
+      writer_ = std::thread([this] { WriterLoop(); });
+    } else {
+      cv_.notify_all();
+    }
+  }
+
+  void WriterLoop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [this] { return pending_ || quit_; });
+      if (!pending_) return;
+      lock.unlock();
+      Status s = WriteRaw(writing_);
+      lock.lock();
+      background_status_ = std::move(s);
+      pending_ = false;
+      cv_.notify_all();
+    }
+  }
+
+  // The background write's result (OK if there is none), once it is done.
   Status Wait() {
-    if (!writing_future_.valid()) return Status::OK();
-    return writing_future_.get();
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return !pending_; });
+    return std::exchange(background_status_, Status::OK());
   }
 
   Status WriteRaw(std::string_view data) {
@@ -174,9 +214,14 @@ class PosixWritableFile final : public WritableFile {
 
   const std::string path_;
   int fd_;
-  std::string buffer_;             // filling
-  std::string writing_;            // being written by writing_future_
-  std::future<Status> writing_future_;
+  std::string buffer_;   // filling
+  std::string writing_;  // being written by the writer thread while pending_
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool pending_ = false;       // guarded by mu_
+  bool quit_ = false;          // guarded by mu_
+  Status background_status_;   // guarded by mu_
+  std::thread writer_;         // started with the first background write
   uint64_t written_ = 0;         // bytes handed to the kernel
   uint64_t writeback_from_ = 0;  // where the next StartWriteback's range begins
 };
