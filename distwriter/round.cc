@@ -22,21 +22,14 @@ namespace {
 
 constexpr size_t kUrlSampleSize = 4096;  // per writer, for choosing breakpoints
 
-// The MD5 of what Update is given, hashed in pieces of kPiece bytes: a stream's digest
-// does not depend on where it was cut, and a few large updates cost less than one a
-// field (three a logged edit).
 class Md5Stream {
  public:
   Md5Stream() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_md5(), nullptr); }
   ~Md5Stream() { EVP_MD_CTX_free(ctx_); }
   Md5Stream(const Md5Stream&) = delete;
   Md5Stream& operator=(const Md5Stream&) = delete;
-  void Update(std::string_view data) {
-    pending_.append(data);
-    if (pending_.size() >= kPiece) Flush();
-  }
+  void Update(std::string_view data) { EVP_DigestUpdate(ctx_, data.data(), data.size()); }
   std::string HexDigest() {
-    Flush();
     webdb::Md5 md5;
     unsigned int len = 0;
     EVP_DigestFinal_ex(ctx_, md5.data(), &len);
@@ -44,15 +37,7 @@ class Md5Stream {
   }
 
  private:
-  static constexpr size_t kPiece = 64 << 10;
-
-  void Flush() {
-    EVP_DigestUpdate(ctx_, pending_.data(), pending_.size());
-    pending_.clear();
-  }
-
   EVP_MD_CTX* ctx_;
-  std::string pending_;
 };
 
 // Passes edits on while hashing them (the input digest) and keeping the bottom-k
@@ -63,10 +48,8 @@ class DigestingSink final : public webdb::EditSink {
       : next_(next), md5_(md5), sample_(sample) {}
 
   Status Add(const webdb::EditView& e) override {
-    char head[96];  // four numbers of at most 20 digits and four colons
-    const auto end = fmt::format_to_n(head, sizeof(head), "{}:{}:{}:{}:", e.key.size(), e.order,
-                                      e.kind, e.value.size());
-    md5_.Update(std::string_view(head, end.size));
+    std::string head = fmt::format("{}:{}:{}:{}:", e.key.size(), e.order, e.kind, e.value.size());
+    md5_.Update(head);
     md5_.Update(e.key);
     md5_.Update(e.value);
     if (sample_ != nullptr) Sample(e.key);
@@ -145,14 +128,7 @@ Result<std::string> Round::LogCalls(webdb::StagePlumbing& plumbing) {
   webdb::CallLog log(pages, links, static_cast<uint64_t>(self_));
   for (const std::string& path : options_.call_files) {
     NUTCHFS_ASSIGN_OR_RETURN(auto reader, webdb::CallFileReader::Open(local_, path));
-    while (true) {
-      NUTCHFS_ASSIGN_OR_RETURN(auto call, reader->Next());
-      if (!call) break;
-      Status s = webdb::ApplyCall(log, *call);
-      if (!s.ok()) {
-        return Err(reader->Placed(s));
-      }
-    }
+    NUTCHFS_RETURN_IF_ERROR(reader->ApplyAll(log));
   }
   report_.calls = log.num_calls();
   return md5.HexDigest();

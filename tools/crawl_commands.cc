@@ -107,11 +107,7 @@ class CrawlSession {
     if (!inv.config.empty()) return LaunchCallFile(inv, path);
     NUTCHFS_ASSIGN_OR_RETURN(auto session, Open(env, inv));
     NUTCHFS_ASSIGN_OR_RETURN(auto reader, webdb::CallFileReader::Open(env, path, false));
-    while (true) {
-      NUTCHFS_ASSIGN_OR_RETURN(auto call, reader->Next());
-      if (!call) break;
-      NUTCHFS_RETURN_IF_ERROR(reader->Placed(webdb::ApplyCall(session->sink(), *call)));
-    }
+    NUTCHFS_RETURN_IF_ERROR(reader->ApplyAll(session->sink()));
     return session->Commit();
   }
   ~CrawlSession() {

@@ -464,14 +464,18 @@ Result<uint64_t> CallFileReader::LogCalls(CallLanes& lanes, const LogProgressFn&
     ahead_ = std::make_unique<Ahead>(*rep_, &lanes, first);
     return ahead_->Logged(first, progress);
   }
+  NUTCHFS_RETURN_IF_ERROR(ApplyAll(lanes.Lane(0, first), progress));
+  return lanes.next_call() - first;
+}
+
+Status CallFileReader::ApplyAll(CallSink& sink, const LogProgressFn& progress) {
   constexpr uint64_t kReportEvery = 4096;
-  CallSink& lane = lanes.Lane(0, first);
-  for (uint64_t calls = 0;; ++calls) {
+  for (uint64_t calls = 1;; ++calls) {
     NUTCHFS_ASSIGN_OR_RETURN(const Call* call, Next());
-    if (!call) return calls;
-    Status s = ApplyCall(lane, *call);
-    if (!s.ok()) return Err(Placed(s));
-    if (progress && (calls + 1) % kReportEvery == 0) progress(calls + 1, bytes_consumed());
+    if (!call) return Status::OK();
+    Status s = ApplyCall(sink, *call);
+    if (!s.ok()) return Placed(s);
+    if (progress && calls % kReportEvery == 0) progress(calls, bytes_consumed());
   }
 }
 

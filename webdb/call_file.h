@@ -84,6 +84,10 @@ class CallFileReader {
   // before; nothing after but line(), bytes_consumed() and name().
   using LogProgressFn = std::function<void(uint64_t calls, uint64_t bytes)>;
   Result<uint64_t> LogCalls(CallLanes& lanes, const LogProgressFn& progress);
+  // Applies every call of the file to sink on this thread, in order (the parse threads,
+  // if any, reading ahead), with the errors Next() and Placed() give; progress as above.
+  // REQUIRES: as for LogCalls.
+  Status ApplyAll(CallSink& sink, const LogProgressFn& progress = {});
 
  private:
   struct Rep;

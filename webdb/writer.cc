@@ -124,6 +124,9 @@ class SingleWriter final : public Writer {
   uint64_t version() const { return current_.version; }
 
  private:
+  // Lane 0 at the session's next call, for the writer's own calls.
+  CallSink& Own() { return lanes_.Lane(0, lanes_.next_call()); }
+
   Status Apply() {
     // An empty session changes nothing: the db stays at its version (unless the
     // session changes the keep setting: then the new version shares every table).
@@ -169,9 +172,6 @@ class SingleWriter final : public Writer {
   const WriterOptions options_;
   const Manifest current_;
   std::unique_ptr<nutchfs::ScopedLock> lock_;
-  // Lane 0 at the session's next call, for the writer's own calls.
-  CallSink& Own() { return lanes_.Lane(0, lanes_.next_call()); }
-
   LocalPlumbing plumbing_;
   LogLanes lanes_;
   std::optional<uint32_t> keep_;
