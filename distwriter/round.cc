@@ -1,14 +1,15 @@
 #include "distwriter/round.h"
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
 #include <spdlog/spdlog.h>
+#include <xxhash.h>
 
-#include <map>
 #include <optional>
+#include <set>
 
 #include "distwriter/commit.h"
 #include "distwriter/dist_plumbing.h"
+#include "distwriter/input_digest.h"
 #include "distwriter/round_store.h"
 #include "distwriter/round_versions.h"
 #include "distwriter/stage_zero.h"
@@ -22,51 +23,35 @@ namespace {
 
 constexpr size_t kUrlSampleSize = 4096;  // per writer, for choosing breakpoints
 
-class Md5Stream {
- public:
-  Md5Stream() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_md5(), nullptr); }
-  ~Md5Stream() { EVP_MD_CTX_free(ctx_); }
-  Md5Stream(const Md5Stream&) = delete;
-  Md5Stream& operator=(const Md5Stream&) = delete;
-  void Update(std::string_view data) { EVP_DigestUpdate(ctx_, data.data(), data.size()); }
-  std::string HexDigest() {
-    webdb::Md5 md5;
-    unsigned int len = 0;
-    EVP_DigestFinal_ex(ctx_, md5.data(), &len);
-    return webdb::Md5Hex(md5);
-  }
-
- private:
-  EVP_MD_CTX* ctx_;
-};
-
-// Passes edits on while hashing them (the input digest) and keeping the bottom-k
-// sample of page urls by MD5 (a deterministic sample for choosing breakpoints).
+// Passes edits on while adding them to the input digest and keeping the bottom-k sample
+// of page urls by their 64-bit XXH3 hash (a deterministic sample for choosing
+// breakpoints; ties by url).
 class DigestingSink final : public webdb::EditSink {
  public:
-  DigestingSink(webdb::EditSink& next, Md5Stream& md5, std::map<webdb::Md5, std::string>* sample)
-      : next_(next), md5_(md5), sample_(sample) {}
+  using Sample = std::set<std::pair<uint64_t, std::string>>;
+  DigestingSink(webdb::EditSink& next, InputDigest& digest, Sample* sample)
+      : next_(next), digest_(digest), sample_(sample) {}
 
   Status Add(const webdb::EditView& e) override {
-    std::string head = fmt::format("{}:{}:{}:{}:", e.key.size(), e.order, e.kind, e.value.size());
-    md5_.Update(head);
-    md5_.Update(e.key);
-    md5_.Update(e.value);
-    if (sample_ != nullptr) Sample(e.key);
+    digest_.Add(e);
+    if (sample_ != nullptr) Keep(e.key);
     return next_.Add(e);
   }
 
  private:
-  void Sample(std::string_view url) {
-    webdb::Md5 h = webdb::Md5Of(url);
-    if (sample_->size() >= kUrlSampleSize && !(h < sample_->rbegin()->first)) return;
+  void Keep(std::string_view url) {
+    const uint64_t h = XXH3_64bits(url.data(), url.size());
+    if (sample_->size() >= kUrlSampleSize &&
+        !(std::pair(h, url) < std::pair<uint64_t, std::string_view>(*sample_->rbegin()))) {
+      return;
+    }
     sample_->emplace(h, std::string(url));
     if (sample_->size() > kUrlSampleSize) sample_->erase(std::prev(sample_->end()));
   }
 
   webdb::EditSink& next_;
-  Md5Stream& md5_;
-  std::map<webdb::Md5, std::string>* sample_;
+  InputDigest& digest_;
+  Sample* sample_;
 };
 
 class Round {
@@ -112,7 +97,7 @@ class Round {
   RoundManifest committed_;        // installed on this machine
   bool rolled_forward_ = false;    // committed_ was decided by peers, rolled forward here
   RoundManifest next_;
-  std::map<webdb::Md5, std::string> sample_;
+  DigestingSink::Sample sample_;
   std::unique_ptr<Exchange> exchange_;
   RoundReport report_;
 };
@@ -120,18 +105,17 @@ class Round {
 // Reads every call file through the CallLog into the stage 1 and 3 sorters; returns the
 // input digest.
 Result<std::string> Round::LogCalls(webdb::StagePlumbing& plumbing) {
-  Md5Stream md5;
-  md5.Update(fmt::format("webdb-round-inputs k={} writer={}\n", config_.k, self_));
+  InputDigest digest(config_.k, self_);
   const bool sample = committed_.breakpoints.empty() && config_.k > 1;
-  DigestingSink pages(plumbing.Sink(1, 0), md5, sample ? &sample_ : nullptr);
-  DigestingSink links(plumbing.Sink(3, 0), md5, nullptr);
+  DigestingSink pages(plumbing.Sink(1, 0), digest, sample ? &sample_ : nullptr);
+  DigestingSink links(plumbing.Sink(3, 0), digest, nullptr);
   webdb::CallLog log(pages, links, static_cast<uint64_t>(self_));
   for (const std::string& path : options_.call_files) {
     NUTCHFS_ASSIGN_OR_RETURN(auto reader, webdb::CallFileReader::Open(local_, path));
     NUTCHFS_RETURN_IF_ERROR(reader->ApplyAll(log));
   }
   report_.calls = log.num_calls();
-  return md5.HexDigest();
+  return digest.Hex();
 }
 
 Result<RoundReport> Round::Run() {
@@ -367,9 +351,9 @@ Status Round::AgreeOnRound(const std::string& digest) {
     Report(committed_, true);
     return exchange_->RemoveIncoming();  // read by no one else
   }
-  Md5Stream token;
-  for (const std::string& d : next_.digests) token.Update(d);
-  next_.token = token.HexDigest().substr(0, 16);
+  std::string digests;
+  for (const std::string& d : next_.digests) digests += d;
+  next_.token = webdb::Md5Hex(webdb::Md5Of(digests)).substr(0, 16);
   exchange_->set_token(next_.token);
   if (next_.breakpoints.empty() && config_.k > 1) {
     NUTCHFS_ASSIGN_OR_RETURN(next_.breakpoints,

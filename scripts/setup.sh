@@ -15,7 +15,7 @@ packages=(
   build-essential cmake pkg-config git
   libboost-filesystem-dev libboost-program-options-dev
   libssh-dev libssl-dev libspdlog-dev libfmt-dev
-  libsimdjson-dev libexpected-dev libisal-dev catch2
+  libsimdjson-dev libexpected-dev libisal-dev libxxhash-dev catch2
   zlib1g-dev liburiparser-dev libidn2-dev libpsl-dev libre2-dev
   libgumbo-dev libboost1.74-doc  # tests: the reference HTML parser and pages to compare on
   python3 wget time  # time: /usr/bin/time, for the benchmarks (bench/) and their tests

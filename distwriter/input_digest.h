@@ -1,0 +1,32 @@
+// InputDigest: a writer's input digest (docs/DISTRIBUTED.md, "A round", step 2), what
+// a rerun with the same calls is recognized by. It is the sum, mod 2^128, of a 128-bit
+// XXH3 hash (Debian's libxxhash) of the writer's identity (k and its index) and of every
+// edit its calls logged (order, kind, key and value). Every edit carries its own order
+// number, so the sum covers the edits and their order without depending on the order in
+// which they are added. Value type; not thread-safe.
+#ifndef DISTWRITER_INPUT_DIGEST_H_
+#define DISTWRITER_INPUT_DIGEST_H_
+
+#include <string>
+
+#include "webdb/iterator.h"
+
+namespace distwriter {
+
+class InputDigest {
+ public:
+  // The digest of no edits yet of writer `writer` of k.
+  InputDigest(int k, int writer);
+
+  void Add(const webdb::EditView& e);
+
+  // 32 lowercase hex digits.
+  std::string Hex() const;
+
+ private:
+  unsigned __int128 sum_;
+};
+
+}  // namespace distwriter
+
+#endif  // DISTWRITER_INPUT_DIGEST_H_
