@@ -2,7 +2,9 @@
 // Envs, and on a FaultEnv with nothing armed.
 #include "test/util/env_behaviour.h"
 
+#include <fcntl.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -107,6 +109,29 @@ TEST_CASE("a local exclusive create writes under a hidden temporary name first",
   auto children = env->GetChildren(dir.path());
   REQUIRE(children.has_value());
   CHECK(*children == std::vector<std::string>{"LOCK"});
+}
+
+// A call stream piped into `webdb apply -` or `distwriter launch -` is read through a
+// sequential file: its pipe's buffer is widened, and the file still reads what was written.
+TEST_CASE("a local sequential file on a pipe widens the pipe's buffer to 1 MiB", "[nutchfs]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const std::string fifo = dir.File("fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // Opens without a reader; never blocks (a write that does not fit fails the test).
+  const int writer = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK);
+  REQUIRE(writer >= 0);
+  CHECK(::fcntl(writer, F_GETPIPE_SZ) == 64 << 10);
+  auto file = env->NewSequentialFile(fifo);
+  REQUIRE(file.has_value());
+  CHECK(::fcntl(writer, F_GETPIPE_SZ) == 1 << 20);
+  const std::string sent(200 << 10, 'x');  // more than the old buffer held
+  REQUIRE(::write(writer, sent.data(), sent.size()) == static_cast<ssize_t>(sent.size()));
+  std::string scratch(sent.size(), '\0');
+  auto got = (*file)->Read(sent.size(), scratch.data());
+  REQUIRE(got.has_value());
+  CHECK(*got == sent);
+  ::close(writer);
 }
 
 TEST_CASE("memory env shows the Env behaviour", "[nutchfs]") {
