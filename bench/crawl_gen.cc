@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 namespace bench {
 namespace {
 
-constexpr const char* kWords[] = {
+constexpr std::string_view kWords[] = {
     "news",  "blog",   "archive", "products", "catalog", "about",   "sports", "music",
     "video", "forum",  "wiki",    "docs",     "help",    "events",  "travel", "science",
     "2004",  "2005",   "health",  "store",    "images",  "reviews", "tech",   "world",
@@ -26,12 +27,12 @@ double Unit(uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }
 
 void AppendBase36(uint64_t v, std::string* out) {
   char buf[16];
-  int n = 0;
+  char* p = buf + sizeof buf;
   do {
-    buf[n++] = "0123456789abcdefghijklmnopqrstuvwxyz"[v % 36];
+    *--p = "0123456789abcdefghijklmnopqrstuvwxyz"[v % 36];
     v /= 36;
   } while (v != 0);
-  while (n > 0) out->push_back(buf[--n]);
+  out->append(p, buf + sizeof buf);
 }
 
 }  // namespace
@@ -45,6 +46,16 @@ CrawlGen::CrawlGen(uint64_t seed, uint64_t universe) : seed_(seed), universe_(un
     host_cdf_[h] = sum;
   }
   for (double& c : host_cdf_) c /= sum;
+  // A power of two at least the number of hosts, so that u * host_scale_ is exact.
+  size_t buckets = 1;
+  while (buckets < hosts) buckets *= 2;
+  host_scale_ = static_cast<double>(buckets);
+  host_start_.resize(buckets + 1);
+  for (size_t b = 0; b <= buckets; ++b) {
+    const double u = static_cast<double>(b) / host_scale_;
+    host_start_[b] = static_cast<uint32_t>(
+        std::upper_bound(host_cdf_.begin(), host_cdf_.end(), u) - host_cdf_.begin());
+  }
 }
 
 uint64_t CrawlGen::Hash(uint64_t a, uint64_t b, uint64_t c) const {
@@ -53,14 +64,19 @@ uint64_t CrawlGen::Hash(uint64_t a, uint64_t b, uint64_t c) const {
 
 uint32_t CrawlGen::HostOf(uint64_t id) const {
   const double u = Unit(Hash(1, id));
-  auto it = std::upper_bound(host_cdf_.begin(), host_cdf_.end(), u);
+  // upper_bound is monotonic: the u of bucket b fall between those of b and b + 1.
+  const auto b = static_cast<size_t>(u * host_scale_);
+  auto it = std::upper_bound(host_cdf_.begin() + host_start_[b],
+                             host_cdf_.begin() + host_start_[b + 1], u);
   if (it == host_cdf_.end()) --it;
   return static_cast<uint32_t>(it - host_cdf_.begin());
 }
 
 std::string CrawlGen::HostName(uint32_t host) const {
   const uint64_t h = Hash(2, host);
-  std::string name = (h & 1) ? "http://www." : "http://";
+  std::string name;
+  name.reserve(128);  // room for the url it starts
+  name += (h & 1) ? "http://www." : "http://";
   name += kWords[(h >> 8) % kNumWords];
   name += kWords[(h >> 16) % kNumWords];
   name += '-';
@@ -72,7 +88,6 @@ std::string CrawlGen::HostName(uint32_t host) const {
 std::string CrawlGen::Url(uint64_t id) const {
   const uint64_t h = Hash(3, id);
   std::string url = HostName(HostOf(id));
-  url.reserve(128);
   const int segments = 1 + static_cast<int>(h % 4);
   for (int s = 0; s < segments; ++s) {
     url += '/';
@@ -126,7 +141,7 @@ std::vector<uint64_t> CrawlGen::Outlinks(uint64_t id, uint32_t version, int n) c
 
 std::string CrawlGen::Anchor(uint64_t target) const {
   const uint64_t h = Hash(9, target);
-  std::string anchor = kWords[h % kNumWords];
+  std::string anchor(kWords[h % kNumWords]);
   if ((h >> 8) & 1) {
     anchor += ' ';
     anchor += kWords[(h >> 16) % kNumWords];

@@ -53,6 +53,11 @@ class CrawlGen {
   uint64_t seed_;
   uint64_t universe_;
   std::vector<double> host_cdf_;  // Zipf(s = 1) cumulative weights, one per host
+  // HostOf's index into host_cdf_: for the u in [b, b + 1) / host_scale_ (a power of
+  // two), the host is in [host_start_[b], host_start_[b + 1]], a few entries instead of
+  // all of them.
+  double host_scale_ = 1;
+  std::vector<uint32_t> host_start_;
 };
 
 }  // namespace bench

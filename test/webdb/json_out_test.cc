@@ -154,6 +154,24 @@ TEST_CASE("bytes outside valid UTF-8 are escaped one by one") {
   CHECK(Json("\x80" "a\xc3\xa9") == "\"\\u0080a\xc3\xa9\"");             // stray continuation
 }
 
+// Plain runs are found sixteen bytes at a time: a byte to escape, or a UTF-8 sequence,
+// at every offset of strings around that width.
+TEST_CASE("a special byte at any offset of a long string is found") {
+  const std::pair<std::string, std::string> specials[] = {
+      {"\"", R"(\")"}, {"\\", R"(\\)"}, {"\x01", R"(\u0001)"}, {"\x1f", R"(\u001f)"},
+      {"\xff", R"(\u00ff)"}, {"\xc3\xa9", "\xc3\xa9"}, {"\x7f", "\x7f"}};
+  for (size_t len : {15, 16, 17, 31, 32, 33, 47}) {
+    for (size_t at = 0; at < len; ++at) {
+      for (const auto& [raw, escaped] : specials) {
+        const std::string head(at, 'a');
+        const std::string tail(len - at, 'z');
+        INFO(len << " " << at << " " << escaped);
+        CHECK(Json(head + raw + tail) == "\"" + head + escaped + tail + "\"");
+      }
+    }
+  }
+}
+
 TEST_CASE("escaped output is always valid JSON and exact for valid UTF-8", "[random]") {
   std::mt19937 rng(7);
   for (int i = 0; i < 2000; ++i) {
