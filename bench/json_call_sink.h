@@ -1,7 +1,7 @@
 // JsonCallSink: a webdb::CallSink that writes each call as one line of a call file
 // (webdb/call_file.h), so a benchmark workload can be fed to `webdb apply` and
-// `distwriter launch`. Owns a buffer, not the stream; Finish() flushes it. Not
-// thread-safe.
+// `distwriter launch`: to a stream, through a buffer it owns that Finish() flushes, or
+// appended to a string of the caller's. Not thread-safe.
 #ifndef BENCH_JSON_CALL_SINK_H_
 #define BENCH_JSON_CALL_SINK_H_
 
@@ -22,6 +22,7 @@ class JsonCallSink final : public webdb::CallSink {
  public:
   // name: the stream's name in error messages.
   JsonCallSink(std::FILE* out, std::string name) : out_(out), name_(std::move(name)) {}
+  explicit JsonCallSink(std::string* text) : text_(*text) {}
   JsonCallSink(const JsonCallSink&) = delete;
   JsonCallSink& operator=(const JsonCallSink&) = delete;
 
@@ -41,9 +42,10 @@ class JsonCallSink final : public webdb::CallSink {
   Status EmitPage(webdb::Call::Op op, const webdb::Page& page, const webdb::Link* link);
   Status Drain();
 
-  std::FILE* out_;
+  std::FILE* out_ = nullptr;  // none: the lines stay in text_
   std::string name_;
   std::string buf_;
+  std::string& text_ = buf_;
   uint64_t bytes_ = 0;
 };
 

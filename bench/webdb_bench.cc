@@ -13,9 +13,13 @@
 // r) it streams that one phase's calls to standard output, for a pipe into
 // `webdb apply DB -` (a 10M-page load is ~18 GB of JSON: never stored). --fraction sets
 // the share of pages a round touches (default 0.2).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
+#include <functional>
+#include <future>
 #include <string>
 
 #include "bench/json_call_sink.h"
@@ -68,7 +72,7 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
 // Round 0 is the load.
 bench::Result<bench::CallCounts> Generate(const bench::Workload& w, int round,
                                           webdb::CallSink& sink) {
-  return round == 0 ? w.Load(sink) : w.Round(round, sink);
+  return w.Phase(round, 0, w.PhaseIds(round), sink);
 }
 
 bench::PhaseResult RunPhase(const Flags& f, const bench::Workload& w, int round) {
@@ -174,13 +178,40 @@ int EmitJson(const Flags& f, const bench::Workload& w) {
   return 0;
 }
 
-// Streams one phase to standard output through a 1 MiB stdio buffer.
+// The calls of ids [first, last) of a phase, as call file lines.
+bench::Result<std::string> PhaseText(const bench::Workload& w, int round, uint64_t first,
+                                     uint64_t last) {
+  std::string text;
+  bench::JsonCallSink sink(&text);
+  auto counts = w.Phase(round, first, last, sink);
+  if (!counts) return nutchfs::Err(counts.error());
+  return text;
+}
+
+// Streams one phase to standard output. Its ids are generated in chunks, a few ahead on
+// threads of their own, and written in order: a piped benchmark must not wait for its
+// generator (`distwriter launch -` reads the whole stream before its writers start).
 int EmitPhase(const bench::Workload& w, int round) {
-  static char buffer[1 << 20];
-  std::setvbuf(stdout, buffer, _IOFBF, sizeof(buffer));
-  bench::JsonCallSink sink(stdout, "-");
-  auto counts = Generate(w, round, sink);
-  bench::Status s = counts ? sink.Finish() : counts.error();
+  constexpr uint64_t kChunkIds = 4096;
+  constexpr size_t kAhead = 3;
+  const uint64_t ids = w.PhaseIds(round);
+  std::deque<std::future<bench::Result<std::string>>> ahead;
+  uint64_t next = 0;
+  bench::Status s;
+  while (s.ok() && (next < ids || !ahead.empty())) {
+    while (next < ids && ahead.size() < kAhead) {
+      const uint64_t last = std::min(ids, next + kChunkIds);
+      ahead.push_back(std::async(std::launch::async, PhaseText, std::cref(w), round, next, last));
+      next = last;
+    }
+    auto text = ahead.front().get();
+    ahead.pop_front();
+    if (!text) {
+      s = text.error();
+    } else if (std::fwrite(text->data(), 1, text->size(), stdout) != text->size()) {
+      s = bench::Status::IOError("-: write failed");
+    }
+  }
   if (s.ok() && std::fflush(stdout) != 0) s = bench::Status::IOError("-: write failed");
   if (!s.ok()) {
     std::fprintf(stderr, "webdb_bench: %s\n", s.ToString().c_str());

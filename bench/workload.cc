@@ -59,33 +59,35 @@ Status Workload::AddFetched(uint64_t id, uint32_t version, int outdegree,
   return Status::OK();
 }
 
-Result<CallCounts> Workload::Load(webdb::CallSink& sink) const {
-  CallCounts counts;
-  for (uint64_t id = 0; id < pages_; ++id) {
-    NUTCHFS_RETURN_IF_ERROR(AddFetched(id, 0, gen_.Outdegree(id, 0), sink, &counts));
-  }
-  return counts;
+uint64_t Workload::PhaseIds(int phase) const {
+  return pages_ + static_cast<uint64_t>(phase) * new_per_round_;
 }
 
-Result<CallCounts> Workload::Round(int round, webdb::CallSink& sink) const {
+// A round's ids: the pages before it (deleted, re-added or left alone), then its new ones.
+Result<CallCounts> Workload::Phase(int phase, uint64_t first, uint64_t last,
+                                   webdb::CallSink& sink) const {
   CallCounts counts;
-  const uint64_t first_new = pages_ + static_cast<uint64_t>(round - 1) * new_per_round_;
-  for (uint64_t id = 0; id < first_new; ++id) {
-    switch (ActionIn(round, id)) {
-      case Action::kNone:
-        break;
-      case Action::kDelete:
-        NUTCHFS_RETURN_IF_ERROR(sink.DeletePage(gen_.Url(id)));
-        ++counts.delete_page;
-        break;
-      case Action::kReadd:
-        NUTCHFS_RETURN_IF_ERROR(AddFetched(id, static_cast<uint32_t>(round), 10, sink, &counts));
-        break;
+  const uint64_t first_new = phase == 0 ? pages_ : PhaseIds(phase - 1);
+  for (uint64_t id = first; id < last; ++id) {
+    if (phase == 0) {
+      NUTCHFS_RETURN_IF_ERROR(AddFetched(id, 0, gen_.Outdegree(id, 0), sink, &counts));
+    } else if (id >= first_new) {
+      NUTCHFS_RETURN_IF_ERROR(sink.AddPageIfNotPresent(webdb::Page::WithDefaults(gen_.Url(id))));
+      ++counts.add_if_not_present;
+    } else {
+      switch (ActionIn(phase, id)) {
+        case Action::kNone:
+          break;
+        case Action::kDelete:
+          NUTCHFS_RETURN_IF_ERROR(sink.DeletePage(gen_.Url(id)));
+          ++counts.delete_page;
+          break;
+        case Action::kReadd:
+          NUTCHFS_RETURN_IF_ERROR(
+              AddFetched(id, static_cast<uint32_t>(phase), 10, sink, &counts));
+          break;
+      }
     }
-  }
-  for (uint64_t id = first_new; id < first_new + new_per_round_; ++id) {
-    NUTCHFS_RETURN_IF_ERROR(sink.AddPageIfNotPresent(webdb::Page::WithDefaults(gen_.Url(id))));
-    ++counts.add_if_not_present;
   }
   return counts;
 }

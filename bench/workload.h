@@ -32,9 +32,13 @@ class Workload {
   // the id universe that links may point into).
   Workload(uint64_t seed, uint64_t pages, int rounds, double fraction = 0.2);
 
-  Result<CallCounts> Load(webdb::CallSink& sink) const;
-  // REQUIRES: 1 <= round <= rounds.
-  Result<CallCounts> Round(int round, webdb::CallSink& sink) const;
+  // A phase (0: the load, r: round r, 1 <= r <= rounds) makes the calls of its ids
+  // [0, PhaseIds(phase)) in turn, id by id; Phase makes those of ids [first, last).
+  // So the ranges of a phase can be generated apart, on threads of their own, and their
+  // calls concatenated in order.
+  uint64_t PhaseIds(int phase) const;
+  Result<CallCounts> Phase(int phase, uint64_t first, uint64_t last,
+                           webdb::CallSink& sink) const;
 
   const CrawlGen& gen() const { return gen_; }
 
