@@ -28,8 +28,8 @@ struct Part {
 
 // Copies the stream at from into local files "<prefix>-<n>" of whole lines, each ending
 // at the first newline at or after its file_bytes-th byte (the last at the stream's end,
-// given a newline if it lacks one), synced, and appends them to parts as they are
-// complete. After a failure the unfinished file is removed.
+// given a newline if it lacks one), and appends them to parts as they are complete.
+// After a failure the unfinished file is removed.
 Status Spill(nutchfs::Env& env, const std::string& from, const std::string& prefix,
              uint64_t file_bytes, std::vector<Part>& parts) {
   std::unique_ptr<nutchfs::WritableFile> out;
@@ -38,7 +38,6 @@ Status Spill(nutchfs::Env& env, const std::string& from, const std::string& pref
     NUTCHFS_ASSIGN_OR_RETURN(auto in, env.NewSequentialFile(from));
     auto buf = std::make_unique<char[]>(kChunk);
     auto finish = [&]() -> Status {
-      NUTCHFS_RETURN_IF_ERROR(out->Sync());
       NUTCHFS_RETURN_IF_ERROR(out->Close());
       out.reset();
       parts.push_back(part);
@@ -133,7 +132,7 @@ class Slicer {
     return Status::OK();
   }
 
-  // A file of whole lines, synced, whose bytes come next in the stream: when every line
+  // A file of whole lines whose bytes come next in the stream: when every line
   // of it belongs to the slice being cut, it is handed over as the slice's next piece
   // (true); otherwise the caller gives its bytes to Add (false).
   Result<bool> TakeWhole(const Part& part) {
@@ -191,7 +190,6 @@ class Slicer {
   // Publishes the piece file being written, if any.
   Status FlushPiece() {
     if (out_ == nullptr) return Status::OK();
-    NUTCHFS_RETURN_IF_ERROR(out_->Sync());
     NUTCHFS_RETURN_IF_ERROR(out_->Close());
     out_.reset();
     const std::string path = PieceName();

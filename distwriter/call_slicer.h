@@ -8,8 +8,11 @@
 // A file whose last line lacks its newline gets one, so lines never join across files.
 //
 // A slice is handed over as one or more pieces, files of whole lines whose concatenation
-// is the slice: `publish` gets each as soon as it is complete, synced, and takes it
-// (moves it into place, NutchFs::Move). Pieces come in stream order, slices 0..k-1, and
+// is the slice: `publish` gets each as soon as it is complete and closed, and takes it
+// (moves it into place, NutchFs::Move). Pieces are not synced: they are read by writers
+// that run on them at once, a launch that dies takes them with it (the next launch
+// removes them and slices its stream anew), and a move to another file system or machine
+// syncs the copy it makes. Pieces come in stream order, slices 0..k-1, and
 // an empty slice is one empty piece. Lines of a regular file are copied into pieces.
 // Since S must be known before the first cut, an input that is not a regular file
 // (standard input, a pipe) is first spilled to local files of whole lines, each about

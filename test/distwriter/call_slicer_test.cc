@@ -201,8 +201,8 @@ TEST_CASE("a failing write of a spill file or of a piece leaves no files", "[sli
   const std::string text = RandomLines(rng, 3000);
   auto base = nutchfs::NewLocalEnv();
   auto env = nutchfs::NewFaultEnv(base.get());
-  for (nutchfs::FaultOp op : {nutchfs::FaultOp::kNewWritable, nutchfs::FaultOp::kAppend,
-                              nutchfs::FaultOp::kSync, nutchfs::FaultOp::kClose}) {
+  for (nutchfs::FaultOp op :
+       {nutchfs::FaultOp::kNewWritable, nutchfs::FaultOp::kAppend, nutchfs::FaultOp::kClose}) {
     REQUIRE(env->Inject({op, 1 << 30}).ok());
     REQUIRE(SliceStream(*env, dir, text, 4000).ok());
     const int calls = env->seen(op);
