@@ -14,8 +14,11 @@ constexpr webdb::TableId kStageTable[webdb::kNumStages] = {
 
 }  // namespace
 
+// The sorters keep up to three partitions a stage (the sections before this writer's,
+// its own, those after), all filled by one producer.
 DistPlumbing::DistPlumbing(nutchfs::Env& local, std::string work_dir, size_t memory_budget,
-                           Exchange& exchange, int self, int k)
+                           Exchange& exchange, int self, int k,
+                           const std::vector<std::string>& url_breakpoints)
     : local_(local),
       work_dir_(std::move(work_dir)),
       exchange_(exchange),
@@ -23,7 +26,36 @@ DistPlumbing::DistPlumbing(nutchfs::Env& local, std::string work_dir, size_t mem
       k_(k),
       read_buffer_(std::clamp<size_t>(memory_budget / kLiveSorters / static_cast<size_t>(k),
                                       64 << 10, webdb::kEditReadBufferSize)),
-      sorters_(local, work_dir_, memory_budget, /*sort_thread=*/true) {}
+      sorters_(local, work_dir_, memory_budget, /*sort_thread=*/true, /*max_partitions=*/3,
+               /*producers=*/1) {
+  const Partition known(k, url_breakpoints);
+  for (int stage = 1; stage <= webdb::kNumStages; ++stage) {
+    const bool url_table = kStageTable[stage - 1] == webdb::TableId::kPagesByUrl ||
+                           kStageTable[stage - 1] == webdb::TableId::kLinksByUrl;
+    if (!url_table || known.has_url_breakpoints()) KeepOwnApart(stage, known);
+  }
+}
+
+void DistPlumbing::set_partition(Partition p) {
+  // Stages whose first edit is still to come (stage 4's, when the breakpoints were
+  // chosen in this round's stage 0).
+  for (int stage = 1; stage <= webdb::kNumStages; ++stage) {
+    if (!own_partition_[stage - 1] && sorters_.count(stage) == 0) KeepOwnApart(stage, p);
+  }
+  partition_.emplace(std::move(p));
+}
+
+// Keeps stage's edits apart at the bounds of this writer's section of its table.
+// REQUIRES: no edit added for stage yet.
+void DistPlumbing::KeepOwnApart(int stage, const Partition& p) {
+  if (k_ == 1) return;
+  const std::vector<std::string>& splits = p.Splits(kStageTable[stage - 1]);
+  std::vector<std::string> bounds;
+  if (self_ > 0) bounds.push_back(splits[self_ - 1]);
+  if (self_ < k_ - 1) bounds.push_back(splits[self_]);
+  own_partition_[stage - 1] = self_ > 0 ? 1 : 0;
+  sorters_.Split(stage, std::move(bounds));
+}
 
 Status DistPlumbing::EndStage(int stage) {
   // Earlier stages are done, except stage 3, whose edits stage 5 reads again.
@@ -37,12 +69,23 @@ Status DistPlumbing::EndStage(int stage) {
 }
 
 Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::Incoming(int stage, size_t partition) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto sorted, sorters_.Finish(stage, partition));
   // A lone writer owns every section: its sorted edits go to the stage unwritten.
-  if (k_ == 1) return sorted;
-  NUTCHFS_RETURN_IF_ERROR(SendSections(stage, *sorted));
-  sorted.reset();
-  return ReceiveAll(stage);
+  if (k_ == 1) return sorters_.Finish(stage, partition);
+  const std::optional<size_t> own = own_partition_[stage - 1];
+  if (!own) {
+    NUTCHFS_ASSIGN_OR_RETURN(auto sorted, sorters_.Finish(stage, 0));
+    NUTCHFS_RETURN_IF_ERROR(SendSections(stage, *sorted, 0, k_));
+  } else {
+    if (self_ > 0) {
+      NUTCHFS_ASSIGN_OR_RETURN(auto before, sorters_.Finish(stage, 0));
+      NUTCHFS_RETURN_IF_ERROR(SendSections(stage, *before, 0, self_));
+    }
+    if (self_ < k_ - 1) {
+      NUTCHFS_ASSIGN_OR_RETURN(auto after, sorters_.Finish(stage, *own + 1));
+      NUTCHFS_RETURN_IF_ERROR(SendSections(stage, *after, self_ + 1, k_));
+    }
+  }
+  return ReceiveAll(stage, /*again=*/false);
 }
 
 // The files of stage 3 are still there: this writer's own section in the work
@@ -50,14 +93,14 @@ Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::Incoming(int stage, s
 Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::IncomingStage3Again(
     size_t partition) {
   if (k_ == 1) return sorters_.Stage3Again(partition);
-  return ReceiveAll(3);
+  return ReceiveAll(3, /*again=*/true);
 }
 
-// Writes the sorted stream as k consecutive section files and sends each one but this
-// writer's own, which ReceiveAll reads where it was written.
-Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted) {
+// Writes the sorted stream as the consecutive files of sections [first, last) and sends
+// each one but this writer's own, which ReceiveAll reads where it was written.
+Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted, int first, int last) {
   const webdb::TableId table = kStageTable[stage - 1];
-  for (int to = 0; to < k_; ++to) {
+  for (int to = first; to < last; ++to) {
     const std::string path =
         work_dir_ + "/out-s" + std::to_string(stage) + "-to" + std::to_string(to) + ".edits";
     NUTCHFS_ASSIGN_OR_RETURN(auto out, exchange_.Create(path, stage, to, true));
@@ -76,17 +119,24 @@ Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted) {
     }
     NUTCHFS_RETURN_IF_ERROR(exchange_.Send(stage, to, path));
   }
+  if (sorted.Valid()) return Status::Corruption("edit stream beyond its sections");
   return Status::OK();
 }
 
-Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::ReceiveAll(int stage) {
+// The k sections' edits merged: the peers' files, and this writer's own section from
+// its sorter or from the file it was written to.
+Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::ReceiveAll(int stage, bool again) {
   std::vector<std::unique_ptr<webdb::EditIterator>> inputs;
+  const std::optional<size_t> own = own_partition_[stage - 1];
   for (int from = 0; from < k_; ++from) {
-    auto file = from == self_ ? exchange_.OpenFile(own_sections_[stage - 1], stage, self_, self_,
-                                                   read_buffer_)
-                              : exchange_.Open(stage, from, read_buffer_);
-    if (!file) return Err(file.error());
-    inputs.push_back(std::move(*file));
+    Result<std::unique_ptr<webdb::EditIterator>> in =
+        from != self_ ? exchange_.Open(stage, from, read_buffer_)
+        : !own        ? exchange_.OpenFile(own_sections_[stage - 1], stage, self_, self_,
+                                           read_buffer_)
+        : again       ? sorters_.Stage3Again(*own)
+                      : sorters_.Finish(stage, *own);
+    if (!in) return Err(in.error());
+    inputs.push_back(std::move(*in));
   }
   return webdb::NewMergingEditIterator(std::move(inputs));
 }

@@ -2,12 +2,15 @@
 // a stage are sorted locally; when the stage begins, the sorted stream is cut by
 // section into exactly k edit files (empty ones too), each sent to the writer owning
 // that section; then the k files addressed to this writer are awaited and merged
-// (ties by order, then by sender). The file of this writer's own section is not sent:
-// it is read where it was written. With k = 1 the sorted stream goes to the stage
-// directly, written nowhere. The local sorting is webdb::StageSorters', as in the
-// single-machine writer. A writer's section is one key range: the plumbing keeps no
-// partitions (webdb/update.h), so a writer merges each stage as a whole. Not
-// thread-safe.
+// (ties by order, then by sender). This writer's own section is not sent: where its
+// bounds are known before the stage's first edit (every stage but stage 1 of a db's first
+// round, whose url breakpoints are chosen after the calls are logged), the stage's edits
+// are kept apart at them in the sorters and the own section goes from its sorter to the
+// merge, written nowhere; otherwise it is written with the others and read where it was
+// written. With k = 1 the sorted stream goes to the stage directly. The local sorting is
+// webdb::StageSorters', as in the single-machine writer. A writer's section is one key
+// range: the plumbing offers the engine no partitions (webdb/update.h), so a writer
+// merges each stage as a whole. Not thread-safe.
 #ifndef DISTWRITER_DIST_PLUMBING_H_
 #define DISTWRITER_DIST_PLUMBING_H_
 
@@ -15,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "distwriter/exchange.h"
 #include "distwriter/partition.h"
@@ -25,11 +29,13 @@ namespace distwriter {
 
 class DistPlumbing final : public webdb::StagePlumbing {
  public:
+  // url_breakpoints: the committed ones (none yet: chosen in stage 0, set_partition).
   DistPlumbing(nutchfs::Env& local, std::string work_dir, size_t memory_budget,
-               Exchange& exchange, int self, int k);
+               Exchange& exchange, int self, int k,
+               const std::vector<std::string>& url_breakpoints);
 
   // REQUIRES: set before the first Incoming() (the url split may be chosen late).
-  void set_partition(Partition p) { partition_.emplace(std::move(p)); }
+  void set_partition(Partition p);
 
   webdb::EditSink& Sink(int stage, size_t producer) override {
     return sorters_.Sink(stage, producer);
@@ -40,8 +46,9 @@ class DistPlumbing final : public webdb::StagePlumbing {
   Result<std::unique_ptr<webdb::EditIterator>> IncomingStage3Again(size_t partition) override;
 
  private:
-  Status SendSections(int stage, webdb::EditIterator& sorted);
-  Result<std::unique_ptr<webdb::EditIterator>> ReceiveAll(int stage);
+  void KeepOwnApart(int stage, const Partition& p);
+  Status SendSections(int stage, webdb::EditIterator& sorted, int first, int last);
+  Result<std::unique_ptr<webdb::EditIterator>> ReceiveAll(int stage, bool again);
 
   nutchfs::Env& local_;
   const std::string work_dir_;
@@ -52,6 +59,8 @@ class DistPlumbing final : public webdb::StagePlumbing {
   std::optional<Partition> partition_;
   // This writer's own section file of each stage, while it is still to be read.
   std::array<std::string, webdb::kNumStages> own_sections_;
+  // The partition of each stage's sorters that holds the own section, once kept apart.
+  std::array<std::optional<size_t>, webdb::kNumStages> own_partition_;
   webdb::StageSorters sorters_;
 };
 

@@ -210,7 +210,8 @@ Result<bool> Round::Attempt() {
   NUTCHFS_ASSIGN_OR_RETURN(size_t sorter_budget,
                            webdb::SorterBudget(local_, section_dir_, committed_.sections[self_],
                                                options_.memory_budget));
-  DistPlumbing plumbing(local_, work_dir_, sorter_budget, *exchange_, self_, config_.k);
+  DistPlumbing plumbing(local_, work_dir_, sorter_budget, *exchange_, self_, config_.k,
+                        committed_.breakpoints);
   NUTCHFS_ASSIGN_OR_RETURN(std::string digest, LogCalls(plumbing));
   if (rolled_forward_ && committed_.digests[self_] == digest) {
     Report(committed_, true);  // the round it was killed in, finished by its peers

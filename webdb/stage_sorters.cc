@@ -28,15 +28,17 @@ class StageSorters::Router final : public EditSink {
 // A stage's sorters, one for each producer and range, are all read while the stage runs,
 // so they share the read memory one sorter alone would take.
 StageSorters::StageSorters(nutchfs::Env& env, const std::string& work_dir, size_t memory_budget,
-                           bool sort_thread, size_t max_partitions)
-    : max_partitions_(max_partitions), memory_(memory_budget) {
+                           bool sort_thread, size_t max_partitions, size_t producers)
+    : max_partitions_(max_partitions),
+      producers_(producers == 0 ? max_partitions : producers),
+      memory_(memory_budget) {
   for (int s = 1; s <= kNumStages; ++s) {
-    for (size_t w = 0; w < max_partitions_; ++w) {
+    for (size_t w = 0; w < producers_; ++w) {
       for (size_t p = 0; p < max_partitions_; ++p) {
         const std::string name =
             "stage" + std::to_string(s) + "." + std::to_string(w) + "." + std::to_string(p);
         sorters_[s - 1].push_back(Sorter::Create(env, work_dir, memory_, name, sort_thread,
-                                                 max_partitions_ * max_partitions_));
+                                                 producers_ * max_partitions_));
       }
       routers_[s - 1].push_back(std::make_unique<Router>(*this, s, w));
     }
@@ -83,7 +85,7 @@ Result<std::unique_ptr<EditIterator>> StageSorters::Stage3Again(size_t partition
 Result<std::unique_ptr<EditIterator>> StageSorters::Read(int stage, size_t partition, bool again) {
   std::vector<std::unique_ptr<EditIterator>> holding;
   std::unique_ptr<EditIterator> empty;
-  for (size_t w = 0; w < max_partitions_; ++w) {
+  for (size_t w = 0; w < producers_; ++w) {
     Sorter& sorter = At(stage, w, partition);
     NUTCHFS_ASSIGN_OR_RETURN(auto sorted, again ? sorter.Again() : sorter.Finish());
     if (sorter.count() > 0) {

@@ -39,10 +39,10 @@ class StageSorters {
  public:
   // Runs spill into work_dir as "stage<s>.<producer>.<partition>-run-*". With
   // sort_thread, each sorter sorts its memory in chunks on a thread of its own
-  // (webdb/sorter.h); same result. Up to max_partitions partitions a stage, and as many
-  // producers.
+  // (webdb/sorter.h); same result. Up to max_partitions partitions a stage, and
+  // `producers` producers (0: as many as partitions).
   StageSorters(nutchfs::Env& env, const std::string& work_dir, size_t memory_budget,
-               bool sort_thread, size_t max_partitions = 1);
+               bool sort_thread, size_t max_partitions = 1, size_t producers = 0);
   StageSorters(const StageSorters&) = delete;
   StageSorters& operator=(const StageSorters&) = delete;
   ~StageSorters();
@@ -55,7 +55,7 @@ class StageSorters {
   const std::vector<std::string>& splits(int stage) const { return splits_[stage - 1]; }
 
   // Where producer hands the edits for `stage` (1..kNumStages). REQUIRES: producer <
-  // max_partitions(), before EndStage(stage).
+  // the producers, before EndStage(stage).
   EditSink& Sink(int stage, size_t producer = 0);
   // Edits added for `stage` so far, every partition. REQUIRES: before EndStage(stage) or
   // with no sink of the stage in use.
@@ -81,6 +81,7 @@ class StageSorters {
   }
 
   const size_t max_partitions_;
+  const size_t producers_;
   SortMemory memory_;  // shared by the sorters, so declared (and destroyed) around them
   std::array<std::vector<std::string>, kNumStages> splits_;
   // Per stage: producer * max_partitions_ + partition; empty once freed.
