@@ -15,7 +15,8 @@ constexpr webdb::TableId kStageTable[webdb::kNumStages] = {
 }  // namespace
 
 // The sorters keep up to three partitions a stage (the sections before this writer's,
-// its own, those after), all filled by one producer.
+// its own, those after), filled by two producers: the lanes of the call log for stages
+// 1 and 3 (distwriter/round.cc), the one worker of a stage for the stages after it.
 DistPlumbing::DistPlumbing(nutchfs::Env& local, std::string work_dir, size_t memory_budget,
                            Exchange& exchange, int self, int k,
                            const std::vector<std::string>& url_breakpoints)
@@ -27,7 +28,7 @@ DistPlumbing::DistPlumbing(nutchfs::Env& local, std::string work_dir, size_t mem
       read_buffer_(std::clamp<size_t>(memory_budget / kLiveSorters / static_cast<size_t>(k),
                                       64 << 10, webdb::kEditReadBufferSize)),
       sorters_(local, work_dir_, memory_budget, /*sort_thread=*/true, /*max_partitions=*/3,
-               /*producers=*/1) {
+               /*producers=*/2) {
   const Partition known(k, url_breakpoints);
   for (int stage = 1; stage <= webdb::kNumStages; ++stage) {
     const bool url_table = kStageTable[stage - 1] == webdb::TableId::kPagesByUrl ||

@@ -14,7 +14,7 @@ unsigned __int128 Wide(XXH128_hash_t h) {
 
 InputDigest::InputDigest(int k, int writer) {
   const std::string identity = fmt::format("webdb-round-inputs k={} writer={}\n", k, writer);
-  sum_ = Wide(XXH3_128bits(identity.data(), identity.size()));
+  identity_ = Wide(XXH3_128bits(identity.data(), identity.size()));
 }
 
 // The key's hash is seeded with the order, the value's with the key's hash and the
@@ -27,8 +27,9 @@ void InputDigest::Add(const webdb::EditView& e) {
 }
 
 std::string InputDigest::Hex() const {
-  return fmt::format("{:016x}{:016x}", static_cast<uint64_t>(sum_ >> 64),
-                     static_cast<uint64_t>(sum_));
+  const unsigned __int128 digest = identity_ + sum_;
+  return fmt::format("{:016x}{:016x}", static_cast<uint64_t>(digest >> 64),
+                     static_cast<uint64_t>(digest));
 }
 
 }  // namespace distwriter

@@ -3,7 +3,8 @@
 // XXH3 hash (Debian's libxxhash) of the writer's identity (k and its index) and of every
 // edit its calls logged (order, kind, key and value). Every edit carries its own order
 // number, so the sum covers the edits and their order without depending on the order in
-// which they are added. Value type; not thread-safe.
+// which they are added, and digests of a writer's edits kept apart (one for each thread
+// logging calls) merge into the one digest. Value type; not thread-safe.
 #ifndef DISTWRITER_INPUT_DIGEST_H_
 #define DISTWRITER_INPUT_DIGEST_H_
 
@@ -19,12 +20,15 @@ class InputDigest {
   InputDigest(int k, int writer);
 
   void Add(const webdb::EditView& e);
+  // Adds the edits other has seen. REQUIRES: other is of the same writer of the same k.
+  void Merge(const InputDigest& other) { sum_ += other.sum_; }
 
   // 32 lowercase hex digits.
   std::string Hex() const;
 
  private:
-  unsigned __int128 sum_;
+  unsigned __int128 identity_;  // the hash of the writer's identity
+  unsigned __int128 sum_ = 0;    // of the edits
 };
 
 }  // namespace distwriter

@@ -4,8 +4,10 @@
 #include <spdlog/spdlog.h>
 #include <xxhash.h>
 
+#include <memory>
 #include <optional>
 #include <set>
+#include <vector>
 
 #include "distwriter/commit.h"
 #include "distwriter/dist_plumbing.h"
@@ -22,6 +24,9 @@ namespace distwriter {
 namespace {
 
 constexpr size_t kUrlSampleSize = 4096;  // per writer, for choosing breakpoints
+// The lanes a writer logs its calls through: one for each parse thread of the call file
+// reader (with one lane, or none of its threads, the calls go through the first).
+constexpr size_t kLanes = 2;
 
 // Passes edits on while adding them to the input digest and keeping the bottom-k sample
 // of page urls by their 64-bit XXH3 hash (a deterministic sample for choosing
@@ -102,20 +107,33 @@ class Round {
   RoundReport report_;
 };
 
-// Reads every call file through the CallLog into the stage 1 and 3 sorters; returns the
-// input digest.
+// Reads every call file into the stage 1 and 3 sorters, each of the reader's parse
+// threads logging the calls it parsed through a lane of its own (a CallLog, an input
+// digest and a url sample each; webdb/call_file.h, LogCalls); returns the input digest.
 Result<std::string> Round::LogCalls(webdb::StagePlumbing& plumbing) {
-  InputDigest digest(config_.k, self_);
   const bool sample = committed_.breakpoints.empty() && config_.k > 1;
-  DigestingSink pages(plumbing.Sink(1, 0), digest, sample ? &sample_ : nullptr);
-  DigestingSink links(plumbing.Sink(3, 0), digest, nullptr);
-  webdb::CallLog log(pages, links, static_cast<uint64_t>(self_));
+  std::vector<InputDigest> digests(kLanes, InputDigest(config_.k, self_));
+  std::vector<DigestingSink::Sample> samples(kLanes);
+  std::vector<std::unique_ptr<DigestingSink>> sinks;
+  std::vector<webdb::CallLogLanes::Sinks> lanes;
+  for (size_t i = 0; i < kLanes; ++i) {
+    DigestingSink::Sample* lane_sample = sample ? &samples[i] : nullptr;
+    sinks.push_back(std::make_unique<DigestingSink>(plumbing.Sink(1, i), digests[i], lane_sample));
+    sinks.push_back(std::make_unique<DigestingSink>(plumbing.Sink(3, i), digests[i], nullptr));
+    lanes.push_back({sinks[2 * i].get(), sinks[2 * i + 1].get()});
+  }
+  webdb::CallLogLanes log(lanes, static_cast<uint64_t>(self_));
   for (const std::string& path : options_.call_files) {
     NUTCHFS_ASSIGN_OR_RETURN(auto reader, webdb::CallFileReader::Open(local_, path));
-    NUTCHFS_RETURN_IF_ERROR(reader->ApplyAll(log));
+    NUTCHFS_ASSIGN_OR_RETURN(uint64_t calls, reader->LogCalls(log, {}));
+    (void)calls;  // counted by the lanes
   }
-  report_.calls = log.num_calls();
-  return digest.Hex();
+  report_.calls = log.next_call();
+  for (size_t i = 1; i < kLanes; ++i) digests[0].Merge(digests[i]);
+  // The bottom-k of the union is the bottom-k of the lanes' bottom-k.
+  for (DigestingSink::Sample& s : samples) sample_.merge(s);
+  while (sample_.size() > kUrlSampleSize) sample_.erase(std::prev(sample_.end()));
+  return digests[0].Hex();
 }
 
 Result<RoundReport> Round::Run() {

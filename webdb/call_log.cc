@@ -1,5 +1,7 @@
 #include "webdb/call_log.h"
 
+#include <algorithm>
+
 namespace webdb {
 
 Result<uint64_t> CallLog::NextOrder() {
@@ -31,6 +33,23 @@ Status CallLog::AddLink(const Link& link) {
   EncodeLinkValue(link, &value_);
   SetLinkMd5Key(link.from, link.url, &key_);
   return link_edits_.Add(EditView{key_, order, kPut, value_});
+}
+
+CallLogLanes::CallLogLanes(const std::vector<Sinks>& lanes, uint64_t writer) {
+  for (const Sinks& lane : lanes) {
+    logs_.push_back(std::make_unique<CallLog>(*lane.pages, *lane.links, writer));
+  }
+}
+
+CallSink& CallLogLanes::Lane(size_t i, uint64_t n) {
+  logs_[i]->set_next_call(n);
+  return *logs_[i];
+}
+
+uint64_t CallLogLanes::next_call() const {
+  uint64_t next = 0;
+  for (const auto& log : logs_) next = std::max(next, log->num_calls());
+  return next;
 }
 
 }  // namespace webdb

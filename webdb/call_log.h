@@ -10,8 +10,10 @@
 #define WEBDB_CALL_LOG_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "webdb/iterator.h"
 #include "webdb/record.h"
@@ -53,6 +55,24 @@ class CallLog final : public CallSink {
   uint64_t calls_ = 0;
   std::string key_;    // the key and value of the edit being logged, reused
   std::string value_;
+};
+
+// A session's lanes (CallLanes, webdb/writer.h): lane i is a CallLog of its own into the
+// page and link sinks of producer i, which only that lane's thread uses.
+class CallLogLanes final : public CallLanes {
+ public:
+  struct Sinks {
+    EditSink* pages;
+    EditSink* links;
+  };
+  CallLogLanes(const std::vector<Sinks>& lanes, uint64_t writer);
+
+  size_t count() const override { return logs_.size(); }
+  CallSink& Lane(size_t i, uint64_t n) override;
+  uint64_t next_call() const override;
+
+ private:
+  std::vector<std::unique_ptr<CallLog>> logs_;
 };
 
 }  // namespace webdb

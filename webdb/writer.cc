@@ -52,29 +52,11 @@ class LocalPlumbing final : public StagePlumbing {
 };
 
 // Lane i logs through producer i of stages 1 and 3: each lane fills sorters of its own.
-class LogLanes final : public CallLanes {
- public:
-  LogLanes(StagePlumbing& plumbing, size_t count) {
-    for (size_t i = 0; i < count; ++i) {
-      logs_.push_back(
-          std::make_unique<CallLog>(plumbing.Sink(1, i), plumbing.Sink(3, i), /*writer=*/0));
-    }
-  }
-
-  size_t count() const override { return logs_.size(); }
-  CallSink& Lane(size_t i, uint64_t n) override {
-    logs_[i]->set_next_call(n);
-    return *logs_[i];
-  }
-  uint64_t next_call() const override {
-    uint64_t next = 0;
-    for (const auto& log : logs_) next = std::max(next, log->num_calls());
-    return next;
-  }
-
- private:
-  std::vector<std::unique_ptr<CallLog>> logs_;
-};
+std::vector<CallLogLanes::Sinks> LaneSinks(StagePlumbing& plumbing, size_t count) {
+  std::vector<CallLogLanes::Sinks> sinks;
+  for (size_t i = 0; i < count; ++i) sinks.push_back({&plumbing.Sink(1, i), &plumbing.Sink(3, i)});
+  return sinks;
+}
 
 class SingleWriter final : public Writer {
  public:
@@ -86,7 +68,8 @@ class SingleWriter final : public Writer {
         current_(std::move(current)),
         lock_(std::move(lock)),
         plumbing_(env, dir_ + "/work", sorter_budget, options_.threads),
-        lanes_(plumbing_, options_.threads ? plumbing_.max_partitions() : 1) {}
+        lanes_(LaneSinks(plumbing_, options_.threads ? plumbing_.max_partitions() : 1),
+               /*writer=*/0) {}
 
   Status AddPage(const Page& p) override { return Own().AddPage(p); }
   Status AddPageWithScore(const Page& p) override { return Own().AddPageWithScore(p); }
@@ -173,7 +156,7 @@ class SingleWriter final : public Writer {
   const Manifest current_;
   std::unique_ptr<nutchfs::ScopedLock> lock_;
   LocalPlumbing plumbing_;
-  LogLanes lanes_;
+  CallLogLanes lanes_;
   std::optional<uint32_t> keep_;
   bool closed_ = false;
 };

@@ -48,6 +48,19 @@ TEST_CASE("input digest: 32 lowercase hex digits, the same for the same edits in
   }
 }
 
+TEST_CASE("input digest: digests of a writer's edits kept apart merge into the one digest",
+          "[distwriter]") {
+  const std::vector<Edit> edits = SomeEdits();
+  InputDigest even(4, 1), odd(4, 1), none(4, 1);
+  for (size_t i = 0; i < edits.size(); ++i) {
+    const Edit& e = edits[i];
+    (i % 2 == 0 ? even : odd).Add({e.key, e.order, e.kind, e.value});
+  }
+  even.Merge(odd);
+  even.Merge(none);
+  CHECK(even.Hex() == HexOf(edits));
+}
+
 TEST_CASE("input digest: any change of an edit, of k or of the writer changes it",
           "[distwriter]") {
   const std::vector<Edit> edits = SomeEdits();
