@@ -30,11 +30,7 @@ DistPlumbing::DistPlumbing(nutchfs::Env& local, std::string work_dir, size_t mem
       sorters_(local, work_dir_, memory_budget, /*sort_thread=*/true, /*max_partitions=*/3,
                /*producers=*/2) {
   const Partition known(k, url_breakpoints);
-  for (int stage = 1; stage <= webdb::kNumStages; ++stage) {
-    const bool url_table = kStageTable[stage - 1] == webdb::TableId::kPagesByUrl ||
-                           kStageTable[stage - 1] == webdb::TableId::kLinksByUrl;
-    if (!url_table || known.has_url_breakpoints()) KeepOwnApart(stage, known);
-  }
+  for (int stage = 1; stage <= webdb::kNumStages; ++stage) KeepOwnApart(stage, known);
 }
 
 void DistPlumbing::set_partition(Partition p) {
@@ -46,11 +42,12 @@ void DistPlumbing::set_partition(Partition p) {
   partition_.emplace(std::move(p));
 }
 
-// Keeps stage's edits apart at the bounds of this writer's section of its table.
+// Keeps stage's edits apart at the bounds of this writer's section of its table, if p
+// has them (not with k = 1, nor for a url table before the breakpoints are chosen).
 // REQUIRES: no edit added for stage yet.
 void DistPlumbing::KeepOwnApart(int stage, const Partition& p) {
-  if (k_ == 1) return;
   const std::vector<std::string>& splits = p.Splits(kStageTable[stage - 1]);
+  if (splits.empty()) return;
   std::vector<std::string> bounds;
   if (self_ > 0) bounds.push_back(splits[self_ - 1]);
   if (self_ < k_ - 1) bounds.push_back(splits[self_]);
@@ -89,8 +86,8 @@ Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::Incoming(int stage, s
   return ReceiveAll(stage, /*again=*/false);
 }
 
-// The files of stage 3 are still there: this writer's own section in the work
-// directory, the others' in its group until the round is cleaned up.
+// Stage 3's edits are still there: the peers' files in this writer's group until the
+// round is cleaned up, its own section in its sorter.
 Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::IncomingStage3Again(
     size_t partition) {
   if (k_ == 1) return sorters_.Stage3Again(partition);

@@ -126,9 +126,8 @@ Result<std::string> Round::LogCalls(webdb::StagePlumbing& plumbing) {
   for (const std::string& path : options_.call_files) {
     NUTCHFS_ASSIGN_OR_RETURN(auto reader, webdb::CallFileReader::Open(local_, path));
     NUTCHFS_ASSIGN_OR_RETURN(uint64_t calls, reader->LogCalls(log, {}));
-    (void)calls;  // counted by the lanes
+    report_.calls += calls;
   }
-  report_.calls = log.next_call();
   for (size_t i = 1; i < kLanes; ++i) digests[0].Merge(digests[i]);
   // The bottom-k of the union is the bottom-k of the lanes' bottom-k.
   for (DigestingSink::Sample& s : samples) sample_.merge(s);
