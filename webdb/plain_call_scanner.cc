@@ -35,7 +35,7 @@ class Scanner {
   bool String(std::string_view* out) {
     if (!Consume('"')) return false;
     const char* start = p_;
-    SkipPlainWords();
+    SkipPlainBytes();
     for (; p_ < end_; ++p_) {
       const unsigned char c = static_cast<unsigned char>(*p_);
       if (c == '"') break;
@@ -105,28 +105,30 @@ class Scanner {
   }
 
  private:
-  // Moves eight bytes a step over bytes that are not '"', '\' or below 0x20 (the bytes
-  // where a string ends or the scanner gives up), up to the first such byte, or to
-  // fewer than eight bytes before the end.
-  void SkipPlainWords() {
-    constexpr uint64_t kOnes = 0x0101010101010101, kHighs = 0x8080808080808080;
-    while (end_ - p_ >= 8) {
-      uint64_t w;
-      std::memcpy(&w, p_, 8);
-      // Byte i of the text as byte i (bits 8i..8i+7) of w.
-      if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
-      const uint64_t quote = w ^ (kOnes * '"'), backslash = w ^ (kOnes * '\\');
-      // The high bit of a byte is set for a zero byte of quote or backslash and for a
-      // byte of w below 0x20, and may be set in a byte above such a one (a borrow), never
-      // below the first: the lowest set bit marks the first byte looked for.
-      const uint64_t found = (((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
-                              ((w - kOnes * 0x20) & ~w)) &
-                             kHighs;
-      if (found != 0) {
-        p_ += __builtin_ctzll(found) / 8;
+  // Moves sixteen bytes a step (GCC's vector extension: SSE2 on x86-64) over bytes that
+  // are not '"', '\' or below 0x20 (the bytes where a string ends or the scanner gives
+  // up), up to the first such byte, or to fewer than sixteen bytes before the end.
+  void SkipPlainBytes() {
+    using Bytes16 = uint8_t __attribute__((vector_size(16)));
+    while (end_ - p_ >= 16) {
+      Bytes16 v;
+      std::memcpy(&v, p_, 16);
+      const auto special = (v < 0x20) | (v == '"') | (v == '\\');
+      uint64_t w[2];
+      std::memcpy(w, &special, 16);
+      if constexpr (std::endian::native == std::endian::big) {
+        w[0] = __builtin_bswap64(w[0]);
+        w[1] = __builtin_bswap64(w[1]);
+      }
+      if (w[0] != 0) {
+        p_ += std::countr_zero(w[0]) / 8;
         return;
       }
-      p_ += 8;
+      if (w[1] != 0) {
+        p_ += 8 + std::countr_zero(w[1]) / 8;
+        return;
+      }
+      p_ += 16;
     }
   }
   void SkipSpace() {

@@ -127,6 +127,34 @@ TEST_CASE("the plain-form scanner leaves unusual and bad lines to the JSON parse
   }
 }
 
+// Strings are scanned sixteen bytes a step: every length of anchor up to 47 bytes is
+// read whole (the anchor is the link's last string: its end is near the line's), and a
+// raw control byte, a backslash (an escape) or a quote at any offset ends or refuses it
+// as a byte-by-byte scan would. Bytes 0x7f and above are plain.
+TEST_CASE("the plain-form scanner finds a string's special bytes at every offset",
+          "[call_parser]") {
+  for (size_t length = 0; length < 48; ++length) {
+    std::string anchor;
+    for (size_t i = 0; i < length; ++i) anchor.push_back(i % 3 == 0 ? '\x7f' : 'a' + i % 26);
+    const std::string line = Replace(kLink, "an anchor", anchor);
+    INFO("length " << length);
+    const std::optional<Call> call = Scan(line);
+    REQUIRE(call.has_value());
+    CHECK(call->link->anchor == anchor);
+    for (size_t at = 0; at < length; ++at) {
+      INFO("at " << at);
+      for (char special : {'\x01', '\x1f', '\\'}) {
+        std::string bad = anchor;
+        bad[at] = special;
+        CHECK_FALSE(Scan(Replace(kLink, "an anchor", bad)).has_value());
+      }
+      std::string early = anchor;  // the string ends at the quote, and the line is broken
+      early[at] = '"';
+      CHECK_FALSE(Scan(Replace(kLink, "an anchor", early)).has_value());
+    }
+  }
+}
+
 TEST_CASE(
     "generated sessions and mutations of their lines: the scanner agrees "
     "with the parser",
