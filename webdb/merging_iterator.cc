@@ -32,18 +32,23 @@ class MergingEditIterator final : public EditIterator {
       tree_[n] = a_wins ? b : a;
     }
     tree_[0] = k_ == 1 ? 0 : winner[1];
+    valid_ = !ended_[tree_[0]];
   }
 
-  bool Valid() const override { return status_.ok() && k_ > 0 && !ended_[tree_[0]]; }
+  bool Valid() const override { return valid_; }
 
   void Next() override {
     size_t w = tree_[0];
     inputs_[w]->Next();
-    if (!Load(w)) return;
+    if (!Load(w)) {
+      valid_ = false;
+      return;
+    }
     for (size_t n = (w + k_) / 2; n >= 1; n /= 2) {
       if (Before(tree_[n], w)) std::swap(tree_[n], w);
     }
     tree_[0] = w;
+    valid_ = !ended_[w];
   }
 
   const EditView& edit() const override { return current_[tree_[0]]; }
@@ -82,6 +87,7 @@ class MergingEditIterator final : public EditIterator {
   std::vector<char> ended_;        // per input: no edit left
   std::vector<size_t> tree_;       // [0]: the winner; [1, k): the loser at each inner node
   bool stable_ = true;             // every input's views are
+  bool valid_ = false;             // status_ is ok and the winner has an edit
   Status status_;
 };
 
