@@ -87,6 +87,29 @@ inline size_t SharedPrefixLength(std::string_view a, std::string_view b) {
   return i;
 }
 
+// Sixteen bytes as one vector (GCC's vector extension: SSE2 on x86-64, NEON on arm64,
+// plain code elsewhere). Lane-wise operators give each lane all ones where true.
+using Bytes16 = uint8_t __attribute__((vector_size(16)));
+
+inline Bytes16 LoadBytes16(const char* p) {
+  Bytes16 v;
+  std::memcpy(&v, p, 16);
+  return v;
+}
+
+// The first lane of marks (a lane-wise comparison's result) that is set; 16 if none.
+inline size_t FirstSetLane(Bytes16 marks) {
+  uint64_t w[2];
+  std::memcpy(w, &marks, 16);
+  if constexpr (std::endian::native == std::endian::big) {
+    w[0] = __builtin_bswap64(w[0]);
+    w[1] = __builtin_bswap64(w[1]);
+  }
+  if (w[0] != 0) return static_cast<size_t>(std::countr_zero(w[0])) / 8;
+  if (w[1] != 0) return 8 + static_cast<size_t>(std::countr_zero(w[1])) / 8;
+  return 16;
+}
+
 namespace coding_internal {
 
 // Copies n bytes, sizeof(Word) <= n <= 2 * sizeof(Word), as two Words that may overlap.

@@ -1,9 +1,9 @@
 #include "webdb/json_out.h"
 
-#include <bit>
 #include <charconv>
 #include <cmath>
-#include <cstring>
+
+#include "webdb/coding.h"
 
 namespace webdb {
 namespace {
@@ -46,18 +46,13 @@ size_t Utf8SequenceLength(std::string_view s) {
 // Printable ASCII other than '"' and '\': copied as is.
 bool IsPlain(uint8_t c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
 
-// The end of the run of plain bytes of s starting at i: sixteen bytes a step (GCC's
-// vector extension, as in record.cc), then byte by byte.
+// The end of the run of plain bytes of s starting at i: sixteen bytes a step
+// (webdb/coding.h, Bytes16), then byte by byte.
 size_t PlainRunEnd(std::string_view s, size_t i) {
-  using Bytes16 = uint8_t __attribute__((vector_size(16)));
   for (; i + 16 <= s.size(); i += 16) {
-    Bytes16 v;
-    std::memcpy(&v, s.data() + i, 16);
-    const auto special = (v < 0x20) | (v >= 0x80) | (v == '"') | (v == '\\');
-    uint64_t w[2];
-    std::memcpy(w, &special, 16);
-    if (w[0] != 0) return i + static_cast<size_t>(std::countr_zero(w[0])) / 8;
-    if (w[1] != 0) return i + 8 + static_cast<size_t>(std::countr_zero(w[1])) / 8;
+    const Bytes16 v = LoadBytes16(s.data() + i);
+    const size_t special = FirstSetLane((v < 0x20) | (v >= 0x80) | (v == '"') | (v == '\\'));
+    if (special < 16) return i + special;
   }
   while (i < s.size() && IsPlain(static_cast<uint8_t>(s[i]))) ++i;
   return i;

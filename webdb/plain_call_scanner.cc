@@ -2,15 +2,14 @@
 
 #include <simdjson.h>
 
-#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <optional>
 
 #include "webdb/call_fields.h"
+#include "webdb/coding.h"
 
 namespace webdb {
 namespace {
@@ -105,30 +104,15 @@ class Scanner {
   }
 
  private:
-  // Moves sixteen bytes a step (GCC's vector extension: SSE2 on x86-64) over bytes that
+  // Moves sixteen bytes a step (webdb/coding.h, Bytes16) over bytes that
   // are not '"', '\' or below 0x20 (the bytes where a string ends or the scanner gives
   // up), up to the first such byte, or to fewer than sixteen bytes before the end.
   void SkipPlainBytes() {
-    using Bytes16 = uint8_t __attribute__((vector_size(16)));
     while (end_ - p_ >= 16) {
-      Bytes16 v;
-      std::memcpy(&v, p_, 16);
-      const auto special = (v < 0x20) | (v == '"') | (v == '\\');
-      uint64_t w[2];
-      std::memcpy(w, &special, 16);
-      if constexpr (std::endian::native == std::endian::big) {
-        w[0] = __builtin_bswap64(w[0]);
-        w[1] = __builtin_bswap64(w[1]);
-      }
-      if (w[0] != 0) {
-        p_ += std::countr_zero(w[0]) / 8;
-        return;
-      }
-      if (w[1] != 0) {
-        p_ += 8 + std::countr_zero(w[1]) / 8;
-        return;
-      }
-      p_ += 16;
+      const Bytes16 v = LoadBytes16(p_);
+      const size_t special = FirstSetLane((v < 0x20) | (v == '"') | (v == '\\'));
+      p_ += special;
+      if (special < 16) return;
     }
   }
   void SkipSpace() {

@@ -83,16 +83,6 @@ Status CheckKeyUrl(std::string_view url) {
   return Status::OK();
 }
 
-// Sixteen bytes as one vector (GCC's vector extension: SSE2 on x86-64, NEON on arm64,
-// plain code elsewhere). Lane-wise operators give each lane all ones where true.
-using Bytes16 = uint8_t __attribute__((vector_size(16)));
-
-Bytes16 Load16(const char* p) {
-  Bytes16 v;
-  std::memcpy(&v, p, 16);
-  return v;
-}
-
 bool AnyLane(Bytes16 v) {
   uint64_t w[2];
   std::memcpy(w, &v, 16);
@@ -105,11 +95,11 @@ bool HasControlByte(std::string_view s) {
   auto flagged = [](Bytes16 v) -> Bytes16 { return (v < 0x20) | (v == 0x7f); };
   Bytes16 any = {};
   size_t i = 0;
-  for (; i + 16 <= s.size(); i += 16) any |= flagged(Load16(s.data() + i));
+  for (; i + 16 <= s.size(); i += 16) any |= flagged(LoadBytes16(s.data() + i));
   char tail[16];
   std::memset(tail, 'a', sizeof tail);  // padding that is never flagged
   std::memcpy(tail, s.data() + i, s.size() - i);
-  return AnyLane(any | flagged(Load16(tail)));
+  return AnyLane(any | flagged(LoadBytes16(tail)));
 }
 
 Result<Page> DecodePageByUrlFields(std::string_view key, std::string_view value) {
@@ -199,7 +189,7 @@ Result<Md5> ParseMd5Hex(std::string_view hex) {
     bad |= ~(digit | letter);
     return v - ((digit & '0') | (letter & ('a' - 10)));
   };
-  const Bytes16 a = nibbles(Load16(hex.data())), b = nibbles(Load16(hex.data() + 16));
+  const Bytes16 a = nibbles(LoadBytes16(hex.data())), b = nibbles(LoadBytes16(hex.data() + 16));
   if (AnyLane(bad)) return Err(Status::InvalidArgument("md5 must be 32 lowercase hex digits"));
   const Bytes16 high =
       __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
