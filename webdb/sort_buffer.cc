@@ -171,7 +171,19 @@ EditView SortBuffer::Decode(const char* arena, uint64_t offset) {
 void SortBuffer::SortRange(const char* arena, Entry* first, Entry* last, size_t depth, int levels,
                            std::atomic<size_t>* sorted, const Entry* base) {
   if (last - first <= kSmallRange || levels == 0) {
-    return SortByFullKey(arena, first, last, depth);
+    // After what the range's keys share (a page's links share its md5 and more), the
+    // chunks tell most keys apart.
+    const std::string_view first_rest = Decode(arena, first->offset).key.substr(depth);
+    size_t shared = first_rest.size();
+    for (const Entry* e = first + 1; e != last && shared > 0; ++e) {
+      shared = SharedPrefixLength(first_rest.substr(0, shared),
+                                  Decode(arena, e->offset).key.substr(depth));
+    }
+    depth += shared;
+    for (Entry* e = first; e != last; ++e) {
+      e->chunk = Chunk(Decode(arena, e->offset).key.substr(depth), 0);
+    }
+    return SortByChunkThenKey(arena, first, last, depth);
   }
   const std::string_view first_rest = Decode(arena, first->offset).key.substr(depth);
   first->chunk = Chunk(first_rest, 0);
@@ -197,7 +209,7 @@ void SortBuffer::SortRange(const char* arena, Entry* first, Entry* last, size_t 
       if ((group->chunk & 0xff) == kKeyGoesOn) {
         SortRange(arena, group, end, depth + kChunkBytes, levels - 1);
       } else {
-        SortByFullKey(arena, group, end, depth);  // equal keys: by (order, offset)
+        SortByChunkThenKey(arena, group, end, depth);  // equal keys: by (order, offset)
       }
     }
     // Readers are told in steps: keyed by md5, a chunk has about one group per entry.
@@ -250,13 +262,18 @@ void SortBuffer::RadixSort(Entry* first, Entry* last, int byte) {
   }
 }
 
-void SortBuffer::SortByFullKey(const char* arena, Entry* first, Entry* last, size_t depth) {
+// Chunks first: a comparison reads the records only when two chunks are equal, and
+// then from the first byte after the chunk.
+void SortBuffer::SortByChunkThenKey(const char* arena, Entry* first, Entry* last, size_t depth) {
   if (last - first < 2) return;
   std::sort(first, last, [arena, depth](const Entry& a, const Entry& b) {
-    EditView x = Decode(arena, a.offset);
-    EditView y = Decode(arena, b.offset);
-    int c = x.key.substr(depth).compare(y.key.substr(depth));
-    if (c != 0) return c < 0;
+    if (a.chunk != b.chunk) return a.chunk < b.chunk;
+    const EditView x = Decode(arena, a.offset);
+    const EditView y = Decode(arena, b.offset);
+    if ((a.chunk & 0xff) == kKeyGoesOn) {
+      const int c = x.key.substr(depth + kChunkBytes).compare(y.key.substr(depth + kChunkBytes));
+      if (c != 0) return c < 0;
+    }
     if (x.order != y.order) return x.order < y.order;
     return a.offset < b.offset;
   });

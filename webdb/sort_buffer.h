@@ -49,8 +49,9 @@ class SortBuffer {
   void Add(const EditView& edit);
 
   // Sorts by (key, order, insertion). Radix passes over 8-byte chunks of the keys
-  // (7 key bytes and how many remain) order the entries; only entries whose keys agree
-  // on every byte looked at are compared in full. The first pass puts every entry into
+  // (7 key bytes and how many remain) order the entries; a range of a few entries is
+  // sorted by its chunks after the bytes its keys share, and only entries whose chunks
+  // agree are compared on the rest of their keys. The first pass puts every entry into
   // the group of its first chunk, and groups are then sorted front to back: the sorted
   // ones are made final (WaitSorted) every thousand entries or so.
   void Sort();
@@ -83,7 +84,9 @@ class SortBuffer {
   static void RadixSort(Entry* first, Entry* last, int byte);
   // Entries [0, n) are final: wakes the readers waiting for them.
   static void Publish(std::atomic<size_t>* sorted, size_t n);
-  static void SortByFullKey(const char* arena, Entry* first, Entry* last, size_t depth);
+  // Sorts [first, last) by (key, order, insertion). REQUIRES: the keys share their first
+  // depth bytes, and each entry's chunk is its key's chunk at depth.
+  static void SortByChunkThenKey(const char* arena, Entry* first, Entry* last, size_t depth);
   void NoteKey(std::string_view key);
   void Allocate(size_t bytes);
   bool Grow(size_t bytes);

@@ -66,6 +66,26 @@ TEST_CASE("sort buffer sorts like a stable sort for radix-heavy keys", "[sorter]
   CHECK(SortedByBuffer(edits) == testutil::StableSorted(edits));
 }
 
+// Sets of up to 40 edits are sorted as one small range, or as few: keys sharing a long
+// prefix of any length (a page's links share its md5 and more), keys that are prefixes of
+// others, equal keys of equal or different order.
+TEST_CASE("sort buffer sorts small sets of keys that share long prefixes", "[sorter][random]") {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 3000; ++trial) {
+    const std::string shared(rng() % 40, static_cast<char>('a' + rng() % 3));
+    std::vector<OwnedEdit> edits;
+    const size_t n = 1 + rng() % 40;
+    for (size_t i = 0; i < n; ++i) {
+      std::string key = shared;
+      for (size_t tail = rng() % 12; tail > 0; --tail) key.push_back(static_cast<char>(rng() % 3));
+      key.resize(key.size() - rng() % 3 * (rng() % 2) % (key.size() + 1));
+      edits.push_back({key, rng() % 3, 0, std::to_string(i)});
+    }
+    INFO("trial " << trial);
+    REQUIRE(SortedByBuffer(edits) == testutil::StableSorted(edits));
+  }
+}
+
 // The sorter's thread sorts a chunk while the merge reads its front (webdb/sorter.h):
 // every edit read after WaitSorted is the final one.
 TEST_CASE("sort buffer front read while another thread sorts", "[sorter][random]") {
