@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "nutchfs/owned_bytes.h"
 #include "nutchfs/status.h"
 
 namespace nutchfs {
@@ -46,6 +47,11 @@ class WritableFile {
  public:
   virtual ~WritableFile() = default;
   virtual Status Append(std::string_view data) = 0;
+  // Appends the bytes of *data, as Append(data->view()) would, and leaves in *data a
+  // buffer for the caller to fill again (any capacity, possibly 0; its bytes are not the
+  // caller's). A file may so take the caller's buffer instead of copying it; the default
+  // copies and leaves the caller its own.
+  virtual Status AppendBuffer(OwnedBytes* data) { return Append(data->view()); }
   virtual Status Flush() = 0;
   virtual Status Sync() = 0;
   virtual Status Close() = 0;

@@ -3,10 +3,14 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <climits>
+#include <cstring>
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
@@ -98,16 +102,17 @@ class PosixRandomAccessFile final : public RandomAccessFile {
   const uint64_t size_;
 };
 
-// Appends are gathered in a buffer of kWriteBuffer bytes. A full buffer is written by the
-// file's writer thread (started with the first one) while the next fills, so that the
-// kernel's copy into the page cache overlaps the caller's work; Flush, Sync,
-// StartWriteback and Close wait for it. A failed background write is reported by the
-// next call.
+// Appends are gathered as pieces of about kWriteBuffer bytes in all: buffers taken whole
+// from AppendBuffer (a table's data blocks, never copied here) and buffers the bytes of
+// Append are copied into. Once they reach kWriteBuffer, the file's writer thread (started
+// with the first batch) writes them with one writev while the next batch gathers, so that
+// the kernel's copy into the page cache overlaps the caller's work; Flush, Sync,
+// StartWriteback and Close wait for it. A written batch's buffers are kept to be filled
+// again (by Append, or handed back by AppendBuffer). A failed background write is reported
+// by the next call.
 class PosixWritableFile final : public WritableFile {
  public:
-  PosixWritableFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {
-    buffer_.reserve(kWriteBuffer);
-  }
+  PosixWritableFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
   ~PosixWritableFile() override {
     static_cast<void>(Wait());
     if (writer_.joinable()) {
@@ -124,27 +129,33 @@ class PosixWritableFile final : public WritableFile {
   PosixWritableFile& operator=(const PosixWritableFile&) = delete;
 
   Status Append(std::string_view data) override {
-    if (buffer_.size() + data.size() <= kWriteBuffer) {
-      buffer_.append(data);
-      return Status::OK();
-    }
     if (data.size() >= kWriteBuffer) {
       NUTCHFS_RETURN_IF_ERROR(Flush());
       return WriteRaw(data);
     }
-    NUTCHFS_RETURN_IF_ERROR(Wait());
-    std::swap(buffer_, writing_);
-    buffer_.clear();
-    buffer_.reserve(kWriteBuffer);
-    WriteInBackground();
-    buffer_.append(data);
-    return Status::OK();
+    if (gathered_.empty() ||
+        gathered_.back().capacity() - gathered_.back().size() < data.size()) {
+      gathered_.push_back(Spare(std::max(kCopyPiece, data.size())));
+    }
+    OwnedBytes& piece = gathered_.back();
+    std::memcpy(piece.data() + piece.size(), data.data(), data.size());
+    piece.set_size(piece.size() + data.size());
+    return Gathered(data.size());
+  }
+
+  Status AppendBuffer(OwnedBytes* data) override {
+    const size_t n = data->size();
+    if (n == 0) return Status::OK();
+    gathered_.push_back(std::move(*data));
+    *data = Spare(0);
+    return Gathered(n);
   }
 
   Status Flush() override {
     NUTCHFS_RETURN_IF_ERROR(Wait());
-    Status s = WriteRaw(buffer_);
-    buffer_.clear();
+    Status s = WriteRaw(gathered_);
+    Recycle(&gathered_);
+    gathered_bytes_ = 0;
     return s;
   }
 
@@ -174,6 +185,41 @@ class PosixWritableFile final : public WritableFile {
   }
 
  private:
+  // Buffers Append copies into hold this much, or the one append that needs more.
+  static constexpr size_t kCopyPiece = 64 << 10;
+  // Written buffers kept beyond this many are freed.
+  static constexpr size_t kMaxSpares = 32;
+
+  // A kept buffer of at least min_capacity bytes, emptied, or a new one.
+  OwnedBytes Spare(size_t min_capacity) {
+    if (!spares_.empty() && spares_.back().capacity() >= min_capacity) {
+      OwnedBytes b = std::move(spares_.back());
+      spares_.pop_back();
+      b.set_size(0);
+      return b;
+    }
+    return min_capacity > 0 ? OwnedBytes(min_capacity) : OwnedBytes();
+  }
+
+  void Recycle(std::vector<OwnedBytes>* written) {
+    for (OwnedBytes& b : *written) {
+      if (spares_.size() < kMaxSpares) spares_.push_back(std::move(b));
+    }
+    written->clear();
+  }
+
+  // n more bytes gathered: a full batch goes to the writer thread.
+  Status Gathered(size_t n) {
+    gathered_bytes_ += n;
+    if (gathered_bytes_ < kWriteBuffer) return Status::OK();
+    NUTCHFS_RETURN_IF_ERROR(Wait());
+    Recycle(&writing_);
+    std::swap(gathered_, writing_);
+    gathered_bytes_ = 0;
+    WriteInBackground();
+    return Status::OK();
+  }
+
   // Hands writing_ to the writer thread. REQUIRES: no background write pending.
   void WriteInBackground() {
     {
@@ -209,22 +255,44 @@ class PosixWritableFile final : public WritableFile {
   }
 
   Status WriteRaw(std::string_view data) {
-    while (!data.empty()) {
-      ssize_t w = ::write(fd_, data.data(), data.size());
+    iovec one{const_cast<char*>(data.data()), data.size()};
+    return WriteVector(&one, 1);
+  }
+
+  Status WriteRaw(std::vector<OwnedBytes>& pieces) {
+    std::vector<iovec> iov;
+    iov.reserve(pieces.size());
+    for (OwnedBytes& b : pieces) {
+      if (b.size() > 0) iov.push_back(iovec{b.data(), b.size()});
+    }
+    return WriteVector(iov.data(), iov.size());
+  }
+
+  // Writes every byte of iov[0, n) (updating iov as it goes), however the kernel splits it.
+  Status WriteVector(iovec* iov, size_t n) {
+    while (n > 0) {
+      const ssize_t w = ::writev(fd_, iov, static_cast<int>(std::min<size_t>(n, IOV_MAX)));
       if (w < 0) {
         if (errno == EINTR) continue;
         return Status::FromErrno("write " + path_, errno);
       }
-      data.remove_prefix(static_cast<size_t>(w));
       written_ += static_cast<uint64_t>(w);
+      size_t left = static_cast<size_t>(w);
+      for (; n > 0 && left >= iov->iov_len; ++iov, --n) left -= iov->iov_len;
+      if (left > 0) {
+        iov->iov_base = static_cast<char*>(iov->iov_base) + left;
+        iov->iov_len -= left;
+      }
     }
     return Status::OK();
   }
 
   const std::string path_;
   int fd_;
-  std::string buffer_;   // filling
-  std::string writing_;  // being written by the writer thread while pending_
+  std::vector<OwnedBytes> gathered_;  // the batch being gathered
+  size_t gathered_bytes_ = 0;
+  std::vector<OwnedBytes> writing_;  // being written by the writer thread while pending_
+  std::vector<OwnedBytes> spares_;   // written, kept to be filled again
   std::mutex mu_;
   std::condition_variable cv_;
   bool pending_ = false;       // guarded by mu_

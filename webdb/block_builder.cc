@@ -25,7 +25,8 @@ char* EncodeVarint32(char* p, uint32_t v) {
 
 // A block rarely grows past its target plus one record: grow in large steps.
 void BlockBuilder::Grow(size_t n) {
-  buffer_.resize(std::max({size_ + n, 2 * buffer_.size(), kTargetBlockSize + 1024}));
+  buffer_.set_size(size_);
+  buffer_.Reserve(std::max({size_ + n, 2 * buffer_.capacity(), kTargetBlockSize + 1024}));
 }
 
 bool BlockBuilder::Add(std::string_view key, std::string_view value) {
@@ -113,6 +114,12 @@ std::string_view BlockBuilder::Finish() {
   std::memcpy(Room(trailer.size()), trailer.data(), trailer.size());
   finished_ = true;
   return std::string_view(buffer_.data(), size_ + kBlockTrailerSize);
+}
+
+nutchfs::OwnedBytes* BlockBuilder::finished_buffer() {
+  assert(finished_);
+  buffer_.set_size(size_ + kBlockTrailerSize);
+  return &buffer_;
 }
 
 void BlockBuilder::Reset() {

@@ -2,7 +2,8 @@
 // records with prefix-compressed keys, followed by the block trailer.
 //
 // The builder owns its buffer; the view returned by Finish() is valid until the next
-// Reset() or Add(). Not thread-safe.
+// Reset() or Add(), or until its buffer is handed to a file (finished_buffer()). Not
+// thread-safe.
 #ifndef WEBDB_BLOCK_BUILDER_H_
 #define WEBDB_BLOCK_BUILDER_H_
 
@@ -12,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "nutchfs/owned_bytes.h"
 #include "webdb/coding.h"
 
 namespace webdb {
@@ -40,6 +42,10 @@ class BlockBuilder {
 
   // Appends the trailer and returns block bytes + trailer. REQUIRES: !empty().
   std::string_view Finish();
+  // The buffer holding exactly what Finish() returned, for a file to take
+  // (WritableFile::AppendBuffer); the builder goes on, after Reset(), with whatever buffer
+  // is left in its place. REQUIRES: finished.
+  nutchfs::OwnedBytes* finished_buffer();
 
   // Starts a new, empty block.
   void Reset();
@@ -55,14 +61,14 @@ class BlockBuilder {
  private:
   // Makes room for n more bytes after the first size_.
   char* Room(size_t n) {
-    if (buffer_.size() - size_ < n) Grow(n);
+    if (buffer_.capacity() - size_ < n) Grow(n);
     return buffer_.data() + size_;
   }
   void Grow(size_t n);
 
-  // The block is encoded in place: buffer_ is only ever grown (its bytes past size_ are
-  // room), so a record costs two copies, not a string append's checks per field.
-  std::string buffer_;
+  // The block is encoded in place: bytes [size_, capacity) of buffer_ are room, so a
+  // record costs two copies, not a string append's checks per field.
+  nutchfs::OwnedBytes buffer_;
   size_t size_ = 0;
   PrefixKey last_key_;
   bool finished_ = false;

@@ -128,9 +128,15 @@ Status TableBuilder::AddBlock(const RawBlock& block) {
   return Status::OK();
 }
 
+// The block's buffer goes to the file, which takes it rather than copy it when it can.
 Status TableBuilder::FlushBlock() {
   BlockHandle handle{offset_, block_.size()};
-  NUTCHFS_RETURN_IF_ERROR(WriteBlock(block_.Finish()));
+  const std::string_view block = block_.Finish();
+  const uint32_t crc = BlockCrc(block);
+  const size_t size = block.size();
+  status_ = file_->AppendBuffer(block_.finished_buffer());
+  if (!status_.ok()) return status_;
+  Appended(size, crc);
   NUTCHFS_RETURN_IF_ERROR(AddIndexEntry(block_.last_key(), handle));
   ++num_blocks_;
   last_key_.assign(block_.last_key());
@@ -182,21 +188,29 @@ Status TableBuilder::Write(std::string_view data) {
 
 // The trailer holds the masked crc of the block bytes and the type byte, checked when a
 // copied block was read: the crc of the whole follows from it without a second pass.
-Status TableBuilder::WriteBlock(std::string_view block_with_trailer) {
+uint32_t TableBuilder::BlockCrc(std::string_view block_with_trailer) {
   const char* crc = block_with_trailer.data() + block_with_trailer.size() - 4;
-  return Append(block_with_trailer, crc32c::Extend(crc32c::Unmask(DecodeFixed32(crc)), crc, 4));
+  return crc32c::Extend(crc32c::Unmask(DecodeFixed32(crc)), crc, 4);
+}
+
+Status TableBuilder::WriteBlock(std::string_view block_with_trailer) {
+  return Append(block_with_trailer, BlockCrc(block_with_trailer));
 }
 
 Status TableBuilder::Append(std::string_view data, uint32_t data_crc) {
   status_ = file_->Append(data);
   if (!status_.ok()) return status_;
-  file_crc_ = crc32c::Combine(file_crc_, data_crc, data.size());
-  offset_ += data.size();
+  Appended(data.size(), data_crc);
+  return Status::OK();
+}
+
+void TableBuilder::Appended(size_t size, uint32_t crc) {
+  file_crc_ = crc32c::Combine(file_crc_, crc, size);
+  offset_ += size;
   if (offset_ - writeback_from_ >= kWritebackStep) {
     file_->StartWriteback();
     writeback_from_ = offset_;
   }
-  return Status::OK();
 }
 
 Status TableBuilder::Finish() {

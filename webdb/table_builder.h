@@ -83,7 +83,11 @@ class TableBuilder {
   Status Write(std::string_view data);
   // The same for a data block with its trailer, whose crc the trailer gives.
   Status WriteBlock(std::string_view block_with_trailer);
+  static uint32_t BlockCrc(std::string_view block_with_trailer);
   Status Append(std::string_view data, uint32_t data_crc);
+  // Folds size appended bytes of this crc into file_crc_ and offset_, and starts their
+  // writeback every kWritebackStep bytes.
+  void Appended(size_t size, uint32_t crc);
   Status AddIndexEntry(std::string_view last_key, const BlockHandle& handle);
   // Appends index_ to the side file, creating it the first time.
   Status SpillIndex();

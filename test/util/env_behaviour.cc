@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <random>
 #include <catch2/catch.hpp>
 #include <thread>
 #include <vector>
@@ -139,10 +141,42 @@ void CheckOpenFileOutlivesName(Env& env, const std::string& base) {
   CHECK(*data == "kept");
 }
 
+// Appends copied and buffers handed over (AppendBuffer), of every size from empty to
+// past the local file's 1 MiB batch, in one random order: the file holds them in order,
+// and each buffer left to the caller can be filled again.
+void CheckAppendBuffer(Env& env, const std::string& base) {
+  std::mt19937_64 rng(5);
+  auto file = env.NewWritableFile(base + "/appended");
+  REQUIRE(file);
+  std::string want;
+  nutchfs::OwnedBytes buffer;
+  for (int i = 0; i < 300; ++i) {
+    const size_t n = rng() % 8 == 0 ? rng() % (3 << 20) : rng() % (80 << 10);
+    std::string bytes(n, '\0');
+    for (char& c : bytes) c = static_cast<char>(rng());
+    if (rng() % 2 == 0) {
+      REQUIRE((*file)->Append(bytes).ok());
+    } else {
+      buffer.set_size(0);
+      buffer.Reserve(n);
+      if (n > 0) std::memcpy(buffer.data(), bytes.data(), n);
+      buffer.set_size(n);
+      REQUIRE((*file)->AppendBuffer(&buffer).ok());
+    }
+    want += bytes;
+    if (rng() % 50 == 0) REQUIRE((*file)->Flush().ok());
+  }
+  REQUIRE((*file)->Sync().ok());
+  REQUIRE((*file)->Close().ok());
+  CHECK(*env.GetFileSize(base + "/appended") == want.size());
+  CHECK(Read(env, base + "/appended") == want);
+}
+
 }  // namespace
 
 void CheckEnvBehaviour(Env& env, const std::string& base) {
   CheckWriteAndRead(env, base);
+  CheckAppendBuffer(env, base);
   CheckLargeFileAndReaders(env, base);
   CheckCreateExclusive(env, base);
   CheckListingAndRemoval(env, base);
