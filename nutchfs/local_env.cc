@@ -187,14 +187,15 @@ class PosixWritableFile final : public WritableFile {
  private:
   // Buffers Append copies into hold this much, or the one append that needs more.
   static constexpr size_t kCopyPiece = 64 << 10;
-  // Written buffers kept beyond this many are freed.
-  static constexpr size_t kMaxSpares = 32;
+  // Written buffers are kept up to this many bytes; the rest are freed.
+  static constexpr size_t kMaxSpareBytes = kWriteBuffer;
 
   // A kept buffer of at least min_capacity bytes, emptied, or a new one.
   OwnedBytes Spare(size_t min_capacity) {
     if (!spares_.empty() && spares_.back().capacity() >= min_capacity) {
       OwnedBytes b = std::move(spares_.back());
       spares_.pop_back();
+      spare_bytes_ -= b.capacity();
       b.set_size(0);
       return b;
     }
@@ -203,7 +204,9 @@ class PosixWritableFile final : public WritableFile {
 
   void Recycle(std::vector<OwnedBytes>* written) {
     for (OwnedBytes& b : *written) {
-      if (spares_.size() < kMaxSpares) spares_.push_back(std::move(b));
+      if (spare_bytes_ + b.capacity() > kMaxSpareBytes) break;
+      spare_bytes_ += b.capacity();
+      spares_.push_back(std::move(b));
     }
     written->clear();
   }
@@ -293,6 +296,7 @@ class PosixWritableFile final : public WritableFile {
   size_t gathered_bytes_ = 0;
   std::vector<OwnedBytes> writing_;  // being written by the writer thread while pending_
   std::vector<OwnedBytes> spares_;   // written, kept to be filled again
+  size_t spare_bytes_ = 0;           // their capacity
   std::mutex mu_;
   std::condition_variable cv_;
   bool pending_ = false;       // guarded by mu_
