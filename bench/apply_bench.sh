@@ -112,7 +112,9 @@ report() {
     }' "$RESULTS"
 }
 
-# ratio A B: median over runs of A's time / B's time, wall and CPU.
+# ratio A B: median over runs of A's time / B's time, wall and CPU, and the range of the
+# wall ratios of single pairs (this VM's whole-process times move by ~10% between runs,
+# so a median of a few pairs is quoted with its spread).
 ratio() {
   awk -v a="$1" -v b="$2" '
     $1 == a { na++; wa[na] = $2; ca[na] = $3 }
@@ -128,8 +130,10 @@ ratio() {
         rw[i] = wa[i] / wb[i]
         if (cb[i] > 0) rc[++mc] = ca[i] / cb[i]
       }
-      printf "%-10s / %-10s wall %.2f  cpu %s\n", a, b, median(rw, m),
-             (mc > 0 ? sprintf("%.2f", median(rc, mc)) : "-")
+      lo = hi = rw[1]
+      for (i = 2; i <= m; i++) { lo = rw[i] < lo ? rw[i] : lo; hi = rw[i] > hi ? rw[i] : hi }
+      printf "%-10s / %-10s wall %.2f  cpu %s  wall of each pair %.2f-%.2f\n", a, b,
+             median(rw, m), (mc > 0 ? sprintf("%.2f", median(rc, mc)) : "-"), lo, hi
     }' "$RESULTS"
 }
 
