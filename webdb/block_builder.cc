@@ -26,7 +26,7 @@ char* EncodeVarint32(char* p, uint32_t v) {
 // A block rarely grows past its target plus one record: grow in large steps.
 void BlockBuilder::Grow(size_t n) {
   buffer_.set_size(size_);
-  buffer_.Reserve(std::max({size_ + n, 2 * buffer_.capacity(), kTargetBlockSize + 1024}));
+  buffer_.Reserve(std::max({size_ + n, 2 * buffer_.capacity(), target_size_ + 1024}));
 }
 
 bool BlockBuilder::Add(std::string_view key, std::string_view value) {

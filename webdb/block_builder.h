@@ -15,12 +15,15 @@
 
 #include "nutchfs/owned_bytes.h"
 #include "webdb/coding.h"
+#include "webdb/table_format.h"
 
 namespace webdb {
 
 class BlockBuilder {
  public:
-  BlockBuilder() = default;
+  // Blocks of about target_size bytes: the buffer starts there and grows only for a
+  // block that needs more.
+  explicit BlockBuilder(size_t target_size = kTargetBlockSize) : target_size_(target_size) {}
   BlockBuilder(const BlockBuilder&) = delete;
   BlockBuilder& operator=(const BlockBuilder&) = delete;
 
@@ -69,6 +72,7 @@ class BlockBuilder {
   // The block is encoded in place: bytes [size_, capacity) of buffer_ are room, so a
   // record costs two copies, not a string append's checks per field.
   nutchfs::OwnedBytes buffer_;
+  const size_t target_size_;
   size_t size_ = 0;
   PrefixKey last_key_;
   bool finished_ = false;

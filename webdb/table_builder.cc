@@ -21,7 +21,8 @@ Result<std::unique_ptr<TableBuilder>> TableBuilder::Create(nutchfs::Env& env,
 
 TableBuilder::TableBuilder(nutchfs::Env& env, std::unique_ptr<nutchfs::WritableFile> file,
                            size_t target_block_size)
-    : env_(env), file_(std::move(file)), target_block_size_(target_block_size) {}
+    : env_(env), file_(std::move(file)), block_(target_block_size),
+      target_block_size_(target_block_size) {}
 
 TableBuilder::~TableBuilder() {
   if (index_path_.empty()) return;
