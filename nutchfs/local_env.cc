@@ -170,6 +170,12 @@ class PosixWritableFile final : public WritableFile {
     Status s = Flush();
     if (::close(fd_) != 0 && s.ok()) s = Status::FromErrno("close " + path_, errno);
     fd_ = -1;
+    // A closed file holds no memory, though its object may live on (a finished edit
+    // file's writer may be kept for a while).
+    gathered_ = std::vector<OwnedBytes>();
+    writing_ = std::vector<OwnedBytes>();
+    spares_ = std::vector<OwnedBytes>();
+    spare_bytes_ = 0;
     return s;
   }
 
