@@ -97,6 +97,13 @@ inline Bytes16 LoadBytes16(const char* p) {
   return v;
 }
 
+// Whether any lane of v has a bit set.
+inline bool AnyLane(Bytes16 v) {
+  uint64_t w[2];
+  std::memcpy(w, &v, 16);
+  return (w[0] | w[1]) != 0;
+}
+
 // The first lane of marks (a lane-wise comparison's result) that is set; 16 if none.
 inline size_t FirstSetLane(Bytes16 marks) {
   uint64_t w[2];

@@ -83,12 +83,6 @@ Status CheckKeyUrl(std::string_view url) {
   return Status::OK();
 }
 
-bool AnyLane(Bytes16 v) {
-  uint64_t w[2];
-  std::memcpy(w, &v, 16);
-  return (w[0] | w[1]) != 0;
-}
-
 // Whether some byte is < 0x20 or 0x7f, sixteen bytes a step (every url of a call is
 // checked, some twice); the caller finds which one.
 bool HasControlByte(std::string_view s) {
