@@ -197,13 +197,21 @@ namespace {
 
 class EditFileIterator final : public EditIterator {
  public:
+  // Reads through `buffer` (the caller's) if it holds a header and a trailer, else
+  // through a buffer of its own of buffer_size bytes.
   EditFileIterator(std::unique_ptr<nutchfs::SequentialFile> file, uint64_t file_size,
-                   size_t buffer_size, std::optional<std::string_view> expected_label)
-      : file_(std::move(file)),
-        file_size_(file_size),
-        expected_label_(expected_label),
-        capacity_(std::max<size_t>(buffer_size, kHeaderSize + kTrailerSize)),
-        buffer_(new char[capacity_]) {}
+                   std::span<char> buffer, size_t buffer_size,
+                   std::optional<std::string_view> expected_label)
+      : file_(std::move(file)), file_size_(file_size), expected_label_(expected_label) {
+    if (buffer.size() >= kHeaderSize + kTrailerSize) {
+      buffer_ = buffer.data();
+      capacity_ = buffer.size();
+    } else {
+      capacity_ = std::max<size_t>(buffer_size, kHeaderSize + kTrailerSize);
+      own_buffer_.reset(new char[capacity_]);
+      buffer_ = own_buffer_.get();
+    }
+  }
   EditFileIterator(const EditFileIterator&) = delete;
   EditFileIterator& operator=(const EditFileIterator&) = delete;
 
@@ -229,7 +237,7 @@ class EditFileIterator final : public EditIterator {
     pos_ += n;
     offset_ += n;
   }
-  std::string_view Available() const { return {buffer_.get() + pos_, end_ - pos_}; }
+  std::string_view Available() const { return {buffer_ + pos_, end_ - pos_}; }
   void Advance();
   bool ReadFrame();
   void ReadFooter();
@@ -238,8 +246,9 @@ class EditFileIterator final : public EditIterator {
   const std::unique_ptr<nutchfs::SequentialFile> file_;
   const uint64_t file_size_;
   const std::optional<std::string_view> expected_label_;
+  std::unique_ptr<char[]> own_buffer_;  // unless reading through the caller's
+  char* buffer_;
   size_t capacity_;
-  std::unique_ptr<char[]> buffer_;
   size_t pos_ = 0;       // first unconsumed byte in buffer_
   size_t end_ = 0;       // end of valid bytes in buffer_
   uint64_t offset_ = 0;  // file offset of buffer_[pos_]
@@ -260,11 +269,12 @@ void EditFileIterator::Grow(size_t n) {
   size_t avail = end_ - pos_;
   if (capacity_ < n) {
     std::unique_ptr<char[]> bigger(new char[n]);
-    std::memcpy(bigger.get(), buffer_.get() + pos_, avail);
-    buffer_ = std::move(bigger);
+    std::memcpy(bigger.get(), buffer_ + pos_, avail);
+    own_buffer_ = std::move(bigger);
+    buffer_ = own_buffer_.get();
     capacity_ = n;
   } else {
-    std::memmove(buffer_.get(), buffer_.get() + pos_, avail);
+    std::memmove(buffer_, buffer_ + pos_, avail);
   }
   pos_ = 0;
   end_ = avail;
@@ -274,7 +284,7 @@ Status EditFileIterator::Fill(size_t n, std::string_view what) {
   if (end_ - pos_ >= n) return Status::OK();
   if (capacity_ - pos_ < n) Grow(n);
   while (end_ - pos_ < n) {
-    char* dst = buffer_.get() + end_;
+    char* dst = buffer_ + end_;
     auto got = file_->Read(capacity_ - end_, dst);
     if (!got) return got.error();
     if (got->empty()) {
@@ -302,7 +312,7 @@ Status EditFileIterator::Open() {
                                                                       header_size - kHeaderSize - 4)
                                                  : std::string_view();
   NUTCHFS_RETURN_IF_ERROR(CheckLabel(path(), header, label, expected_label_));
-  file_crc_ = crc32c::Value(buffer_.get() + pos_, header_size);
+  file_crc_ = crc32c::Value(buffer_ + pos_, header_size);
   Consume(header_size);
   valid_ = true;
   Advance();
@@ -322,7 +332,7 @@ bool EditFileIterator::ReadFrame() {
     Fail(std::move(s));
     return false;
   }
-  uint32_t length = DecodeFixed32(buffer_.get() + pos_);
+  uint32_t length = DecodeFixed32(buffer_ + pos_);
   if (length == kEndMarker) {
     ReadFooter();
     return false;
@@ -336,7 +346,7 @@ bool EditFileIterator::ReadFrame() {
     Fail(std::move(s));
     return false;
   }
-  const char* frame = buffer_.get() + pos_;
+  const char* frame = buffer_ + pos_;
   uint32_t stored_crc = DecodeFixed32(frame + 4);
   if (crc32c::Unmask(stored_crc) != crc32c::Value(frame + kFrameHeaderSize, length)) {
     Fail("frame checksum mismatch", offset_);
@@ -354,7 +364,7 @@ void EditFileIterator::ReadFooter() {
   uint64_t marker_offset = offset_;
   Status s = Fill(kTrailerSize, "edit file footer");
   if (!s.ok()) return Fail(std::move(s));
-  const char* footer = buffer_.get() + pos_ + 4;
+  const char* footer = buffer_ + pos_ + 4;
   Consume(kTrailerSize);
   if (std::string_view(footer + 20, kMagicSize) != std::string_view(kMagic, kMagicSize)) {
     return Fail("bad footer magic", marker_offset + 4 + 20);
@@ -404,14 +414,30 @@ void EditFileIterator::DecodeRecord(bool frame_start) {
 
 }  // namespace
 
+namespace {
+
+Result<std::unique_ptr<EditIterator>> OpenWith(nutchfs::Env& env, const std::string& path,
+                                               std::span<char> buffer, size_t buffer_size,
+                                               std::optional<std::string_view> expected_label) {
+  NUTCHFS_ASSIGN_OR_RETURN(uint64_t size, env.GetFileSize(path));
+  NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewSequentialFile(path));
+  auto it = std::make_unique<EditFileIterator>(std::move(file), size, buffer, buffer_size,
+                                               expected_label);
+  NUTCHFS_RETURN_IF_ERROR(it->Open());
+  return std::unique_ptr<EditIterator>(std::move(it));
+}
+
+}  // namespace
+
 Result<std::unique_ptr<EditIterator>> OpenEditFile(nutchfs::Env& env, const std::string& path,
                                                    size_t buffer_size,
                                                    std::optional<std::string_view> expected_label) {
-  NUTCHFS_ASSIGN_OR_RETURN(uint64_t size, env.GetFileSize(path));
-  NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewSequentialFile(path));
-  auto it = std::make_unique<EditFileIterator>(std::move(file), size, buffer_size, expected_label);
-  NUTCHFS_RETURN_IF_ERROR(it->Open());
-  return std::unique_ptr<EditIterator>(std::move(it));
+  return OpenWith(env, path, {}, buffer_size, expected_label);
+}
+
+Result<std::unique_ptr<EditIterator>> OpenEditFile(nutchfs::Env& env, const std::string& path,
+                                                   std::span<char> buffer) {
+  return OpenWith(env, path, buffer, 0, std::nullopt);
 }
 
 Result<EditFileInfo> ReadEditFileInfo(nutchfs::Env& env, const std::string& path) {

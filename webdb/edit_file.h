@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -82,6 +83,10 @@ class EditFileWriter final : public EditSink {
 Result<std::unique_ptr<EditIterator>> OpenEditFile(
     nutchfs::Env& env, const std::string& path, size_t buffer_size = kEditReadBufferSize,
     std::optional<std::string_view> expected_label = std::nullopt);
+// The same, reading through the caller's buffer, which must outlive the iterator (a
+// frame larger than it still gets a buffer of its own).
+Result<std::unique_ptr<EditIterator>> OpenEditFile(nutchfs::Env& env, const std::string& path,
+                                                   std::span<char> buffer);
 
 struct EditFileInfo {
   uint64_t count = 0;          // records

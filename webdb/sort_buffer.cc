@@ -295,13 +295,9 @@ void SortBuffer::Allocate(size_t bytes) {
   const size_t wanted =
       sizeof(Entry) *
       std::max(std::min(budget_slots_, kFirstSlots), (bytes + sizeof(Entry) - 1) / sizeof(Entry));
-  block_ = memory_.TakeKept(wanted);  // its bytes come taken
-  taken_ = block_.size();
-  if (block_.size() < wanted && (block_.size() == 0 || !block_.Remap(wanted))) {
-    memory_.Give(taken_);
-    taken_ = 0;
-    block_.Map(wanted);
-  }
+  SortMemory::Mapping m = memory_.Acquire(wanted);
+  block_ = std::move(m.memory);
+  taken_ = m.taken;
   if (memory_.reused()) block_.UseHugePages();
   slots_ = block_.size() / sizeof(Entry);
 }

@@ -120,16 +120,25 @@ void SortMemory::Keep(MappedMemory m) {
   DropKeptToFit(0);
 }
 
-MappedMemory SortMemory::TakeKept(size_t bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (kept_.empty()) return MappedMemory();
-  auto at = std::find_if(kept_.begin(), kept_.end(),
-                         [bytes](const MappedMemory& k) { return k.size() >= bytes; });
-  if (at == kept_.end()) --at;
-  MappedMemory m = std::move(*at);
-  kept_.erase(at);
-  kept_bytes_ -= m.size();
-  taken_ += m.size();
+SortMemory::Mapping SortMemory::Acquire(size_t bytes) {
+  Mapping m;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!kept_.empty()) {
+      auto at = std::find_if(kept_.begin(), kept_.end(),
+                             [bytes](const MappedMemory& k) { return k.size() >= bytes; });
+      if (at == kept_.end()) --at;
+      m.memory = std::move(*at);
+      kept_.erase(at);
+      kept_bytes_ -= m.memory.size();
+      taken_ += m.memory.size();
+      m.taken = m.memory.size();
+    }
+  }
+  if (m.memory.size() >= bytes || (m.taken > 0 && m.memory.Remap(bytes))) return m;
+  Give(m.taken);
+  m.taken = 0;
+  m.memory.Map(bytes);
   return m;
 }
 

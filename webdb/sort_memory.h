@@ -8,7 +8,7 @@
 // sorter needs to make progress at all (one record, the read buffers of a merge).
 //
 // The pool also keeps the mappings of buffers that are done (Keep), so that buffers
-// starting later take them over (TakeKept) with their pages in place. Faulting in fresh
+// starting later take them over (Acquire) with their pages in place. Faulting in fresh
 // memory costs the kernel a zeroed page for every page touched, and for huge pages often
 // a compaction as well: a sorter that spills and fills again would otherwise fault in
 // all its memory anew each time. Kept mappings count against the budget like taken
@@ -42,8 +42,8 @@ class MappedMemory {
   // Maps bytes of zeroes in place of what was mapped, in the system's page size (see
   // UseHugePages); throws std::bad_alloc if refused.
   void Map(size_t bytes);
-  // Grows to bytes, keeping the contents and the page size, perhaps at another address;
-  // false (nothing changed) when refused.
+  // Grows or shrinks to bytes, keeping the contents (up to bytes) and the page size,
+  // perhaps at another address; false (nothing changed) when refused.
   bool Remap(size_t bytes);
   void Unmap();
   // Moves the contents into huge pages, now (MADV_COLLAPSE) and as the mapping grows
@@ -88,10 +88,16 @@ class SortMemory {
   // Keeps m for a later buffer if it fits in the budget beside what is taken; the
   // mappings kept before stay as far as they fit beside it, the smallest going first.
   void Keep(MappedMemory m);
-  // The smallest kept mapping of at least `bytes`, or the largest if none is that large,
-  // its bytes now taken by the caller (who gives them back when done); an empty one
-  // when none is kept.
-  MappedMemory TakeKept(size_t bytes);
+  // A mapping for a buffer of at least `bytes`, and how many of its bytes are taken from
+  // the pool for the caller (who gives them back when done).
+  struct Mapping {
+    MappedMemory memory;
+    size_t taken = 0;
+  };
+  // The smallest kept mapping of at least `bytes`, or the largest kept one grown to
+  // `bytes`, its bytes (before growing) taken; else a fresh mapping of `bytes`, none
+  // taken. Throws std::bad_alloc if the system refuses the memory.
+  Mapping Acquire(size_t bytes);
 
  private:
   // Unmaps kept mappings, smallest first, until bytes more fit beside the rest.

@@ -1,8 +1,10 @@
 #include "webdb/sorter.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 #include <cstring>
+#include <span>
 #include <utility>
 
 #include "webdb/edit_file.h"
@@ -99,7 +101,8 @@ Sorter::~Sorter() {
   WaitForSorting();
   chunks_.clear();
   buffer_.reset();
-  memory_.Give(read_memory_);
+  memory_.Give(read_memory_.size());
+  memory_.Keep(std::move(read_memory_));
   // Best effort: a run that cannot be removed is left behind in tmp_dir, which the
   // caller clears as a whole; files merged away are already gone (NotFound).
   for (const std::string& path : created_) static_cast<void>(env_.RemoveFile(path));
@@ -182,8 +185,10 @@ Result<std::vector<std::unique_ptr<EditIterator>>> Sorter::OpenRuns(
     const std::vector<std::string>& paths) {
   std::vector<std::unique_ptr<EditIterator>> runs;
   runs.reserve(paths.size());
+  assert(paths.size() * read_buffer_ <= read_memory_.size());
   for (const std::string& path : paths) {
-    NUTCHFS_ASSIGN_OR_RETURN(auto run, OpenEditFile(env_, path, read_buffer_));
+    std::span<char> buffer(read_memory_.data() + runs.size() * read_buffer_, read_buffer_);
+    NUTCHFS_ASSIGN_OR_RETURN(auto run, OpenEditFile(env_, path, buffer));
     runs.push_back(std::move(run));
   }
   return runs;
@@ -237,13 +242,20 @@ Status Sorter::ReleaseMemory() {
 }
 
 // Each run merged at once reads through an equal part of the read share (or of what the
-// pool has left, if less), and at least kMinReadBuffer.
+// pool has left, if less), and at least kMinReadBuffer. A larger mapping the pool kept
+// is cut to size: the rest of the pool stays with the sorters filling meanwhile.
 void Sorter::TakeReadMemory() {
   const size_t runs = std::min(runs_.size(), fan_in_);
   const size_t share = std::min(memory_.available(), read_share_);
   read_buffer_ = std::clamp<size_t>(share / runs, kMinReadBuffer, kMaxReadBuffer);
-  read_memory_ = read_buffer_ * runs;
-  memory_.Force(read_memory_);
+  const size_t bytes = read_buffer_ * runs;
+  SortMemory::Mapping m = memory_.Acquire(bytes);
+  if (m.memory.size() > bytes && m.memory.Remap(bytes)) {  // only a kept one is larger
+    memory_.Give(m.taken - bytes);
+    m.taken = bytes;
+  }
+  memory_.Force(m.memory.size() - m.taken);
+  read_memory_ = std::move(m.memory);
 }
 
 Result<std::unique_ptr<EditIterator>> Sorter::Finish() {

@@ -13,6 +13,8 @@
 // more than fan_in() of them, each run read through an equal part of a quarter of the
 // budget (between 128 KiB and 4 MiB), so that the sorters filling meanwhile keep the
 // rest of the pool for large runs (at a 256 MiB budget, 512 runs merge in one pass).
+// The read buffers are one mapping from the pool, like the sort buffers', so that their
+// memory goes back to the pool (and to the next buffers) when the sorter is done.
 // Sorters read at the same time (read_sharers of them) share that quarter, and so
 // each merges fewer runs at once.
 // Memory use stays within the pool's budget plus a small constant: the largest single
@@ -39,13 +41,13 @@
 
 #include "nutchfs/env.h"
 #include "webdb/iterator.h"
+#include "webdb/sort_memory.h"
 
 namespace webdb {
 
 using nutchfs::Result;
 
 class SortBuffer;
-class SortMemory;
 
 class Sorter final : public EditSink {
  public:
@@ -114,7 +116,7 @@ class Sorter final : public EditSink {
   const size_t min_run_;        // a sorter holding less takes memory beyond the budget
   size_t chunks_held_ = 0;      // bytes of the records in chunks_
   size_t read_buffer_ = 0;      // read buffer of each run being merged
-  size_t read_memory_ = 0;      // taken from memory_ for them
+  MappedMemory read_memory_;    // their buffers, all taken from memory_
   std::unique_ptr<SortBuffer> buffer_;              // filling
   std::vector<std::unique_ptr<SortBuffer>> chunks_;  // full, in insertion order
   std::future<void> sorting_;  // the sort of chunks_.back() while it runs

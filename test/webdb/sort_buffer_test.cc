@@ -223,7 +223,9 @@ TEST_CASE("the kept mapping gives way to memory that is taken", "[sorter]") {
   CHECK(memory.kept() == size_t{2} << 20);
   memory.Force(size_t{1} << 20);  // beyond what fits beside it: the kept mapping goes
   CHECK(memory.kept() == 0);
-  CHECK(memory.TakeKept(0).size() == 0);
+  SortMemory::Mapping fresh = memory.Acquire(size_t{1} << 20);  // none kept: a fresh one
+  CHECK(fresh.memory.size() == size_t{1} << 20);
+  CHECK(fresh.taken == 0);
   memory.Give(size_t{3} << 20);
   CHECK(memory.taken() == 0);
 }
@@ -236,35 +238,51 @@ TEST_CASE("the pool keeps several mappings and hands out the smallest that is la
     m.Map(mib << 20);
     return m;
   };
-  memory.Keep(mapping(2));
+  MappedMemory two = mapping(2);
+  two.data()[0] = 'x';
+  memory.Keep(std::move(two));
   memory.Keep(mapping(4));
   memory.Keep(mapping(1));
   CHECK(memory.kept() == size_t{7} << 20);
   CHECK(memory.taken() == 0);
 
-  MappedMemory m = memory.TakeKept(size_t{3} << 20);
-  CHECK(m.size() == size_t{4} << 20);
+  SortMemory::Mapping m = memory.Acquire(size_t{3} << 20);
+  CHECK(m.memory.size() == size_t{4} << 20);
+  CHECK(m.taken == size_t{4} << 20);
   CHECK(memory.taken() == size_t{4} << 20);
   CHECK(memory.kept() == size_t{3} << 20);
-  MappedMemory n = memory.TakeKept(size_t{5} << 20);  // none that large: the largest
-  CHECK(n.size() == size_t{2} << 20);
+  // None that large: the largest, grown (its pages stay), only its kept bytes taken
+  // (the caller takes the rest as it uses them).
+  SortMemory::Mapping n = memory.Acquire(size_t{5} << 20);
+  CHECK(n.memory.size() == size_t{5} << 20);
+  CHECK(n.memory.data()[0] == 'x');
+  CHECK(n.taken == size_t{2} << 20);
+  CHECK(memory.taken() == size_t{6} << 20);
   CHECK(memory.kept() == size_t{1} << 20);
-  memory.Give(n.size());
-  memory.Keep(std::move(n));
+  memory.Give(n.taken);
+  memory.Keep(std::move(n.memory));  // 5 MiB do not fit beside the 4 taken: unmapped
+  CHECK(memory.kept() == size_t{1} << 20);
 
-  // Taking more than fits beside them unmaps the smallest first.
+  // Taking more than fits beside them unmaps the kept mappings, smallest first.
+  memory.Keep(mapping(2));
+  CHECK(memory.kept() == size_t{3} << 20);
   CHECK(memory.Take(size_t{2} << 20));
   CHECK(memory.kept() == size_t{2} << 20);
   // A mapping kept beyond the budget pushes out smaller ones, or is not kept itself.
-  memory.Keep(mapping(3));
+  memory.Keep(mapping(3));  // more than the 2 MiB left: not kept
   CHECK(memory.kept() == size_t{2} << 20);
   memory.Give(size_t{2} << 20);
-  memory.Keep(mapping(3));
+  memory.Keep(mapping(2));
+  CHECK(memory.kept() == size_t{4} << 20);
+  memory.Keep(mapping(1));  // the smallest: goes itself
+  CHECK(memory.kept() == size_t{4} << 20);
+  memory.Keep(mapping(3));  // both 2 MiB mappings go
   CHECK(memory.kept() == size_t{3} << 20);
-  CHECK(memory.TakeKept(0).size() == size_t{3} << 20);
+  SortMemory::Mapping last = memory.Acquire(size_t{1} << 20);
+  CHECK(last.memory.size() == size_t{3} << 20);
+  CHECK(last.taken == size_t{3} << 20);
   CHECK(memory.kept() == 0);
-  CHECK(memory.TakeKept(0).size() == 0);
-  memory.Give(size_t{7} << 20);
+  memory.Give(m.taken + last.taken);
   CHECK(memory.taken() == 0);
 }
 
