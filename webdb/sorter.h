@@ -13,10 +13,10 @@
 // more than fan_in() of them, each run read through an equal part of a quarter of the
 // budget (between 128 KiB and 4 MiB), so that the sorters filling meanwhile keep the
 // rest of the pool for large runs (at a 256 MiB budget, 512 runs merge in one pass).
-// The read buffers are one mapping from the pool, like the sort buffers', so that their
-// memory goes back to the pool (and to the next buffers) when the sorter is done.
 // Sorters read at the same time (read_sharers of them) share that quarter, and so
 // each merges fewer runs at once.
+// The read buffers are one mapping from the pool, like the sort buffers', so that their
+// memory goes back to the pool (and to the next buffers) when the sorter is done.
 // Memory use stays within the pool's budget plus a small constant: the largest single
 // edit, one frame of the edit file being written, the Env's write buffer, the floor of
 // 128 KiB per merged run when the pool is exhausted, and a 256th of the budget: a sorter
