@@ -18,6 +18,7 @@
 #include "tools/kill_hook.h"
 #include "tools/ops_commands.h"
 #include "tools/progress_reporter.h"
+#include "tools/step_clock.h"
 #include "tools/version_commands.h"
 #include "webdb/writer.h"
 
@@ -131,10 +132,14 @@ Result<uint64_t> TotalSize(nutchfs::Env& env, const std::vector<std::string>& fi
 // nothing: the db stays exactly as it was.
 Result<int> RunApply(nutchfs::Env& env, const Invocation& inv, Output&) {
   auto start = std::chrono::steady_clock::now();
+  StepClock steps("calls");
   ProgressReporter reporter(stderr);
   WriterOptions options;
   options.memory_budget = inv.memory_budget;
-  options.hooks.before_step = KillHookFromEnvironment();
+  options.hooks.before_step = [&steps, kill = KillHookFromEnvironment()](std::string_view step) {
+    steps.Step(step);
+    if (kill) kill(step);
+  };
   if (!inv.quiet) options.progress = reporter.AsProgressFn();
   ReadProgress progress;
   if (!inv.quiet) progress.reporter = &reporter;
@@ -154,7 +159,8 @@ Result<int> RunApply(nutchfs::Env& env, const Invocation& inv, Output&) {
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::string summary =
-        fmt::format("webdb: applied {} calls in {:.1f} s\n", progress.calls, seconds);
+        fmt::format("webdb: applied {} calls in {:.1f} s\nwebdb: seconds by step: {}\n",
+                    progress.calls, seconds, steps.Summary());
     std::fputs(summary.c_str(), stderr);
   }
   return kExitOk;

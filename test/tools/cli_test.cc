@@ -159,6 +159,25 @@ TEST_CASE("create, apply, dump and look up") {
   CHECK(MustRun(dir, {"links", db, "--url", "http://gone/"}).empty());
 }
 
+TEST_CASE("apply ends with its calls, its time and the seconds of each step") {
+  testutil::TempDir dir;
+  std::string db = dir.File("db");
+  MustRun(dir, {"create", db});
+  WriteWholeFile(dir.File("calls.jsonl"), kCalls);
+  RunResult r = Run(dir, {"apply", db, dir.File("calls.jsonl")});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.empty());
+  const std::string seconds = "[0-9]+\\.[0-9]{3}";
+  std::string steps = "calls " + seconds;
+  for (int stage = 1; stage <= 5; ++stage) {
+    steps += ", stage " + std::to_string(stage) + " " + seconds;
+  }
+  steps += ", publish " + seconds;
+  CHECK_THAT(r.err, Catch::Matches("webdb: applied 6 calls in [0-9]+\\.[0-9] s\n"
+                                   "webdb: seconds by step: " + steps + "\n"));
+}
+
 TEST_CASE("apply reads standard input for -") {
   testutil::TempDir dir;
   std::string db = dir.File("db");
