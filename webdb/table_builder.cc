@@ -21,7 +21,7 @@ Result<std::unique_ptr<TableBuilder>> TableBuilder::Create(nutchfs::Env& env,
 
 TableBuilder::TableBuilder(nutchfs::Env& env, std::unique_ptr<nutchfs::WritableFile> file,
                            size_t target_block_size)
-    : env_(env), file_(std::move(file)), block_(target_block_size),
+    : env_(env), path_(file->path()), file_(std::move(file)), block_(target_block_size),
       target_block_size_(target_block_size) {}
 
 TableBuilder::~TableBuilder() {
@@ -215,6 +215,20 @@ void TableBuilder::Appended(size_t size, uint32_t crc) {
 }
 
 Status TableBuilder::Finish() {
+  NUTCHFS_RETURN_IF_ERROR(WriteTail());
+  status_ = file_->Sync();
+  if (status_.ok()) status_ = file_->Close();
+  return status_;
+}
+
+Status TableBuilder::FinishDeferred(DeferredSyncs& syncs, std::string context) {
+  NUTCHFS_RETURN_IF_ERROR(WriteTail());
+  status_ = file_->Flush();
+  if (status_.ok()) syncs.Add(std::move(file_), std::move(context));
+  return status_;
+}
+
+Status TableBuilder::WriteTail() {
   if (!status_.ok()) return status_;
   if (finished_) return Status::InvalidArgument(path() + ": Finish called twice");
   finished_ = true;
@@ -232,10 +246,7 @@ Status TableBuilder::Finish() {
   footer.file_id = file_id_ = TableFileId(file_crc_, index_crc_);
   std::string encoded;
   EncodeFooter(footer, &encoded);
-  NUTCHFS_RETURN_IF_ERROR(Write(encoded));
-  status_ = file_->Sync();
-  if (status_.ok()) status_ = file_->Close();
-  return status_;
+  return Write(encoded);
 }
 
 }  // namespace webdb

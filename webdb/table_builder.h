@@ -2,7 +2,8 @@
 // records added in strictly increasing bytewise key order.
 //
 // The builder owns its WritableFile. Finish() writes the index and footer, syncs and closes
-// the file; destroying a builder without Finish() abandons the file (closes it unsynced,
+// the file; FinishDeferred() writes them and hands the file to a DeferredSyncs to sync and
+// close. Destroying a builder without either abandons the file (closes it unsynced,
 // leaving a partial file for the caller to delete). The index entries of the blocks
 // written are kept in memory up to kIndexSpill bytes; beyond that they go to a side file,
 // path + ".tmp.index" (a temporary name, which the db's garbage collection removes if
@@ -21,6 +22,7 @@
 #include "nutchfs/env.h"
 #include "nutchfs/status.h"
 #include "webdb/block_builder.h"
+#include "webdb/deferred_syncs.h"
 #include "webdb/iterator.h"
 #include "webdb/table_format.h"
 
@@ -59,6 +61,9 @@ class TableBuilder {
 
   // Writes the last block, the index and the footer, then syncs and closes the file.
   Status Finish();
+  // Writes them and flushes the file, complete for readers, then hands it to syncs to be
+  // synced and closed on a thread of its own (a failure reported with context).
+  Status FinishDeferred(DeferredSyncs& syncs, std::string context);
 
   uint64_t num_records() const { return num_records_; }
   // Bytes written so far; the whole file size after Finish().
@@ -67,7 +72,7 @@ class TableBuilder {
   uint32_t file_crc() const { return file_crc_; }
   // The file id written into the footer (docs/FORMAT.md); 0 before Finish().
   uint64_t file_id() const { return file_id_; }
-  const std::string& path() const { return file_->path(); }
+  const std::string& path() const { return path_; }
 
  private:
   TableBuilder(nutchfs::Env& env, std::unique_ptr<nutchfs::WritableFile> file,
@@ -76,6 +81,8 @@ class TableBuilder {
   // The last key added: the block being built keeps it until it is flushed.
   std::string_view LastKey() const { return block_.empty() ? last_key_ : block_.last_key(); }
   Status FlushBlock();
+  // Finish() up to the footer, written (not flushed).
+  Status WriteTail();
   // Corruption of a stored run's record at offset (error: what is wrong, or nullptr for
   // a key out of order).
   Status StoredRunCorruption(const char* error, size_t offset);
@@ -97,7 +104,8 @@ class TableBuilder {
   static constexpr size_t kIndexSpill = size_t{1} << 20;
 
   nutchfs::Env& env_;
-  std::unique_ptr<nutchfs::WritableFile> file_;
+  const std::string path_;
+  std::unique_ptr<nutchfs::WritableFile> file_;  // until it is handed to a DeferredSyncs
   BlockBuilder block_;
   // The encoded index entries not yet in the side file: at most kIndexSpill bytes.
   std::string index_;

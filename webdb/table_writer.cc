@@ -10,19 +10,22 @@ Result<std::unique_ptr<TableWriter>> TableWriter::Create(nutchfs::Env& env,
                                                          size_t target_block_size,
                                                          std::string step,
                                                          uint64_t expected_rows,
-                                                         const ProgressFn& progress) {
+                                                         const ProgressFn& progress,
+                                                         DeferredSyncs& syncs) {
   NUTCHFS_ASSIGN_OR_RETURN(auto builder, TableBuilder::Create(env, dir + "/" + name, target_block_size));
-  return std::unique_ptr<TableWriter>(
-      new TableWriter(std::move(builder), name, std::move(step), expected_rows, progress));
+  return std::unique_ptr<TableWriter>(new TableWriter(std::move(builder), name, std::move(step),
+                                                      expected_rows, progress, syncs));
 }
 
 TableWriter::TableWriter(std::unique_ptr<TableBuilder> builder, std::string name,
-                         std::string step, uint64_t expected_rows, const ProgressFn& progress)
+                         std::string step, uint64_t expected_rows, const ProgressFn& progress,
+                         DeferredSyncs& syncs)
     : builder_(std::move(builder)),
       name_(std::move(name)),
       step_(std::move(step)),
       expected_rows_(expected_rows),
-      progress_(progress) {}
+      progress_(progress),
+      syncs_(syncs) {}
 
 Status TableWriter::Add(std::string_view key, std::string_view value) {
   if (++rows_ % kProgressEvery == 0 && progress_) progress_({step_, rows_, expected_rows_});
@@ -52,7 +55,7 @@ void TableWriter::Counted(uint64_t rows) {
 }
 
 Result<TableFile> TableWriter::Finish() {
-  NUTCHFS_RETURN_IF_ERROR(builder_->Finish());
+  NUTCHFS_RETURN_IF_ERROR(builder_->FinishDeferred(syncs_, step_));
   if (progress_) progress_({step_, rows_, rows_});
   return TableFile{name_, builder_->num_records(), builder_->file_size(), builder_->file_crc(),
                    builder_->file_id()};

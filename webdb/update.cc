@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "webdb/deferred_syncs.h"
 #include "webdb/join_changes.h"
 #include "webdb/manifest_table.h"
 #include "webdb/merging_iterator.h"
@@ -179,6 +180,7 @@ class Update {
         plumbing_.SplitEdits(4, std::move(splits));
       }
     }
+    if (Status synced = syncs_.Wait(); !synced.ok()) return Err(synced);
     return next_;
   }
 
@@ -324,7 +326,8 @@ class Update {
     const std::string name = TableFileName(t, params_.new_version, suffix);
     NUTCHFS_ASSIGN_OR_RETURN(auto out, TableWriter::Create(env_, params_.dir, name,
                                                            TargetBlockSize(t), StageName(stage),
-                                                           old_table.num_records(), progress));
+                                                           old_table.num_records(), progress,
+                                                           syncs_));
     Result<StageStats> stats = [&]() -> Result<StageStats> {
       switch (stage) {
         case 1: {
@@ -363,6 +366,9 @@ class Update {
   // Notices of stages 1 (targets changed) and 2 (md5s gone), all parts.
   std::array<std::atomic<uint64_t>, 2> notices_{};
   bool links_by_md5_changed_ = false;  // stage 3 ran: stage 5 writes its result
+  // The new tables, synced while the stages after theirs run: all of them before Run()
+  // returns the manifest that names them.
+  DeferredSyncs syncs_;
 };
 
 }  // namespace

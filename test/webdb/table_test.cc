@@ -409,7 +409,9 @@ TEST_CASE("a malformed block with a valid checksum is Corruption", "[table][faul
     it->SeekToFirst();
     REQUIRE(it->Valid());
     const ProgressFn no_progress;  // the writer keeps a reference
-    auto copy = TableWriter::Create(*env, dir.path(), "copy.tbl", 4096, "copy", 0, no_progress);
+    DeferredSyncs syncs;  // syncs and closes the copy
+    auto copy = TableWriter::Create(*env, dir.path(), "copy.tbl", 4096, "copy", 0, no_progress,
+                                    syncs);
     REQUIRE(copy.has_value());
     REQUIRE((*copy)->Add(it->key(), it->value()).ok());
     uint64_t moved = 0;
@@ -597,7 +599,9 @@ TEST_CASE("rows copied as stored give the same table file as rows added one by o
     for (Iterator* walker : {static_cast<Iterator*>(it.get()), static_cast<Iterator*>(&generic)}) {
       const std::string b_name = "b" + std::to_string(target) + ".tbl";
       const ProgressFn no_progress;  // the writer keeps a reference
-      auto b = TableWriter::Create(*env, dir.path(), b_name, target, "copy", 0, no_progress);
+      DeferredSyncs syncs;  // syncs and closes the copy
+      auto b = TableWriter::Create(*env, dir.path(), b_name, target, "copy", 0, no_progress,
+                                   syncs);
       REQUIRE(b.has_value());
       uint64_t added = 0;
       walker->SeekToFirst();
@@ -620,6 +624,7 @@ TEST_CASE("rows copied as stored give the same table file as rows added one by o
       CHECK(added == rows.size());
       Result<TableFile> file = (*b)->Finish();
       REQUIRE(file.has_value());
+      REQUIRE(syncs.Wait().ok());
       CHECK(file->records == rows.size());
       CHECK(FileBytes(dir.File(b_name)) == FileBytes(c_path));
     }
@@ -644,7 +649,9 @@ TEST_CASE("rows moved within their block stop below the limit and at the block's
 
   // The moved rows go to a table of another block size, as stored runs.
   const ProgressFn no_progress;  // the writer keeps a reference
-  auto copy = TableWriter::Create(*env, dir.path(), "copy.tbl", 200, "copy", 0, no_progress);
+  DeferredSyncs syncs;  // syncs and closes the copy
+  auto copy = TableWriter::Create(*env, dir.path(), "copy.tbl", 200, "copy", 0, no_progress,
+                                  syncs);
   REQUIRE(copy.has_value());
   size_t moves = 0, i = 0;
   for (it->SeekToFirst(); it->Valid(); ++moves) {
@@ -674,6 +681,7 @@ TEST_CASE("rows moved within their block stop below the limit and at the block's
   CHECK(moves < rows.size() / 2);
   Result<TableFile> file = (*copy)->Finish();
   REQUIRE(file.has_value());
+  REQUIRE(syncs.Wait().ok());
   CHECK(file->records == rows.size());
   auto [got, status] = Scan(*OpenOk(*env, dir.File("copy.tbl")));
   REQUIRE(status.ok());
