@@ -5,8 +5,8 @@
 #   tsan  ThreadSanitizer, into build-tsan/, the tests of the code that runs threads: the
 #         call file parse thread (webdb apply, distwriter run), concurrent table readers,
 #         a sort buffer read while it sorts, a stage's key ranges merged at once (and the
-#         sorters they fill), NutchFs and its Envs used from several threads, the lock
-#         race.
+#         sorters they fill), tables synced while the next stage runs, NutchFs and its
+#         Envs used from several threads, the lock race.
 # Any report fails the test that triggered it (reports are fatal, the tools the tests
 # run are instrumented too). Prints the wall time. See docs/RELIABILITY.md, "Sanitizers".
 #
@@ -35,8 +35,8 @@ case $mode in
     # file tests and the determinism test (with and without threads), concurrent table
     # iterators, a sort buffer read while it sorts, key ranges merged at once and the
     # sorters they fill, and the tests that run webdb apply or a distributed round (the
-    # parse thread in a tool).
-    webdb='^webdb:(.*(FILE:LINE|line|call|parse thread|threads|key range|concurrent|webdb apply|another thread sorts)|blank lines|an empty file)'
+    # parse thread in a tool), and the tables synced on threads of their own.
+    webdb='^webdb:(.*(FILE:LINE|line|call|parse thread|threads|key range|concurrent|webdb apply|another thread sorts)|blank lines|an empty file|deferred syncs)'
     select=(-R "^nutchfs:|$webdb|^tools:.*apply|^distwriter:.*killed at each step")
     export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
     ;;

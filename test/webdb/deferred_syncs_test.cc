@@ -44,7 +44,7 @@ class HeldFile final : public nutchfs::WritableFile {
   const Status sync_result_;
 };
 
-TEST_CASE("files are synced and closed while the caller goes on") {
+TEST_CASE("deferred syncs: files are synced and closed while the caller goes on") {
   std::promise<void> go;
   std::shared_future<void> released = go.get_future().share();
   Record a, b;
@@ -61,7 +61,7 @@ TEST_CASE("files are synced and closed while the caller goes on") {
   CHECK(syncs.Wait().ok());  // nothing left to wait for
 }
 
-TEST_CASE("Wait reports the first failure in the order the files came, with its context") {
+TEST_CASE("deferred syncs: Wait reports the first failure in the order the files came") {
   std::promise<void> go;
   go.set_value();
   std::shared_future<void> released = go.get_future().share();
@@ -80,7 +80,7 @@ TEST_CASE("Wait reports the first failure in the order the files came, with its 
   CHECK(c.calls == "sync;");
 }
 
-TEST_CASE("destroyed, it waits for the files still syncing") {
+TEST_CASE("deferred syncs: destroyed, they wait for the files still syncing") {
   std::promise<void> go;
   std::shared_future<void> released = go.get_future().share();
   Record a;
