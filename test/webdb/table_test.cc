@@ -409,7 +409,7 @@ TEST_CASE("a malformed block with a valid checksum is Corruption", "[table][faul
     it->SeekToFirst();
     REQUIRE(it->Valid());
     const ProgressFn no_progress;  // the writer keeps a reference
-    DeferredSyncs syncs;  // syncs and closes the copy
+    DeferredSyncs syncs;  // the writer's, for a Finish this test never reaches
     auto copy = TableWriter::Create(*env, dir.path(), "copy.tbl", 4096, "copy", 0, no_progress,
                                     syncs);
     REQUIRE(copy.has_value());
