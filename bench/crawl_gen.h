@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "webdb/record.h"
+#include "webdb/table/record.h"
 
 namespace bench {
 

@@ -1,6 +1,6 @@
 #include "bench/json_call_sink.h"
 
-#include "webdb/json_out.h"
+#include "webdb/calls/json_out.h"
 
 namespace bench {
 

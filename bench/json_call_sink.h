@@ -1,5 +1,5 @@
 // JsonCallSink: a webdb::CallSink that writes each call as one line of a call file
-// (webdb/call_file.h), so a benchmark workload can be fed to `webdb apply` and
+// (webdb/calls/call_file.h), so a benchmark workload can be fed to `webdb apply` and
 // `distwriter launch`: to a stream, through a buffer it owns that Finish() flushes, or
 // appended to a string of the caller's. Not thread-safe.
 #ifndef BENCH_JSON_CALL_SINK_H_
@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "webdb/call_file.h"
-#include "webdb/writer.h"
+#include "webdb/calls/call_file.h"
+#include "webdb/calls/call_sink.h"
 
 namespace bench {
 

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "nutchfs/env.h"
-#include "webdb/table.h"
-#include "webdb/table_builder.h"
+#include "webdb/table/table.h"
+#include "webdb/table/table_builder.h"
 
 namespace {
 

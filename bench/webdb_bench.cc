@@ -26,7 +26,7 @@
 #include "bench/measure.h"
 #include "bench/workload.h"
 #include "tools/cli_args.h"
-#include "webdb/writer.h"
+#include "webdb/db/writer.h"
 
 namespace {
 

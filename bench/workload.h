@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include "bench/crawl_gen.h"
-#include "webdb/writer.h"
+#include "webdb/db/writer.h"
 
 namespace bench {
 

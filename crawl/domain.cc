@@ -3,7 +3,7 @@
 #include <libpsl.h>
 
 #include "crawl/url.h"
-#include "webdb/record.h"
+#include "webdb/table/record.h"
 
 namespace crawl {
 

@@ -10,7 +10,7 @@
 
 #include "crawl/domain.h"
 #include "crawl/url.h"
-#include "webdb/sorter.h"
+#include "webdb/sort/sorter.h"
 
 namespace crawl {
 

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "nutchfs/env.h"
-#include "webdb/reader.h"
+#include "webdb/db/reader.h"
 
 namespace crawl {
 

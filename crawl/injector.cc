@@ -1,7 +1,7 @@
 #include "crawl/injector.h"
 
 #include "crawl/url_list.h"
-#include "webdb/record.h"
+#include "webdb/table/record.h"
 
 namespace crawl {
 

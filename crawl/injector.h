@@ -11,7 +11,7 @@
 #include <string>
 
 #include "crawl/url_filter.h"
-#include "webdb/writer.h"
+#include "webdb/calls/call_sink.h"
 
 namespace crawl {
 

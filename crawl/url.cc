@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "webdb/record.h"
+#include "webdb/table/record.h"
 
 namespace crawl {
 namespace {

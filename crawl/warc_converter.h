@@ -24,8 +24,8 @@
 #include "crawl/link_extractor.h"
 #include "crawl/url_filter.h"
 #include "crawl/warc_reader.h"
-#include "webdb/record.h"
-#include "webdb/writer.h"
+#include "webdb/calls/call_sink.h"
+#include "webdb/table/record.h"
 
 namespace crawl {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "distwriter/round_versions.h"
-#include "webdb/versions.h"
+#include "webdb/db/versions.h"
 
 namespace distwriter {
 namespace {

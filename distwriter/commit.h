@@ -24,7 +24,7 @@
 #include "distwriter/exchange.h"
 #include "distwriter/round_store.h"
 #include "nutchfs/nutchfs.h"
-#include "webdb/manifest.h"
+#include "webdb/db/manifest.h"
 
 namespace distwriter {
 

@@ -6,7 +6,7 @@
 
 #include "distwriter/round_store.h"
 #include "nutchfs/nutchfs.h"
-#include "webdb/versions.h"
+#include "webdb/db/versions.h"
 
 namespace distwriter {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "distwriter/dist_config.h"
 #include "nutchfs/env.h"
-#include "webdb/manifest.h"
+#include "webdb/db/manifest.h"
 
 namespace distwriter {
 

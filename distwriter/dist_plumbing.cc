@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "webdb/merging_iterator.h"
+#include "webdb/table/merging_iterator.h"
 
 namespace distwriter {
 namespace {

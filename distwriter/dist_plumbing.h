@@ -1,4 +1,4 @@
-// DistPlumbing: the distributed writer's StagePlumbing (webdb/update.h). Edits meant for
+// DistPlumbing: the distributed writer's StagePlumbing (webdb/db/update.h). Edits meant for
 // a stage are sorted locally; when the stage begins, the sorted stream is cut by
 // section into exactly k edit files (empty ones too), each sent to the writer owning
 // that section; then the k files addressed to this writer are awaited and merged
@@ -9,7 +9,7 @@
 // merge, written nowhere; otherwise it is written with the others and read where it was
 // written. With k = 1 the sorted stream goes to the stage directly. The local sorting is
 // webdb::StageSorters', as in the single-machine writer. A writer's section is one key
-// range: the plumbing offers the engine no partitions (webdb/update.h), so a writer
+// range: the plumbing offers the engine no partitions (webdb/db/update.h), so a writer
 // merges each stage as a whole. Not thread-safe.
 #ifndef DISTWRITER_DIST_PLUMBING_H_
 #define DISTWRITER_DIST_PLUMBING_H_
@@ -22,8 +22,8 @@
 
 #include "distwriter/exchange.h"
 #include "distwriter/partition.h"
-#include "webdb/stage_sorters.h"
-#include "webdb/update.h"
+#include "webdb/db/stage_sorters.h"
+#include "webdb/db/update.h"
 
 namespace distwriter {
 

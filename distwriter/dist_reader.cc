@@ -6,7 +6,7 @@
 #include "distwriter/round_store.h"
 #include "distwriter/round_versions.h"
 #include "nutchfs/nutchfs.h"
-#include "webdb/manifest_table.h"
+#include "webdb/db/manifest_table.h"
 
 namespace distwriter {
 namespace {

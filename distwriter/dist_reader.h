@@ -16,9 +16,9 @@
 #include "distwriter/round_manifest.h"
 #include "nutchfs/env.h"
 #include "nutchfs/nutchfs.h"
-#include "webdb/reader.h"
-#include "webdb/table.h"
-#include "webdb/version_pin.h"
+#include "webdb/db/reader.h"
+#include "webdb/db/version_pin.h"
+#include "webdb/table/table.h"
 
 namespace distwriter {
 

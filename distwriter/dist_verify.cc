@@ -12,8 +12,8 @@
 #include "distwriter/round_versions.h"
 #include "nutchfs/nutchfs.h"
 #include "nutchfs/publish.h"
-#include "webdb/cross_check.h"
-#include "webdb/table_check.h"
+#include "webdb/inspect/cross_check.h"
+#include "webdb/inspect/table_check.h"
 
 namespace distwriter {
 namespace {

@@ -1,8 +1,8 @@
 // Verifying a distributed db (`webdb verify --config FILE`, docs/CLI.md): the checks of
-// webdb/verify.h over the committed round, where each section lives (through NutchFS):
-//   - every section's table files read end to end (webdb/table_check.h), every key
+// webdb/inspect/verify.h over the committed round, where each section lives (through NutchFS):
+//   - every section's table files read end to end (webdb/inspect/table_check.h), every key
 //     inside its section's range (distwriter/partition.h);
-//   - the cross-table invariants over the whole db (webdb/cross_check.h), read through
+//   - the cross-table invariants over the whole db (webdb/inspect/cross_check.h), read through
 //     the same concatenation of sections in key order as the distributed reader;
 //   - every writer's machine on the same round: its meta/CURRENT names the round of the
 //     meta group's view, and its ROUND-<N> is that round's manifest; round files of
@@ -18,7 +18,7 @@
 
 #include "distwriter/dist_config.h"
 #include "nutchfs/env.h"
-#include "webdb/verify.h"
+#include "webdb/inspect/verify.h"
 
 namespace distwriter {
 

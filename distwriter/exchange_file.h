@@ -18,7 +18,7 @@
 
 #include "distwriter/dist_config.h"
 #include "nutchfs/env.h"
-#include "webdb/edit_file.h"
+#include "webdb/sort/edit_file.h"
 
 namespace distwriter {
 

@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "webdb/iterator.h"
+#include "webdb/table/iterator.h"
 
 namespace distwriter {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "webdb/coding.h"
+#include "webdb/util/coding.h"
 
 namespace distwriter {
 namespace {

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "webdb/record.h"
+#include "webdb/table/record.h"
 
 namespace distwriter {
 
@@ -30,7 +30,7 @@ class Partition {
   const std::vector<std::string>& url_breakpoints() const { return url_breakpoints_; }
   bool has_url_breakpoints() const { return k_ == 1 || !url_breakpoints_.empty(); }
 
-  // The section owning a key of table t (webdb/record.h key layouts).
+  // The section owning a key of table t (webdb/table/record.h key layouts).
   int SectionOf(webdb::TableId t, std::string_view key) const;
   // Section i of table t starts at split key i-1 (empty for i == 0).
   const std::string& SectionStart(webdb::TableId t, int section) const;

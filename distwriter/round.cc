@@ -16,9 +16,9 @@
 #include "distwriter/round_versions.h"
 #include "distwriter/stage_zero.h"
 #include "nutchfs/scoped_lock.h"
-#include "webdb/call_file.h"
-#include "webdb/call_log.h"
-#include "webdb/manifest.h"
+#include "webdb/calls/call_file.h"
+#include "webdb/calls/call_log.h"
+#include "webdb/db/manifest.h"
 
 namespace distwriter {
 namespace {
@@ -109,7 +109,7 @@ class Round {
 
 // Reads every call file into the stage 1 and 3 sorters, each of the reader's parse
 // threads logging the calls it parsed through a lane of its own (a CallLog, an input
-// digest and a url sample each; webdb/call_file.h, LogCalls); returns the input digest.
+// digest and a url sample each; webdb/calls/call_file.h, LogCalls); returns the input digest.
 Result<std::string> Round::LogCalls(webdb::StagePlumbing& plumbing) {
   const bool sample = committed_.breakpoints.empty() && config_.k > 1;
   std::vector<InputDigest> digests(kLanes, InputDigest(config_.k, self_));

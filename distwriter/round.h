@@ -13,7 +13,7 @@
 
 #include "distwriter/dist_config.h"
 #include "distwriter/exchange.h"
-#include "webdb/writer.h"
+#include "webdb/util/progress.h"
 
 namespace distwriter {
 

@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "webdb/crc32c.h"
+#include "webdb/util/crc32c.h"
 
 namespace distwriter {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "distwriter/partition.h"
-#include "webdb/manifest.h"
+#include "webdb/db/manifest.h"
 
 namespace distwriter {
 

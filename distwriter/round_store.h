@@ -1,5 +1,5 @@
 // RoundStore: the one home of a distributed db's versions in the meta group
-// (docs/DISTRIBUTED.md, "Files" and "The commit"), as webdb/manifest.h is for a
+// (docs/DISTRIBUTED.md, "Files" and "The commit"), as webdb/db/manifest.h is for a
 // single-machine db. Every machine of the meta group (each writer's) holds its own
 //   ROUND-<N>  the round manifest (round_manifest.h) of round N, present only once the
 //              round is decided, and

@@ -8,8 +8,8 @@
 
 #include "nutchfs/nutchfs.h"
 #include "nutchfs/scoped_lock.h"
-#include "webdb/manifest.h"
-#include "webdb/version_pin.h"
+#include "webdb/db/manifest.h"
+#include "webdb/db/version_pin.h"
 
 namespace distwriter {
 namespace {

@@ -1,13 +1,13 @@
 // The rounds a distributed db keeps readable, and the operations on them: which rounds a
 // writer's clean-up keeps, reading a kept round, listing them, rolling back and changing
 // the keep setting (docs/DISTRIBUTED.md, "Retained rounds"). The distributed counterpart
-// of webdb/versions.h.
+// of webdb/db/versions.h.
 //
 // A db keeps the `keep` newest rounds (the installed one included; `keep` is carried by
 // every round manifest): round v is kept while installed - keep < v <= installed and
 // ROUND-<v> is there. Writer i deletes a file of its section only when neither a kept
 // round nor a round pinned by a live reader (a pin in its section directory,
-// webdb/version_pin.h) names it. Rounds only grow: a rollback or a keep change is a new
+// webdb/db/version_pin.h) names it. Rounds only grow: a rollback or a keep change is a new
 // round, published and installed on every machine of the meta group while every
 // writer's LOCK is held, so no round runs meanwhile.
 //
@@ -24,7 +24,7 @@
 #include "distwriter/round_manifest.h"
 #include "distwriter/round_store.h"
 #include "nutchfs/env.h"
-#include "webdb/versions.h"
+#include "webdb/db/versions.h"
 
 namespace distwriter {
 

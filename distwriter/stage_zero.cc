@@ -1,7 +1,7 @@
 #include "distwriter/stage_zero.h"
 
-#include "webdb/edit_file.h"
-#include "webdb/record.h"
+#include "webdb/sort/edit_file.h"
+#include "webdb/table/record.h"
 
 namespace distwriter {
 namespace {

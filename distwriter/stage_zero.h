@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "nutchfs/status.h"
-#include "webdb/edit_file.h"
+#include "webdb/sort/edit_file.h"
 
 namespace distwriter {
 

@@ -1,17 +1,17 @@
-// Fuzzes call lines (webdb/call_parser.h) and call files (webdb/call_file.h).
+// Fuzzes call lines (webdb/calls/call_parser.h) and call files (webdb/calls/call_file.h).
 // Properties: no crash; every parse error is InvalidArgument (a call file's names
-// FILE:LINE); a line the plain-form scanner takes (webdb/plain_call_scanner.h) parses
+// FILE:LINE); a line the plain-form scanner takes (webdb/calls/plain_call_scanner.h) parses
 // to the same call with simdjson's parser alone; a parsed call written back as JSON
-// (webdb/json_out.h) parses to the same call; the call file reader yields exactly the
+// (webdb/calls/json_out.h) parses to the same call; the call file reader yields exactly the
 // calls of its non-blank lines.
 #include <cstdint>
 #include <string>
 
 #include "fuzz/fuzz_util.h"
-#include "webdb/call_file.h"
-#include "webdb/call_parser.h"
-#include "webdb/json_out.h"
-#include "webdb/plain_call_scanner.h"
+#include "webdb/calls/call_file.h"
+#include "webdb/calls/call_parser.h"
+#include "webdb/calls/json_out.h"
+#include "webdb/calls/plain_call_scanner.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Fuzzes reading edit files (webdb/edit_file.h): the writer's session log, the sorter's
+// Fuzzes reading edit files (webdb/sort/edit_file.h): the writer's session log, the sorter's
 // runs and every file the distributed writer receives from a peer. Frame crcs, payload
 // byte count and file crc are repaired first so that mutations reach the records.
 // Properties: no crash; errors are Corruption naming the file; reading with a tiny
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_util.h"
-#include "webdb/edit_file.h"
+#include "webdb/sort/edit_file.h"
 
 namespace {
 

@@ -15,8 +15,8 @@
 #include "distwriter/partition.h"
 #include "distwriter/round_manifest.h"
 #include "distwriter/stage_zero.h"
-#include "webdb/edit_file.h"
 #include "fuzz/fuzz_util.h"
+#include "webdb/sort/edit_file.h"
 
 namespace {
 

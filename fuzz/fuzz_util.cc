@@ -6,9 +6,9 @@
 #include <cstdlib>
 
 #include "nutchfs/mem_env.h"
-#include "webdb/coding.h"
-#include "webdb/crc32c.h"
-#include "webdb/table_format.h"
+#include "webdb/table/table_format.h"
+#include "webdb/util/coding.h"
+#include "webdb/util/crc32c.h"
 
 namespace fuzzutil {
 namespace {

@@ -34,7 +34,7 @@ std::unique_ptr<nutchfs::Env> EnvWithFile(const std::string& path, std::string_v
 // Splits input at its first n-1 NUL bytes into n parts (missing parts are empty).
 std::vector<std::string_view> SplitAtNul(std::string_view input, size_t n);
 
-// Rewrites the value of the last "crc " line of a text manifest (webdb/manifest.h,
+// Rewrites the value of the last "crc " line of a text manifest (webdb/db/manifest.h,
 // distwriter/round_manifest.h) to the CRC32C of the text before it, if there is one.
 void RepairTextCrc(std::string* text);
 

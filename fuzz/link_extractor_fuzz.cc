@@ -11,7 +11,7 @@
 #include "crawl/url.h"
 #include "crawl/url_filter.h"
 #include "fuzz/fuzz_util.h"
-#include "webdb/record.h"
+#include "webdb/table/record.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Fuzzes a db version's manifest and CURRENT (webdb/manifest.h). The input is CURRENT's
+// Fuzzes a db version's manifest and CURRENT (webdb/db/manifest.h). The input is CURRENT's
 // bytes, a NUL, then the manifest text, whose crc line is repaired so that mutations
 // reach the parser behind it.
 // Properties: no crash; errors are Status values; a decoded manifest encodes to text
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "fuzz/fuzz_util.h"
-#include "webdb/manifest.h"
+#include "webdb/db/manifest.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto parts = fuzzutil::SplitAtNul(fuzzutil::AsView(data, size), 2);

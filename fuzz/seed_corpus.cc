@@ -14,13 +14,13 @@
 #include "nutchfs/lock_owner.h"
 #include "nutchfs/mem_env.h"
 #include "nutchfs/sftp_wire.h"
-#include "webdb/block_builder.h"
-#include "webdb/edit_file.h"
-#include "webdb/json_out.h"
-#include "webdb/manifest.h"
-#include "webdb/table.h"
-#include "webdb/table_builder.h"
-#include "webdb/table_format.h"
+#include "webdb/calls/json_out.h"
+#include "webdb/db/manifest.h"
+#include "webdb/sort/edit_file.h"
+#include "webdb/table/block_builder.h"
+#include "webdb/table/table.h"
+#include "webdb/table/table_builder.h"
+#include "webdb/table/table_format.h"
 
 namespace {
 

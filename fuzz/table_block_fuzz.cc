@@ -1,4 +1,4 @@
-// Fuzzes the decoding of one data block of a table file (webdb/block.h): the bytes are
+// Fuzzes the decoding of one data block of a table file (webdb/table/block.h): the bytes are
 // the block contents, as if their crc had been checked.
 // Properties: no crash or read outside the block; errors are Corruption naming the file
 // and offset; decoded keys strictly increase; CountBlockRecords agrees with the reader;
@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "fuzz/fuzz_util.h"
-#include "webdb/block.h"
-#include "webdb/block_builder.h"
-#include "webdb/table_format.h"
+#include "webdb/table/block.h"
+#include "webdb/table/block_builder.h"
+#include "webdb/table/table_format.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
-// Fuzzes opening and reading a table file (webdb/table.h, webdb/table_format.h) and
-// verifying it (webdb/table_check.h), from bytes in an in-memory Env. Checksums are
+// Fuzzes opening and reading a table file (webdb/table/table.h, webdb/table/table_format.h) and
+// verifying it (webdb/inspect/table_check.h), from bytes in an in-memory Env. Checksums are
 // repaired first so that mutations reach the footer, index and block decoders.
 // Properties: no crash; errors are Corruption naming the file; a full scan yields
 // strictly increasing keys and, when clean, the footer's record count; Seek lands on
@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "fuzz/fuzz_util.h"
-#include "webdb/crc32c.h"
-#include "webdb/record.h"
-#include "webdb/table.h"
-#include "webdb/table_check.h"
+#include "webdb/inspect/table_check.h"
+#include "webdb/table/record.h"
+#include "webdb/table/table.h"
+#include "webdb/util/crc32c.h"
 
 namespace {
 

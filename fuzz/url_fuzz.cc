@@ -9,7 +9,7 @@
 
 #include "crawl/url.h"
 #include "fuzz/fuzz_util.h"
-#include "webdb/record.h"
+#include "webdb/table/record.h"
 
 namespace {
 

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "webdb/manifest.h"
-#include "webdb/record.h"
+#include "webdb/db/manifest.h"
+#include "webdb/table/record.h"
 
 namespace tools {
 

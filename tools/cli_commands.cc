@@ -11,8 +11,6 @@
 #include "distwriter/dist_reader.h"
 #include "distwriter/round_versions.h"
 #include "nutchfs/lock_file.h"
-#include "webdb/call_file.h"
-#include "webdb/json_out.h"
 #include "tools/crawl_commands.h"
 #include "tools/explain_command.h"
 #include "tools/kill_hook.h"
@@ -20,7 +18,9 @@
 #include "tools/progress_reporter.h"
 #include "tools/step_clock.h"
 #include "tools/version_commands.h"
-#include "webdb/writer.h"
+#include "webdb/calls/call_file.h"
+#include "webdb/calls/json_out.h"
+#include "webdb/db/writer.h"
 
 namespace tools {
 namespace {

@@ -13,8 +13,8 @@
 
 #include "nutchfs/env.h"
 #include "tools/cli_args.h"
-#include "webdb/reader.h"
-#include "webdb/versions.h"
+#include "webdb/db/reader.h"
+#include "webdb/db/versions.h"
 
 namespace tools {
 

@@ -19,9 +19,9 @@
 #include "tools/cli_commands.h"
 #include "tools/json_call_sink.h"
 #include "tools/progress_reporter.h"
-#include "webdb/call_file.h"
-#include "webdb/json_out.h"
-#include "webdb/writer.h"
+#include "webdb/calls/call_file.h"
+#include "webdb/calls/json_out.h"
+#include "webdb/db/writer.h"
 
 namespace tools {
 namespace {

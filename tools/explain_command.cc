@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "tools/cli_commands.h"
-#include "webdb/explain.h"
-#include "webdb/json_out.h"
-#include "webdb/versions.h"
+#include "webdb/calls/json_out.h"
+#include "webdb/db/versions.h"
+#include "webdb/inspect/explain.h"
 
 namespace tools {
 

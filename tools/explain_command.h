@@ -1,5 +1,5 @@
 // `webdb explain DB URL` (docs/CLI.md): what a version of the db says about one url —
-// page, same-md5 pages, outlinks, inlinks, due and generate rank (webdb/explain.h) —
+// page, same-md5 pages, outlinks, inlinks, due and generate rank (webdb/inspect/explain.h) —
 // and, for a single-machine db, its history in the versions the db keeps: its record in
 // each, when it appeared, which rule removed it and its links. A report for humans, or
 // with --json one object. Not thread-safe with respect to the stream it writes.

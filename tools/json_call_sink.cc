@@ -2,7 +2,7 @@
 
 #include <cerrno>
 
-#include "webdb/json_out.h"
+#include "webdb/calls/json_out.h"
 
 namespace tools {
 

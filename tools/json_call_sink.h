@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "webdb/call_file.h"
-#include "webdb/writer.h"
+#include "webdb/calls/call_file.h"
+#include "webdb/calls/call_sink.h"
 
 namespace tools {
 

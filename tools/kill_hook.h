@@ -14,7 +14,7 @@
 
 namespace tools {
 
-// A StageHooks::before_step callback (webdb/writer.h) for distributed writer `writer`
+// A StageHooks::before_step callback (webdb/db/writer.h) for distributed writer `writer`
 // (-1: not a distributed writer); empty when WEBDB_KILL_AT is not set or WEBDB_KILL_WRITER
 // names another writer.
 std::function<void(std::string_view)> KillHookFromEnvironment(int writer = -1);

@@ -6,13 +6,13 @@
 #include <cerrno>
 #include <filesystem>
 
-#include "tools/cli_commands.h"
 #include "distwriter/dist_reader.h"
 #include "distwriter/dist_verify.h"
-#include "webdb/db_stats.h"
-#include "webdb/json_out.h"
-#include "webdb/verify.h"
-#include "webdb/versions.h"
+#include "tools/cli_commands.h"
+#include "webdb/calls/json_out.h"
+#include "webdb/db/versions.h"
+#include "webdb/inspect/db_stats.h"
+#include "webdb/inspect/verify.h"
 
 namespace tools {
 namespace {

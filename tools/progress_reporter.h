@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "webdb/writer.h"
+#include "webdb/util/progress.h"
 
 namespace tools {
 

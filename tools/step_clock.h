@@ -1,7 +1,7 @@
 // StepClock: how long each step of an apply took, for the summary `webdb apply` ends with:
 //   webdb: seconds by step: calls 0.041, stage 1 0.017, ..., stage 5 0.046, publish 0.010
 // The first step (reading and logging the calls) starts with the clock; the writer
-// announces the others through its before_step hook (webdb/writer.h): "stage N <table>"
+// announces the others through its before_step hook (webdb/db/writer.h): "stage N <table>"
 // begins step "stage N", "publish" begins "publish", and the steps after it
 // ("current", "collect") count to it. Each step lasts until the next one begins, the
 // last until the summary is taken.

@@ -9,8 +9,8 @@
 #include "distwriter/round_versions.h"
 #include "tools/cli_commands.h"
 #include "tools/kill_hook.h"
-#include "webdb/versions.h"
-#include "webdb/writer.h"
+#include "webdb/db/versions.h"
+#include "webdb/db/writer.h"
 
 namespace tools {
 namespace {

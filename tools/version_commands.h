@@ -15,7 +15,7 @@ namespace tools {
 // The kept versions, newest first: a table for humans, or with --json one object.
 Result<int> RunVersions(nutchfs::Env& env, const Invocation& inv, std::FILE* out);
 
-// Makes kept version inv.version current again, as a new version (webdb/versions.h).
+// Makes kept version inv.version current again, as a new version (webdb/db/versions.h).
 Result<int> RunRollback(nutchfs::Env& env, const Invocation& inv, std::FILE* out);
 
 // Sets the db's keep setting to inv.keep (a new version sharing every table).

@@ -8,7 +8,7 @@
 #include "test/util/subprocess.h"
 #include "test/util/temp_dir.h"
 #include "test/util/warc_util.h"
-#include "webdb/reader.h"
+#include "webdb/db/reader.h"
 
 namespace crawl {
 namespace {

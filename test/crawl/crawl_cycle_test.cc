@@ -27,8 +27,8 @@
 #include "test/util/subprocess.h"
 #include "test/util/temp_dir.h"
 #include "test/util/warc_util.h"
-#include "webdb/reader.h"
-#include "webdb/verify.h"
+#include "webdb/db/reader.h"
+#include "webdb/inspect/verify.h"
 
 namespace crawl {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "webdb/record.h"
+#include "webdb/table/record.h"
 
 namespace crawl {
 namespace {

@@ -10,7 +10,7 @@
 #include "crawl/url.h"
 #include "test/util/session.h"
 #include "test/util/temp_dir.h"
-#include "webdb/writer.h"
+#include "webdb/db/writer.h"
 
 namespace crawl {
 namespace {

@@ -9,8 +9,8 @@
 #include "test/util/db_dump.h"
 #include "test/util/temp_dir.h"
 #include "test/util/warc_util.h"
-#include "webdb/call_file.h"
-#include "webdb/reader.h"
+#include "webdb/calls/call_file.h"
+#include "webdb/db/reader.h"
 
 namespace crawl {
 namespace {

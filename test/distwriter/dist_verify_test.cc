@@ -20,8 +20,8 @@
 #include "test/util/corrupt.h"
 #include "test/util/dist_cluster.h"
 #include "test/util/session_gen.h"
-#include "webdb/table.h"
-#include "webdb/table_builder.h"
+#include "webdb/table/table.h"
+#include "webdb/table/table_builder.h"
 
 namespace distwriter {
 namespace {

@@ -24,7 +24,7 @@ using testutil::SessionGenerator;
 const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
 constexpr int kRoundsPerDb = 4;
 
-// Call files carry only valid UTF-8 (webdb/json_out.h), so no hostile bytes here; quotes,
+// Call files carry only valid UTF-8 (webdb/calls/json_out.h), so no hostile bytes here; quotes,
 // backslashes, long urls and long anchors remain.
 testutil::GenOptions SmallSessions() {
   testutil::GenOptions o;

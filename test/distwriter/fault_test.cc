@@ -14,7 +14,7 @@
 #include "test/util/corrupt.h"
 #include "test/util/fault_db.h"
 #include "test/util/hosts_config.h"
-#include "webdb/edit_file.h"
+#include "webdb/sort/edit_file.h"
 
 namespace distwriter {
 namespace {

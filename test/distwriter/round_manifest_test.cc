@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "webdb/crc32c.h"
+#include "webdb/util/crc32c.h"
 
 namespace distwriter {
 namespace {

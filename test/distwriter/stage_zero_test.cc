@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "nutchfs/mem_env.h"
-#include "webdb/edit_file.h"
+#include "webdb/sort/edit_file.h"
 
 namespace distwriter {
 namespace {

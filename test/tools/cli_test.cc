@@ -15,8 +15,8 @@
 #include "test/util/session.h"
 #include "test/util/session_gen.h"
 #include "test/util/temp_dir.h"
-#include "webdb/json_out.h"
-#include "webdb/writer.h"
+#include "webdb/calls/json_out.h"
+#include "webdb/db/writer.h"
 
 extern char** environ;
 

@@ -7,13 +7,13 @@
 #include <set>
 #include <sstream>
 
+#include "nutchfs/lock_owner.h"
 #include "test/util/db_dump.h"
 #include "test/util/dist_cluster.h"
 #include "test/util/subprocess.h"
 #include "test/util/temp_dir.h"
 #include "test/util/warc_util.h"
-#include "nutchfs/lock_owner.h"
-#include "webdb/reader.h"
+#include "webdb/db/reader.h"
 
 namespace tools {
 namespace {

@@ -16,7 +16,7 @@
 #include "test/util/subprocess.h"
 #include "test/util/temp_dir.h"
 #include "test/util/tmpfs.h"
-#include "webdb/reader.h"
+#include "webdb/db/reader.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "webdb/json_out.h"
+#include "webdb/calls/json_out.h"
 
 namespace testutil {
 

@@ -1,7 +1,7 @@
 // Call files for tests: a Session (test/util/session.h) written as the JSON Lines call
 // file that `webdb apply` and `distwriter run` read (spec/interfaces.md section 1), one
 // line per call through webdb::AppendCallJson. Call files cannot carry bytes that are not
-// valid UTF-8 (webdb/json_out.h), so sessions written here should come from a generator
+// valid UTF-8 (webdb/calls/json_out.h), so sessions written here should come from a generator
 // with hostile_bytes off.
 //
 // Free functions; thread-safe on distinct paths.

@@ -4,8 +4,8 @@
 
 #include "distwriter/round_manifest.h"
 #include "nutchfs/lock_owner.h"
-#include "webdb/manifest.h"
-#include "webdb/verify.h"
+#include "webdb/db/manifest.h"
+#include "webdb/inspect/verify.h"
 
 namespace testutil {
 namespace {
@@ -53,7 +53,7 @@ FileMap FilesBelow(nutchfs::Env& env, const std::string& dir, const std::vector<
   FileMap files;
   ForEachFile(env, dir, "", [&](const std::string& rel, const std::string& path) {
     if (std::find(skip.begin(), skip.end(), BaseName(rel)) != skip.end()) return;
-    // Reader pins (webdb/versions.h) belong to whoever was reading, not to the db.
+    // Reader pins (webdb/db/versions.h) belong to whoever was reading, not to the db.
     if (rel.starts_with("readers/")) return;
     auto data = nutchfs::ReadFileToString(env, path);
     INFO("reading " << path);

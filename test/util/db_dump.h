@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "webdb/reader.h"
-#include "webdb/record.h"
+#include "webdb/db/reader.h"
+#include "webdb/table/record.h"
 
 namespace testutil {
 

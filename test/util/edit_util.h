@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "nutchfs/status.h"
-#include "webdb/iterator.h"
+#include "webdb/table/iterator.h"
 
 namespace testutil {
 

@@ -15,7 +15,7 @@
 
 #include "test/util/db_dump.h"
 #include "test/util/session.h"
-#include "webdb/record.h"
+#include "webdb/table/record.h"
 
 namespace testutil {
 

@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "webdb/verify.h"
+#include "webdb/inspect/verify.h"
 
 namespace testutil {
 

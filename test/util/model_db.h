@@ -14,8 +14,8 @@
 #include "test/util/model.h"
 #include "test/util/session.h"
 #include "test/util/temp_dir.h"
-#include "webdb/reader.h"
-#include "webdb/writer.h"
+#include "webdb/db/options.h"
+#include "webdb/db/reader.h"
 
 namespace testutil {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "test/util/edit_util.h"
-#include "webdb/stages.h"
+#include "webdb/stages/stages.h"
 
 namespace testutil {
 

@@ -1,4 +1,4 @@
-// Sessions for tests: a session is the list of webdb::Call (webdb/call_file.h) of one
+// Sessions for tests: a session is the list of webdb::Call (webdb/calls/call_file.h) of one
 // writer session, in call order, kept as data so it can be printed, replayed on the real
 // writer and applied to the in-memory model (test/util/model.h). Builders, a runner and
 // readable formatting. Plain values and free functions; no shared state.
@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "nutchfs/env.h"
-#include "webdb/call_file.h"
-#include "webdb/record.h"
-#include "webdb/writer.h"
+#include "webdb/calls/call_file.h"
+#include "webdb/db/writer.h"
+#include "webdb/table/record.h"
 
 namespace testutil {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "test/util/session.h"
-#include "webdb/record.h"
+#include "webdb/table/record.h"
 
 namespace testutil {
 

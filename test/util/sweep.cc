@@ -30,7 +30,7 @@ std::vector<std::string> FilesOf(const std::string& dir) {
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
     if (!e.is_regular_file()) continue;
     std::string rel = fs::relative(e.path(), dir).string();
-    // Reader pins (webdb/versions.h) belong to whoever was reading, not to the db.
+    // Reader pins (webdb/db/versions.h) belong to whoever was reading, not to the db.
     if (!rel.starts_with("readers/")) files.push_back(std::move(rel));
   }
   return files;

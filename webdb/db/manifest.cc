@@ -1,0 +1,233 @@
+#include "webdb/db/manifest.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <optional>
+#include <sstream>
+
+#include "webdb/table/table_builder.h"
+#include "webdb/util/crc32c.h"
+
+namespace webdb {
+namespace {
+
+// Version 3 lets a table have several part lines; 2 and 1 (no time, keep, rollback or
+// file ids) are read as well.
+constexpr std::string_view kMagicLine = "webdb-manifest 3\n";
+constexpr std::string_view kMagicLineV2 = "webdb-manifest 2\n";
+constexpr std::string_view kMagicLineV1 = "webdb-manifest 1\n";
+
+Status Bad(const std::string& path, int line, std::string_view why) {
+  return Status::Corruption(fmt::format("{}:{}: {}", path, line, why));
+}
+
+}  // namespace
+
+bool IsDbFileName(std::string_view name) {
+  return name.starts_with("MANIFEST-") || name.ends_with(".tbl");
+}
+
+bool IsTemporaryFileName(std::string_view name) {
+  return name.find(".tmp.") != std::string_view::npos;
+}
+
+std::string ManifestFileName(uint64_t version) { return fmt::format("MANIFEST-{:06d}", version); }
+
+std::string TableFileName(TableId t, uint64_t version, std::string_view suffix) {
+  return fmt::format("{}-{:06d}{}.tbl", TableName(t), version, suffix);
+}
+
+Status CheckTableFileName(std::string_view name) {
+  if (name.empty() || name == "." || name == ".." ||
+      name.find_first_of(std::string_view("/\0", 2)) != std::string_view::npos) {
+    return Status::Corruption("table file name '" + std::string(name) +
+                              "' is not a file name inside the db directory");
+  }
+  return Status::OK();
+}
+
+uint64_t Manifest::records(TableId t) const {
+  uint64_t n = 0;
+  for (const TableFile& f : table(t)) n += f.records;
+  return n;
+}
+
+uint64_t Manifest::bytes(TableId t) const {
+  uint64_t n = 0;
+  for (const TableFile& f : table(t)) n += f.size;
+  return n;
+}
+
+bool Manifest::NamesTableFile(std::string_view name) const {
+  for (const TableParts& parts : tables) {
+    for (const TableFile& f : parts) {
+      if (f.name == name) return true;
+    }
+  }
+  return false;
+}
+
+std::string Manifest::Encode() const {
+  std::string out(kMagicLine);
+  out += fmt::format("version {}\ntime {}\nkeep {}\n", version, time_ms, keep);
+  if (restores != 0) out += fmt::format("rollback {}\n", restores);
+  for (int i = 0; i < kNumTables; ++i) {
+    for (const TableFile& f : tables[i]) {
+      out += fmt::format("table {} {} {} {} {:08x} {:016x}\n",
+                         TableName(static_cast<TableId>(i)), f.name, f.records, f.size, f.crc,
+                         f.id);
+    }
+  }
+  out += fmt::format("crc {:08x}\n", crc32c::Value(out));
+  return out;
+}
+
+namespace {
+
+// Takes one line (not the magic or crc line) into m; the reason when it is not a valid
+// line.
+std::optional<std::string> ParseManifestLine(const std::string& line, int format, Manifest* m) {
+  const bool v1 = format == 1;
+  std::istringstream fields(line);
+  std::string word;
+  fields >> word;
+  bool ok = false;
+  if (word == "version") {
+    ok = static_cast<bool>(fields >> m->version);
+  } else if (word == "time" && !v1) {
+    ok = static_cast<bool>(fields >> m->time_ms);
+  } else if (word == "keep" && !v1) {
+    ok = (fields >> m->keep) && m->keep >= 1 && m->keep <= kMaxKeep;
+  } else if (word == "rollback" && !v1) {
+    ok = (fields >> m->restores) && m->restores > 0;
+  } else if (word == "table") {
+    std::string table;
+    TableFile f;
+    ok = (fields >> table >> f.name >> f.records >> f.size >> std::hex >> f.crc) &&
+         (v1 || fields >> f.id);
+    if (!ok) return "malformed line '" + line + "'";
+    auto id = ParseTableName(table);
+    if (!id) return id.error().message();
+    if (Status named = CheckTableFileName(f.name); !named.ok()) return named.message();
+    if (format < 3 && !m->table(*id).empty()) return "table " + table + " named twice";
+    if (m->NamesTableFile(f.name)) return "table file " + f.name + " named twice";
+    m->table(*id).push_back(f);
+  }
+  if (ok && (fields >> std::ws).eof()) return std::nullopt;
+  return "malformed line '" + line + "'";
+}
+
+}  // namespace
+
+Result<Manifest> Manifest::Decode(std::string_view text, const std::string& path) {
+  size_t crc_pos = text.rfind("crc ");
+  const int format = text.starts_with(kMagicLine)     ? 3
+                     : text.starts_with(kMagicLineV2) ? 2
+                     : text.starts_with(kMagicLineV1) ? 1
+                                                      : 0;
+  if (format == 0 || crc_pos == std::string_view::npos ||
+      text.back() != '\n') {
+    return Err(Bad(path, 1, "not a complete webdb manifest"));
+  }
+  uint32_t stored = 0;
+  if (std::sscanf(std::string(text.substr(crc_pos + 4)).c_str(), "%x", &stored) != 1 ||
+      stored != crc32c::Value(text.substr(0, crc_pos))) {
+    return Err(Bad(path, 0, "manifest checksum mismatch"));
+  }
+  Manifest m;
+  std::istringstream in{std::string(text.substr(kMagicLine.size(), crc_pos - kMagicLine.size()))};
+  std::string line;
+  int line_no = 1;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (auto bad = ParseManifestLine(line, format, &m)) return Err(Bad(path, line_no, *bad));
+  }
+  const bool every_table = std::all_of(m.tables.begin(), m.tables.end(),
+                                       [](const TableParts& parts) { return !parts.empty(); });
+  if (!every_table || m.version == 0) {
+    return Err(Bad(path, line_no, "manifest lacks a version or a table"));
+  }
+  return m;
+}
+
+Result<Manifest> CreateEmptyTables(nutchfs::Env& env, const std::string& dir) {
+  NUTCHFS_RETURN_IF_ERROR(nutchfs::CreateDirsDurably(env, dir));
+  Manifest m;
+  m.version = 1;
+  for (int i = 0; i < kNumTables; ++i) {
+    TableFile& f = m.tables[i].emplace_back();
+    f.name = TableFileName(static_cast<TableId>(i), m.version);
+    NUTCHFS_ASSIGN_OR_RETURN(auto builder, TableBuilder::Create(env, dir + "/" + f.name));
+    NUTCHFS_RETURN_IF_ERROR(builder->Finish());
+    f.size = builder->file_size();
+    f.crc = builder->file_crc();
+    f.id = builder->file_id();
+  }
+  NUTCHFS_RETURN_IF_ERROR(env.SyncDir(dir));
+  return m;
+}
+
+Result<uint64_t> ReadCurrentVersion(nutchfs::Env& env, const std::string& dir) {
+  auto current = nutchfs::ReadFileToString(env, dir + "/CURRENT");
+  if (!current) {
+    if (current.error().IsNotFound()) return Err(Status::NotFound("no webdb at " + dir));
+    return Err(current.error());
+  }
+  const std::string& name = *current;
+  uint64_t version = 0;
+  if (name.size() < 2 || name.back() != '\n' || !name.starts_with("MANIFEST-") ||
+      std::sscanf(name.c_str() + 9, "%" SCNu64, &version) != 1 || version == 0 ||
+      name != ManifestFileName(version) + "\n") {
+    return Err(Status::Corruption(dir + "/CURRENT: malformed"));
+  }
+  return version;
+}
+
+Result<Manifest> ReadManifest(nutchfs::Env& env, const std::string& dir, uint64_t version) {
+  const std::string path = dir + "/" + ManifestFileName(version);
+  NUTCHFS_ASSIGN_OR_RETURN(std::string text, nutchfs::ReadFileToString(env, path));
+  NUTCHFS_ASSIGN_OR_RETURN(Manifest m, Manifest::Decode(text, path));
+  if (m.version != version) {
+    return Err(Status::Corruption(
+        fmt::format("{}: holds version {}, not {}", path, m.version, version)));
+  }
+  return m;
+}
+
+Result<Manifest> ReadCurrentManifest(nutchfs::Env& env, const std::string& dir) {
+  NUTCHFS_ASSIGN_OR_RETURN(uint64_t version, ReadCurrentVersion(env, dir));
+  return ReadManifest(env, dir, version);
+}
+
+Status WriteManifest(nutchfs::Env& env, const std::string& dir, const Manifest& m) {
+  return nutchfs::WriteFileAtomically(env, dir + "/" + ManifestFileName(m.version), m.Encode());
+}
+
+Status SetCurrent(nutchfs::Env& env, const std::string& dir, uint64_t version) {
+  return nutchfs::WriteFileAtomically(env, dir + "/CURRENT", ManifestFileName(version) + "\n");
+}
+
+Status InstallManifest(nutchfs::Env& env, const std::string& dir, const Manifest& m) {
+  NUTCHFS_RETURN_IF_ERROR(WriteManifest(env, dir, m));
+  return SetCurrent(env, dir, m.version);
+}
+
+Status RemoveObsoleteFiles(nutchfs::Env& env, const std::string& dir,
+                           const std::vector<const Manifest*>& live) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto names, env.GetChildren(dir));
+  for (const std::string& name : names) {
+    if (!IsDbFileName(name) && !IsTemporaryFileName(name)) continue;
+    bool used = false;
+    for (const Manifest* m : live) {
+      used = used || name == ManifestFileName(m->version) || m->NamesTableFile(name);
+    }
+    if (used) continue;
+    Status s = env.RemoveFile(dir + "/" + name);
+    if (!s.ok() && !s.IsNotFound()) return s;
+  }
+  return Status::OK();
+}
+
+}  // namespace webdb

@@ -1,0 +1,108 @@
+// A db version: the manifest naming its four table files, and the directory-level
+// operations that read, install and garbage-collect versions.
+//
+// A db directory holds immutable table files, MANIFEST-<version> files and CURRENT,
+// which names the live manifest. A new version is installed by writing its manifest,
+// then replacing CURRENT by write-temp + sync + rename + directory sync: readers see
+// the old version or the new one, never a mix, and a crash at any moment leaves the
+// previous version current. Unchanged tables are shared between versions by name.
+// Pure values and free functions; safe to use from several threads on distinct dirs.
+#ifndef WEBDB_DB_MANIFEST_H_
+#define WEBDB_DB_MANIFEST_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nutchfs/env.h"
+#include "webdb/table/record.h"
+
+namespace webdb {
+
+struct TableFile {
+  std::string name;  // file name inside the db directory
+  uint64_t records = 0;
+  uint64_t size = 0;
+  uint32_t crc = 0;  // CRC32C of the whole file
+  uint64_t id = 0;   // the file id in its footer; 0: not recorded (docs/FORMAT.md)
+  bool operator==(const TableFile&) const = default;
+};
+
+// A table as a manifest names it: its part files in key order, every key of a part above
+// those of the part before it (webdb/table/table.h). One part unless the update that wrote the
+// table split it (docs/DESIGN.md, "Partitions"); never none.
+using TableParts = std::vector<TableFile>;
+
+// Versions kept readable when the db does not say (docs/FORMAT.md, "keep"), and the most.
+constexpr uint32_t kDefaultKeep = 2;
+constexpr uint32_t kMaxKeep = 10000;
+
+struct Manifest {
+  uint64_t version = 0;
+  int64_t time_ms = 0;          // when it was published, ms since the epoch; 0: unknown
+  uint32_t keep = kDefaultKeep;  // the db setting: versions kept readable, this one included
+  uint64_t restores = 0;        // a rollback: the version whose tables this one names
+  std::array<TableParts, kNumTables> tables;
+
+  const TableParts& table(TableId t) const { return tables[static_cast<int>(t)]; }
+  TableParts& table(TableId t) { return tables[static_cast<int>(t)]; }
+  uint64_t records(TableId t) const;
+  uint64_t bytes(TableId t) const;  // of its part files
+  uint64_t num_pages() const { return records(TableId::kPagesByUrl); }
+  uint64_t num_links() const { return records(TableId::kLinksByUrl); }
+  // Whether one of its tables has a part file of this name.
+  bool NamesTableFile(std::string_view name) const;
+
+  // The text form documented in docs/FORMAT.md, ending in a checksum line.
+  std::string Encode() const;
+  // path is only used in error messages.
+  static Result<Manifest> Decode(std::string_view text, const std::string& path);
+  bool operator==(const Manifest&) const = default;
+};
+
+std::string ManifestFileName(uint64_t version);
+// "<table>-<version>.tbl", with an optional suffix before ".tbl".
+std::string TableFileName(TableId t, uint64_t version, std::string_view suffix = "");
+// OK when name can be a table file inside a db directory: not empty, not "." or "..",
+// no '/' and no NUL (a manifest must not lead a reader or a clean-up outside the db).
+// Corruption saying why otherwise.
+Status CheckTableFileName(std::string_view name);
+
+// True for the names of files a db directory's versions are made of (manifests and
+// table files, complete or not).
+bool IsDbFileName(std::string_view name);
+// True for the temporary names of a write-then-rename (nutchfs::WriteFileAtomically's
+// "NAME.tmp.*", a publication's or a lock removal's ".tmp.*"): what a process that died
+// between writing and renaming leaves behind.
+bool IsTemporaryFileName(std::string_view name);
+
+// Creates dir (if needed) and four empty table files of version 1 in it, durably;
+// returns their manifest, not installed.
+Result<Manifest> CreateEmptyTables(nutchfs::Env& env, const std::string& dir);
+
+// The version CURRENT names in dir. NotFound if dir holds no db, Corruption if CURRENT
+// is not "MANIFEST-<n>\n".
+Result<uint64_t> ReadCurrentVersion(nutchfs::Env& env, const std::string& dir);
+// MANIFEST-<version> of dir; NotFound if it does not exist.
+Result<Manifest> ReadManifest(nutchfs::Env& env, const std::string& dir, uint64_t version);
+// The manifest CURRENT names in dir. NotFound if dir holds no db.
+Result<Manifest> ReadCurrentManifest(nutchfs::Env& env, const std::string& dir);
+
+// The two steps of publishing a version, each atomic and durable (write-temp, sync,
+// rename, directory sync): write MANIFEST-<version>, then switch CURRENT to it.
+// REQUIRES: every table file m names is complete and synced.
+Status WriteManifest(nutchfs::Env& env, const std::string& dir, const Manifest& m);
+Status SetCurrent(nutchfs::Env& env, const std::string& dir, uint64_t version);
+// Both steps: m becomes the current version.
+Status InstallManifest(nutchfs::Env& env, const std::string& dir, const Manifest& m);
+// Deletes table and manifest files of dir that no manifest in `live` uses, and temporary
+// files. Readers that opened an older version keep reading it through their open files.
+// REQUIRES: the caller holds the directory's writer lock (no write is in progress).
+Status RemoveObsoleteFiles(nutchfs::Env& env, const std::string& dir,
+                           const std::vector<const Manifest*>& live);
+
+}  // namespace webdb
+
+#endif  // WEBDB_DB_MANIFEST_H_

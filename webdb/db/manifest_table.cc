@@ -1,0 +1,83 @@
+#include "webdb/db/manifest_table.h"
+
+#include <fmt/format.h>
+
+namespace webdb {
+namespace {
+
+// The file, or NotFound naming the manifest that names it.
+Result<std::unique_ptr<nutchfs::RandomAccessFile>> OpenFile(nutchfs::Env& env,
+                                                            const TableRef& ref) {
+  auto file = env.NewRandomAccessFile(ref.path);
+  if (!file && file.error().IsNotFound()) {
+    return nutchfs::Err(Status::NotFound(ref.path + ": missing, named by " + ref.manifest));
+  }
+  return file;
+}
+
+}  // namespace
+
+Status CheckTableSize(const TableRef& ref, uint64_t size) {
+  if (size == ref.entry.size) return Status::OK();
+  return Status::Corruption(
+      fmt::format("{}: size {} bytes, {} says {}", ref.path, size, ref.manifest, ref.entry.size));
+}
+
+Status CheckTableFooter(const TableRef& ref, const Footer& footer) {
+  if (footer.num_records != ref.entry.records) {
+    return Status::Corruption(fmt::format("{}: footer counts {} records, {} says {}", ref.path,
+                                          footer.num_records, ref.manifest, ref.entry.records));
+  }
+  if (ref.entry.id != 0 && footer.file_id != ref.entry.id) {
+    return Status::Corruption(
+        fmt::format("{}: file id {:016x}, {} names {:016x}: another table file is in its place",
+                    ref.path, footer.file_id, ref.manifest, ref.entry.id));
+  }
+  return Status::OK();
+}
+
+std::vector<TableRef> TableRefsOf(const std::string& dir, const Manifest& m, TableId t,
+                                  const std::string& manifest) {
+  std::vector<TableRef> refs;
+  for (const TableFile& f : m.table(t)) refs.push_back({dir + "/" + f.name, f, manifest});
+  return refs;
+}
+
+Result<std::unique_ptr<Table>> OpenTableOf(nutchfs::Env& env, const std::vector<TableRef>& parts) {
+  std::vector<std::unique_ptr<nutchfs::RandomAccessFile>> files;
+  for (const TableRef& ref : parts) {
+    NUTCHFS_ASSIGN_OR_RETURN(auto file, OpenFile(env, ref));
+    NUTCHFS_RETURN_IF_ERROR(CheckTableSize(ref, file->size()));
+    files.push_back(std::move(file));
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, Table::Open(std::move(files)));
+  for (size_t p = 0; p < parts.size(); ++p) {
+    NUTCHFS_RETURN_IF_ERROR(CheckTableFooter(parts[p], table->footer(p)));
+  }
+  return table;
+}
+
+Result<Footer> CheckedFooterOf(nutchfs::Env& env, const TableRef& ref) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto file, OpenFile(env, ref));
+  NUTCHFS_RETURN_IF_ERROR(CheckTableSize(ref, file->size()));
+  NUTCHFS_ASSIGN_OR_RETURN(Footer footer, ReadTableFooter(*file));
+  NUTCHFS_RETURN_IF_ERROR(CheckTableFooter(ref, footer));
+  return footer;
+}
+
+Status CheckTableOf(nutchfs::Env& env, const TableRef& ref) {
+  auto footer = CheckedFooterOf(env, ref);
+  return footer ? Status::OK() : footer.error();
+}
+
+Status CheckManifestTables(nutchfs::Env& env, const std::string& dir, const Manifest& m) {
+  for (const TableParts& parts : m.tables) {
+    for (const TableFile& f : parts) {
+      NUTCHFS_RETURN_IF_ERROR(
+          CheckTableOf(env, {dir + "/" + f.name, f, ManifestFileName(m.version)}));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace webdb

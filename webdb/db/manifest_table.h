@@ -1,0 +1,60 @@
+// A table file as a manifest entry (webdb::TableFile) names it: opening it, and checking
+// that the file at the path is the one the entry means — it exists, has the entry's
+// size, and its footer holds the entry's record count and file id (docs/FORMAT.md).
+// These checks read the footer only, so they are made whenever a table is opened (by
+// readers, single or distributed, by the merge stages) and before a new version is
+// published; `webdb verify` adds the whole-file CRC32C and reads every block
+// (table_check.h).
+//
+// Every error names the file and the manifest: NotFound when the file is missing (a
+// reader then retries from CURRENT, see Reader::OpenRetrying), Corruption when the file
+// is not the one the entry names. Stateless functions; thread-safe as the Env is.
+#ifndef WEBDB_DB_MANIFEST_TABLE_H_
+#define WEBDB_DB_MANIFEST_TABLE_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nutchfs/env.h"
+#include "webdb/db/manifest.h"
+#include "webdb/table/table.h"
+
+namespace webdb {
+
+// Where a table file is and what its manifest says of it; `manifest` names the manifest
+// in messages ("MANIFEST-000007", "ROUND-000003 section 2").
+struct TableRef {
+  std::string path;
+  TableFile entry;
+  std::string manifest;
+};
+
+// The refs of table t's parts as manifest m of dir names them; `manifest` names m in
+// messages.
+std::vector<TableRef> TableRefsOf(const std::string& dir, const Manifest& m, TableId t,
+                                  const std::string& manifest);
+
+// Opens the table's part files, in order, and checks each against its entry.
+// REQUIRES: !parts.empty().
+Result<std::unique_ptr<Table>> OpenTableOf(nutchfs::Env& env, const std::vector<TableRef>& parts);
+
+// The same checks, reading only the file's size and its footer; the footer.
+Result<Footer> CheckedFooterOf(nutchfs::Env& env, const TableRef& ref);
+Status CheckTableOf(nutchfs::Env& env, const TableRef& ref);
+
+// CheckTableOf for every table file m names in dir: before a version is published, so that
+// no version names a file that is missing, cut short or another table. The first
+// mismatch is returned.
+Status CheckManifestTables(nutchfs::Env& env, const std::string& dir, const Manifest& m);
+
+// The parts of the checks, for callers that report each mismatch (webdb verify):
+// Corruption "<path>: size N bytes, <manifest> says M".
+Status CheckTableSize(const TableRef& ref, uint64_t size);
+// Corruption when the footer's record count or file id differs from the entry's.
+Status CheckTableFooter(const TableRef& ref, const Footer& footer);
+
+}  // namespace webdb
+
+#endif  // WEBDB_DB_MANIFEST_TABLE_H_
