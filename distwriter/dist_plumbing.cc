@@ -8,9 +8,6 @@ namespace distwriter {
 namespace {
 
 constexpr size_t kLiveSorters = 3;  // sorters holding edits at once, for the read buffers
-constexpr webdb::TableId kStageTable[webdb::kNumStages] = {
-    webdb::TableId::kPagesByUrl, webdb::TableId::kPagesByMd5, webdb::TableId::kLinksByMd5,
-    webdb::TableId::kLinksByUrl, webdb::TableId::kLinksByMd5};
 
 }  // namespace
 
@@ -46,7 +43,7 @@ void DistPlumbing::set_partition(Partition p) {
 // has them (not with k = 1, nor for a url table before the breakpoints are chosen).
 // REQUIRES: no edit added for stage yet.
 void DistPlumbing::KeepOwnApart(int stage, const Partition& p) {
-  const std::vector<std::string>& splits = p.Splits(kStageTable[stage - 1]);
+  const std::vector<std::string>& splits = p.Splits(webdb::Stage(stage).table);
   if (splits.empty()) return;
   std::vector<std::string> bounds;
   if (self_ > 0) bounds.push_back(splits[self_ - 1]);
@@ -56,9 +53,9 @@ void DistPlumbing::KeepOwnApart(int stage, const Partition& p) {
 }
 
 Status DistPlumbing::EndStage(int stage) {
-  // Earlier stages are done, except stage 3, whose edits stage 5 reads again.
+  // Earlier stages are done, except those a later stage reads again (stage 3's).
   for (int s = 1; s < stage; ++s) {
-    if (s == 3 || own_sections_[s - 1].empty()) continue;
+    if (webdb::ReadAgain(s) || own_sections_[s - 1].empty()) continue;
     Status removed = local_.RemoveFile(own_sections_[s - 1]);
     if (!removed.ok() && !removed.IsNotFound()) return removed;  // gone if corrupt
     own_sections_[s - 1].clear();
@@ -88,16 +85,16 @@ Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::Incoming(int stage, s
 
 // Stage 3's edits are still there: the peers' files in this writer's group until the
 // round is cleaned up, its own section in its sorter.
-Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::IncomingStage3Again(
-    size_t partition) {
-  if (k_ == 1) return sorters_.Stage3Again(partition);
-  return ReceiveAll(3, /*again=*/true);
+Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::IncomingAgain(int stage,
+                                                                         size_t partition) {
+  if (k_ == 1) return sorters_.Again(stage, partition);
+  return ReceiveAll(stage, /*again=*/true);
 }
 
 // Writes the sorted stream as the consecutive files of sections [first, last) and sends
 // each one but this writer's own, which ReceiveAll reads where it was written.
 Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted, int first, int last) {
-  const webdb::TableId table = kStageTable[stage - 1];
+  const webdb::TableId table = webdb::Stage(stage).table;
   for (int to = first; to < last; ++to) {
     const std::string path =
         work_dir_ + "/out-s" + std::to_string(stage) + "-to" + std::to_string(to) + ".edits";
@@ -131,7 +128,7 @@ Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::ReceiveAll(int stage,
         from != self_ ? exchange_.Open(stage, from, read_buffer_)
         : !own        ? exchange_.OpenFile(own_sections_[stage - 1], stage, self_, self_,
                                            read_buffer_)
-        : again       ? sorters_.Stage3Again(*own)
+        : again       ? sorters_.Again(stage, *own)
                       : sorters_.Finish(stage, *own);
     if (!in) return Err(in.error());
     inputs.push_back(std::move(*in));

@@ -43,7 +43,8 @@ class DistPlumbing final : public webdb::StagePlumbing {
   Status EndStage(int stage) override;
   // REQUIRES: partition 0.
   Result<std::unique_ptr<webdb::EditIterator>> Incoming(int stage, size_t partition) override;
-  Result<std::unique_ptr<webdb::EditIterator>> IncomingStage3Again(size_t partition) override;
+  Result<std::unique_ptr<webdb::EditIterator>> IncomingAgain(int stage,
+                                                             size_t partition) override;
 
  private:
   void KeepOwnApart(int stage, const Partition& p);

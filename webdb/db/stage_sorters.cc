@@ -63,7 +63,7 @@ Status StageSorters::EndStage(int stage) {
   // Earlier stages are done and their sorted streams consumed: free their memory,
   // except stage 3's, which stage 5 reads again.
   for (int s = 1; s < stage; ++s) {
-    if (s != 3) sorters_[s - 1].clear();
+    if (!ReadAgain(s)) sorters_[s - 1].clear();
   }
   // Later sorters that spill anyway make room for the ones filling during this stage.
   for (int s = stage + 1; s <= kNumStages; ++s) {
@@ -76,8 +76,8 @@ Result<std::unique_ptr<EditIterator>> StageSorters::Finish(int stage, size_t par
   return Read(stage, partition, /*again=*/false);
 }
 
-Result<std::unique_ptr<EditIterator>> StageSorters::Stage3Again(size_t partition) {
-  return Read(3, partition, /*again=*/true);
+Result<std::unique_ptr<EditIterator>> StageSorters::Again(int stage, size_t partition) {
+  return Read(stage, partition, /*again=*/true);
 }
 
 // The producers' sorted streams of the partition: the only one that holds edits, or

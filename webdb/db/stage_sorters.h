@@ -16,7 +16,7 @@
 // Owns the sorters and their pool; the Env must outlive it. Thread-safety: Split, count,
 // EndStage and Finish of a whole stage on one thread; while no such call runs, each
 // producer's sink may be used on a thread of its own, and each partition's Finish and
-// Stage3Again on a thread of its own.
+// Again on a thread of its own.
 #ifndef WEBDB_DB_STAGE_SORTERS_H_
 #define WEBDB_DB_STAGE_SORTERS_H_
 
@@ -68,9 +68,9 @@ class StageSorters {
   Status EndStage(int stage);
   // Partition p of stage's edits, sorted. REQUIRES: EndStage(stage); once a partition.
   Result<std::unique_ptr<EditIterator>> Finish(int stage, size_t partition = 0);
-  // Partition p of stage 3's sorted edits once more. REQUIRES: Finish(3, p) was called
+  // Partition p of stage's sorted edits once more. REQUIRES: ReadAgain(stage); Finish(stage, p) was called
   // and its iterator destroyed.
-  Result<std::unique_ptr<EditIterator>> Stage3Again(size_t partition = 0);
+  Result<std::unique_ptr<EditIterator>> Again(int stage, size_t partition = 0);
 
  private:
   class Router;

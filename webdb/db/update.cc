@@ -17,13 +17,6 @@
 
 namespace webdb {
 
-const char* StageName(int stage) {
-  static const char* const kNames[] = {"stage 1 pagesByURL", "stage 2 pagesByMD5",
-                                       "stage 3 linksByMD5", "stage 4 linksByURL",
-                                       "stage 5 linksByMD5 fixes"};
-  return stage >= 1 && stage <= kNumStages ? kNames[stage - 1] : "stage ?";
-}
-
 const std::vector<std::string>& StagePlumbing::splits(int stage) const {
   static const std::vector<std::string> kNone;
   return kNone;
@@ -35,10 +28,6 @@ namespace {
 std::vector<TableRef> RefsOf(const std::string& dir, const Manifest& m, TableId t) {
   return TableRefsOf(dir, m, t, "the manifest of version " + std::to_string(m.version));
 }
-
-constexpr TableId kStageTable[kNumStages] = {TableId::kPagesByUrl, TableId::kPagesByMd5,
-                                             TableId::kLinksByMd5, TableId::kLinksByUrl,
-                                             TableId::kLinksByMd5};
 
 // The data block size each table is written with (docs/FORMAT.md, "Data blocks"). Every
 // block that a session's edits miss is copied whole, so a table whose edits land at
@@ -142,7 +131,17 @@ class StageProgress {
   std::vector<ProgressFn> fns_;
 };
 
-// One run of the pipeline: the tables as they stand after each stage.
+// The notices of each kind an update keeps (webdb/stages/join_changes.h), with their
+// files' names and the count its stages reported.
+struct NoticeFiles {
+  std::optional<JoinNotices> files;
+  std::atomic<uint64_t> count{0};
+};
+
+bool IsLinkTable(TableId t) { return t == TableId::kLinksByMd5 || t == TableId::kLinksByUrl; }
+
+// One run of the pipeline: the tables as they stand after each stage, every stage run by
+// the same steps from its entry in the stage table (webdb/stages/stage_table.h).
 class Update {
  public:
   Update(nutchfs::Env& env, const Manifest& old, const UpdateParams& params,
@@ -153,38 +152,41 @@ class Update {
 
   Result<Manifest> Run() {
     // The link tables as the session found them, which stages 3 to 5 merge, and the
-    // notices of stages 1 and 2 that tell them which of their rows a join can change
-    // (none to keep for a table without rows: a load's).
-    NUTCHFS_ASSIGN_OR_RETURN(old_links_by_md5_, OpenTable(TableId::kLinksByMd5));
-    NUTCHFS_ASSIGN_OR_RETURN(old_links_by_url_, OpenTable(TableId::kLinksByUrl));
+    // notices of stages 1 and 2 that tell them which of their rows a join can change:
+    // none to keep for a link table without rows (a load's).
     const size_t producers = plumbing_.max_partitions();
-    if (old_links_by_url_->num_records() > 0) {
-      targets_changed_.emplace(env_, params_.dir, "targets", params_.new_version, producers);
-    }
-    if (old_links_by_md5_->num_records() > 0) {
-      md5s_gone_.emplace(env_, params_.dir, "md5s-gone", params_.new_version, producers);
+    for (int stage = 1; stage <= kNumStages; ++stage) {
+      const StageSpec& spec = Stage(stage);
+      if (spec.reads == Notices::kNone) continue;
+      NUTCHFS_ASSIGN_OR_RETURN(const Table* links, OldTable(spec.table));
+      NoticeFiles& notices = Of(spec.reads);
+      if (links->num_records() > 0 && !notices.files) {
+        notices.files.emplace(env_, params_.dir, NoticeFileKind(spec.reads), params_.new_version,
+                              producers);
+      }
     }
     for (int stage = 1; stage <= kNumStages; ++stage) {
+      const StageSpec& spec = Stage(stage);
       const StageHooks& hooks = params_.options->hooks;
       if (hooks.on_stage) hooks.on_stage(stage);
-      if (hooks.before_step) hooks.before_step(StageName(stage));
-      Status s = RunStage(stage);
-      std::optional<JoinNotices>& notices = stage == 1 ? targets_changed_ : md5s_gone_;
-      if (s.ok() && stage <= 2 && notices) s = notices->Finish();
-      if (!s.ok()) return Err(s.WithContext(StageName(stage)));
-      // Stage 3 sends linksByURL its edits in the ranges of the new pagesByURL.
-      if (stage == 1 && plumbing_.max_partitions() > 1) {
-        NUTCHFS_ASSIGN_OR_RETURN(auto pages, OpenTable(TableId::kPagesByUrl));
-        NUTCHFS_ASSIGN_OR_RETURN(std::vector<std::string> splits,
-                                 LinkUrlSplits(*pages, plumbing_.max_partitions()));
-        plumbing_.SplitEdits(4, std::move(splits));
+      if (hooks.before_step) hooks.before_step(spec.name);
+      Status s = RunStage(stage, spec);
+      if (s.ok() && spec.reports != Notices::kNone && Of(spec.reports).files) {
+        s = Of(spec.reports).files->Finish();
       }
+      if (s.ok()) s = SplitByNewTable(stage, spec);
+      if (!s.ok()) return Err(s.WithContext(spec.name));
     }
     if (Status synced = syncs_.Wait(); !synced.ok()) return Err(synced);
     return next_;
   }
 
  private:
+  static const char* NoticeFileKind(Notices n) {
+    return n == Notices::kTargetsChanged ? "targets" : "md5s-gone";
+  }
+  NoticeFiles& Of(Notices n) { return notices_[static_cast<int>(n)]; }
+
   // Old tables are checked against the old manifest, tables of earlier stages against
   // what their writer reported.
   Result<std::unique_ptr<Table>> OpenTable(TableId t) {
@@ -192,12 +194,37 @@ class Update {
     return OpenTableOf(env_, RefsOf(params_.dir, old ? old_ : next_, t));
   }
 
-  // The table stage `stage` merges: for stages 3, 4 and 5, the one the marks are about.
-  Result<const Table*> OldTable(int stage) {
-    if (stage == 3 || stage == 5) return old_links_by_md5_.get();
-    if (stage == 4) return old_links_by_url_.get();
-    NUTCHFS_ASSIGN_OR_RETURN(old_table_, OpenTable(kStageTable[stage - 1]));
-    return old_table_.get();
+  // The old table a stage merges. The link tables stay open from the start to the end;
+  // a page table only until the next page stage opens its own.
+  Result<const Table*> OldTable(TableId t) {
+    if (IsLinkTable(t)) {
+      std::unique_ptr<Table>& links = old_links_[t == TableId::kLinksByUrl ? 1 : 0];
+      if (!links) {
+        NUTCHFS_ASSIGN_OR_RETURN(links, OpenTable(t));
+      }
+      return links.get();
+    }
+    if (!old_pages_ || old_pages_id_ != t) {
+      NUTCHFS_ASSIGN_OR_RETURN(old_pages_, OpenTable(t));
+      old_pages_id_ = t;
+    }
+    return old_pages_.get();
+  }
+
+  // Once a stage has written a table, the stages that join against it and keep their
+  // edits apart by its ranges are told those ranges (before any edit for them is added:
+  // only later stages emit for them).
+  Status SplitByNewTable(int stage, const StageSpec& spec) {
+    if (plumbing_.max_partitions() < 2 || !spec.writes_table) return Status::OK();
+    for (int later = stage + 1; later <= kNumStages; ++later) {
+      const StageSpec& l = Stage(later);
+      if (!l.split_by_joined || l.joins != spec.table) continue;
+      NUTCHFS_ASSIGN_OR_RETURN(auto joined, OpenTable(spec.table));
+      NUTCHFS_ASSIGN_OR_RETURN(std::vector<std::string> splits,
+                               LinkUrlSplits(*joined, plumbing_.max_partitions()));
+      plumbing_.SplitEdits(later, std::move(splits));
+    }
+    return Status::OK();
   }
 
   // The edits of the stage's partitions, counted where the plumbing can (then its
@@ -210,52 +237,53 @@ class Update {
     return (*first)->Valid();
   }
 
-  Status RunStage(int stage) {
+  Status RunStage(int stage, const StageSpec& spec) {
     NUTCHFS_RETURN_IF_ERROR(plumbing_.EndStage(stage));
     std::unique_ptr<EditIterator> first;
     NUTCHFS_ASSIGN_OR_RETURN(bool has_edits, HasEdits(stage, &first));
     const std::vector<std::string>& splits = plumbing_.splits(stage);
     // A stage with no edits changes its table only through the table it joins
-    // against, and only when the stage before reported notices; stage 5 writes what
-    // stage 3 decided, so it runs whenever stage 3 did.
-    const bool joins_changed = (stage == 3 && notices_[1] > 0) || (stage == 4 && notices_[0] > 0) ||
-                               (stage == 5 && links_by_md5_changed_);
+    // against: when the stage before reported notices it reads, or when the stage it
+    // completes ran.
+    const bool joins_changed = spec.completes != 0 ? ran_[spec.completes - 1]
+                                                   : spec.reads != Notices::kNone &&
+                                                         Of(spec.reads).count > 0;
     if (!has_edits && !joins_changed) {
-      // Its sorted edits are ended all the same (stage 5 may read stage 3's again).
+      // Its sorted edits are ended all the same (a later stage may read them again).
       for (size_t p = first ? 1 : 0; p <= splits.size(); ++p) {
         auto ended = plumbing_.Incoming(stage, p);
         if (!ended) return ended.error();
       }
       return Status::OK();
     }
-    if (stage == 3) links_by_md5_changed_ = true;
-    NUTCHFS_ASSIGN_OR_RETURN(const Table* old_table, OldTable(stage));
-    // Its rows to merge: the old ones and its edits, which for stage 5 are stage 3's too.
+    ran_[stage - 1] = true;
+    NUTCHFS_ASSIGN_OR_RETURN(const Table* old_table, OldTable(spec.table));
+    // Its rows to merge: the old ones and its edits, and those of the stage it completes.
     uint64_t rows = old_table->num_records() + plumbing_.Count(stage).value_or(0);
-    if (stage == 5) rows += plumbing_.Count(3).value_or(0);
+    if (spec.completes != 0) rows += plumbing_.Count(spec.completes).value_or(0);
     const bool whole = splits.empty() || rows < 2 * params_.options->partition_rows;
     const std::vector<Part> parts = PartsOf(splits, whole);
     NUTCHFS_ASSIGN_OR_RETURN(TableParts files,
-                             MergeParts(stage, *old_table, parts, std::move(first)));
-    if (stage != 3) next_.table(kStageTable[stage - 1]) = std::move(files);
+                             MergeParts(stage, spec, *old_table, parts, std::move(first)));
+    if (spec.writes_table) next_.table(spec.table) = std::move(files);
     return Status::OK();
   }
 
   // Merges the stage's parts, at once where the options allow; the part files of its
-  // new table (none for stage 3), leaving out those with no row but the table's first.
-  Result<TableParts> MergeParts(int stage, const Table& old_table, const std::vector<Part>& parts,
+  // new table (none for a stage that writes none), leaving out those with no row but
+  // the table's first.
+  Result<TableParts> MergeParts(int stage, const StageSpec& spec, const Table& old_table,
+                                const std::vector<Part>& parts,
                                 std::unique_ptr<EditIterator> first) {
-    // The new table of an earlier stage that this one joins against.
     std::unique_ptr<Table> joined;
-    if (stage >= 3) {
-      const TableId t = stage == 4 ? TableId::kPagesByUrl : TableId::kPagesByMd5;
-      NUTCHFS_ASSIGN_OR_RETURN(joined, OpenTable(t));
+    if (spec.joins) {
+      NUTCHFS_ASSIGN_OR_RETURN(joined, OpenTable(*spec.joins));
     }
     StageProgress progress(params_.options->progress, parts.size(), old_table.num_records());
     std::vector<Result<std::optional<TableFile>>> written(parts.size());
     auto work = [&](size_t w) {
       std::unique_ptr<EditIterator> read = w == 0 ? std::move(first) : nullptr;
-      written[w] = RunPart(stage, w, parts[w], old_table, joined.get(), std::move(read),
+      written[w] = RunPart(stage, spec, w, parts[w], old_table, joined.get(), std::move(read),
                            progress.ForWorker(w));
     };
     if (params_.options->threads && parts.size() > 1) {
@@ -275,15 +303,16 @@ class Update {
     return files;
   }
 
-  // The edits a worker merges: the partitions of its part, and for stage 5 the same
-  // partitions of stage 3's edits, read again, before them (an edit of stage 3 comes
-  // before a fix of stage 4 with the same key and order).
-  Result<std::unique_ptr<EditIterator>> EditsOf(int stage, const Part& part,
+  // The edits a worker merges: the partitions of its part, after the same partitions of
+  // the edits of the stage it completes, read again (an edit of stage 3 comes before a
+  // fix of stage 4 with the same key and order).
+  Result<std::unique_ptr<EditIterator>> EditsOf(int stage, const StageSpec& spec,
+                                                const Part& part,
                                                 std::unique_ptr<EditIterator> first) {
     std::vector<std::unique_ptr<EditIterator>> streams;
-    if (stage == 5) {
+    if (spec.completes != 0) {
       for (size_t p : part.partitions) {
-        NUTCHFS_ASSIGN_OR_RETURN(auto again, plumbing_.IncomingStage3Again(p));
+        NUTCHFS_ASSIGN_OR_RETURN(auto again, plumbing_.IncomingAgain(spec.completes, p));
         streams.push_back(std::move(again));
       }
     }
@@ -300,54 +329,47 @@ class Update {
   }
 
   // Merges one part of the stage: on a thread of its own when the stage runs in parts.
-  Result<std::optional<TableFile>> RunPart(int stage, size_t w, const Part& part,
-                                           const Table& old_table, const Table* joined,
+  Result<std::optional<TableFile>> RunPart(int stage, const StageSpec& spec, size_t w,
+                                           const Part& part, const Table& old_table,
+                                           const Table* joined,
                                            std::unique_ptr<EditIterator> first,
                                            const ProgressFn& progress) {
-    NUTCHFS_ASSIGN_OR_RETURN(auto edits, EditsOf(stage, part, std::move(first)));
+    NUTCHFS_ASSIGN_OR_RETURN(auto edits, EditsOf(stage, spec, part, std::move(first)));
     auto old_rows = old_table.NewIterator(part.range);
+    StageIo io;
+    io.old_rows = old_rows.get();
+    io.edits = edits.get();
+    io.url_section = params_.url_section * plumbing_.max_partitions() + w;
     std::unique_ptr<Iterator> join_rows;
     std::unique_ptr<JoinChanges> changes;
     if (joined != nullptr) {
       join_rows = joined->NewIterator(KeyRange{part.range.lower, {}});
-      const std::optional<JoinNotices>& notices = stage == 4 ? targets_changed_ : md5s_gone_;
-      if (notices) {
-        NUTCHFS_ASSIGN_OR_RETURN(changes, notices->Read(stage == 4 ? UrlOfLinkUrlKey : Md5OfKey));
-      }
+      io.joined = join_rows.get();
     }
-    if (stage == 3) {
-      Result<StageStats> stats = ApplyLinksByMd5(*old_rows, *edits, *join_rows,
-                                                 plumbing_.Sink(4, w), changes.get());
-      if (!stats) return Err(stats.error());
-      return std::optional<TableFile>();
+    if (spec.reads != Notices::kNone && Of(spec.reads).files) {
+      NUTCHFS_ASSIGN_OR_RETURN(changes, Of(spec.reads).files->Read(JoinKeyOf(spec.reads)));
+      io.changes = changes.get();
     }
-    const TableId t = kStageTable[stage - 1];
-    const std::string suffix = w == 0 ? "" : "-p" + std::to_string(w);
-    const std::string name = TableFileName(t, params_.new_version, suffix);
-    NUTCHFS_ASSIGN_OR_RETURN(auto out, TableWriter::Create(env_, params_.dir, name,
-                                                           TargetBlockSize(t), StageName(stage),
-                                                           old_table.num_records(), progress,
-                                                           syncs_));
-    Result<StageStats> stats = [&]() -> Result<StageStats> {
-      switch (stage) {
-        case 1: {
-          const uint64_t section = params_.url_section * plumbing_.max_partitions() + w;
-          return ApplyPagesByUrl(*old_rows, *edits, section,
-                                 {out.get(), &plumbing_.Sink(2, w), &plumbing_.Sink(3, w),
-                                  targets_changed_ ? &targets_changed_->Sink(w) : nullptr});
-        }
-        case 2:
-          return ApplyPagesByMd5(*old_rows, *edits, *out,
-                                 md5s_gone_ ? &md5s_gone_->Sink(w) : nullptr);
-        case 4:
-          return ApplyLinksByUrl(*old_rows, *edits, *join_rows, *out, plumbing_.Sink(5, w),
-                                 changes.get());
-        default:
-          return ApplyLinkFixes(*old_rows, *edits, *join_rows, *out, changes.get());
-      }
-    }();
+    if (spec.reports != Notices::kNone && Of(spec.reports).files) {
+      io.notices = &Of(spec.reports).files->Sink(w);
+    }
+    for (size_t i = 0; i < spec.emits_to.size(); ++i) {
+      if (spec.emits_to[i] != 0) io.emit[i] = &plumbing_.Sink(spec.emits_to[i], w);
+    }
+    std::unique_ptr<TableWriter> out;
+    if (spec.writes_table) {
+      const std::string suffix = w == 0 ? "" : "-p" + std::to_string(w);
+      const std::string name = TableFileName(spec.table, params_.new_version, suffix);
+      NUTCHFS_ASSIGN_OR_RETURN(out, TableWriter::Create(env_, params_.dir, name,
+                                                        TargetBlockSize(spec.table), spec.name,
+                                                        old_table.num_records(), progress,
+                                                        syncs_));
+      io.table = out.get();
+    }
+    Result<StageStats> stats = spec.apply(io);
     if (!stats) return Err(stats.error());
-    if (stage <= 2) notices_[stage - 1] += stats->notices;
+    if (spec.reports != Notices::kNone) Of(spec.reports).count += stats->notices;
+    if (!out) return std::optional<TableFile>();
     NUTCHFS_ASSIGN_OR_RETURN(TableFile file, out->Finish());
     return std::optional<TableFile>(std::move(file));
   }
@@ -357,15 +379,15 @@ class Update {
   StagePlumbing& plumbing_;
   const Manifest& old_;
   Manifest next_;
-  std::unique_ptr<Table> old_links_by_md5_;
-  std::unique_ptr<Table> old_links_by_url_;
-  std::unique_ptr<Table> old_table_;  // of the stage running, unless a link table above
-  // Where stages 1 and 2 report notices, while the old link table has rows.
-  std::optional<JoinNotices> targets_changed_;
-  std::optional<JoinNotices> md5s_gone_;
-  // Notices of stages 1 (targets changed) and 2 (md5s gone), all parts.
-  std::array<std::atomic<uint64_t>, 2> notices_{};
-  bool links_by_md5_changed_ = false;  // stage 3 ran: stage 5 writes its result
+  // The old link tables (linksByMD5, linksByURL), and the old page table of the page
+  // stage that ran last.
+  std::array<std::unique_ptr<Table>, 2> old_links_;
+  std::unique_ptr<Table> old_pages_;
+  TableId old_pages_id_ = TableId::kPagesByUrl;
+  // The notices of each kind (indexed by Notices), kept while the link table they
+  // name rows of has rows.
+  std::array<NoticeFiles, 3> notices_;
+  std::array<bool, kNumStages> ran_{};  // the stages that merged (and wrote, if they write)
   // The new tables, synced while the stages after theirs run: all of them before Run()
   // returns the manifest that names them.
   DeferredSyncs syncs_;

@@ -26,16 +26,13 @@
 #include "nutchfs/env.h"
 #include "webdb/db/manifest.h"
 #include "webdb/db/options.h"
+#include "webdb/stages/stage_table.h"
 #include "webdb/table/iterator.h"
 
 namespace webdb {
 
-// Stages are numbered 1..5: pagesByURL, pagesByMD5, linksByMD5, linksByURL, and the
-// second linksByMD5 pass. kNumStages is also the number of edit streams. Stage 3's
-// edits are read twice: by stage 3 and again by stage 5, which writes linksByMD5.
-constexpr int kNumStages = 5;
-const char* StageName(int stage);  // "stage 1 pagesByURL", ...
-
+// The stages are described by webdb/stages/stage_table.h. Stage 3's edits are read
+// twice: by stage 3 and again by stage 5, which writes linksByMD5.
 // The most key ranges the single-machine writer merges a stage in: one a core of the
 // machines it is built for. A constant, not the machine's count, so that a db's files do
 // not depend on the machine that wrote them.
@@ -67,9 +64,10 @@ class StagePlumbing {
   // per partition after EndStage(stage); a stage's partitions may be read on threads of
   // their own at once.
   virtual Result<std::unique_ptr<EditIterator>> Incoming(int stage, size_t partition) = 0;
-  // Partition p of stage 3's edits once more, for stage 5 (so they are kept until then).
-  // REQUIRES: EndStage(5) was called.
-  virtual Result<std::unique_ptr<EditIterator>> IncomingStage3Again(size_t partition) = 0;
+  // Partition p of stage's edits once more, for the stage that completes it (so they are
+  // kept until then). REQUIRES: ReadAgain(stage); EndStage was called for the stage
+  // that reads them again.
+  virtual Result<std::unique_ptr<EditIterator>> IncomingAgain(int stage, size_t partition) = 0;
 };
 
 struct UpdateParams {

@@ -40,8 +40,8 @@ class LocalPlumbing final : public StagePlumbing {
   Result<std::unique_ptr<EditIterator>> Incoming(int stage, size_t partition) override {
     return sorters_.Finish(stage, partition);
   }
-  Result<std::unique_ptr<EditIterator>> IncomingStage3Again(size_t partition) override {
-    return sorters_.Stage3Again(partition);
+  Result<std::unique_ptr<EditIterator>> IncomingAgain(int stage, size_t partition) override {
+    return sorters_.Again(stage, partition);
   }
 
   // REQUIRES: before the first EndStage().

@@ -49,7 +49,7 @@ class AddedLinks {
   // With fix non-null, edits of kinds kRemove and kSetFlag are stage 4's fixes and the
   // last one is returned there; otherwise every edit must be a put.
   Result<std::optional<std::string_view>> Resolve(const KeyMerger& m, const KeyEdit** fix) {
-    if (m.key().size() <= kMd5Size) return Err(Status::Corruption("short linksByMD5 key"));
+    if (m.key().size() <= kMd5Size) return Err(Error(m, "short key"));
     const KeyEdit* put = nullptr;
     for (size_t i = 0; i < m.num_edits(); ++i) {
       const KeyEdit& e = m.edit(i);
@@ -58,7 +58,8 @@ class AddedLinks {
       } else if (fix != nullptr && (e.kind == kRemove || (e.kind == kSetFlag && e.value.size() == 1))) {
         *fix = &e;
       } else {
-        return Err(Status::Corruption(fix != nullptr ? "bad linksByMD5 fix" : "bad linksByMD5 edit"));
+        return Err(Error(m, fix != nullptr ? "an edit neither a put nor a fix of stage 4"
+                                           : "an edit that is not a put"));
       }
     }
     std::string_view link;
@@ -82,6 +83,11 @@ class AddedLinks {
   }
 
   Status status() const { return sources_.status(); }
+
+  // Corruption about the linksByMD5 row at m's key.
+  static Status Error(const KeyMerger& m, std::string_view what) {
+    return RowError(TableId::kLinksByMd5, m.key(), Status::Corruption(std::string(what)));
+  }
 
  private:
   ForwardProbe sources_;
@@ -147,7 +153,9 @@ Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
       NUTCHFS_RETURN_IF_ERROR(CopyBlock(*m.block(), table, stats));
       continue;
     }
-    if (m.key().size() <= kMd5Size + 1) return Err(Status::Corruption("short linksByURL key"));
+    if (m.key().size() <= kMd5Size + 1) {
+      return Err(RowError(TableId::kLinksByUrl, m.key(), Status::Corruption("short key")));
+    }
     // Views of the row or of the winning edit: nothing is copied unless the flag changes.
     std::optional<std::string_view> link;
     if (m.has_row()) link = m.row_value();
@@ -158,7 +166,8 @@ Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
       } else if (e.kind == kRemove) {
         link.reset();
       } else {
-        return Err(Status::Corruption("bad linksByURL edit"));
+        return Err(RowError(TableId::kLinksByUrl, m.key(),
+                            Status::Corruption("an edit neither a put nor a remove")));
       }
     }
     if (!link) continue;
@@ -209,7 +218,7 @@ Result<StageStats> ApplyLinkFixes(Iterator& old_rows, EditIterator& edits,
     const KeyEdit* fix = nullptr;
     NUTCHFS_ASSIGN_OR_RETURN(std::optional<std::string_view> link, links.Resolve(m, &fix));
     if (fix != nullptr && !link) {
-      return Err(Status::Corruption("link fix for a link that linksByMD5 does not hold"));
+      return Err(AddedLinks::Error(m, "a fix of stage 4 for a link the table does not hold"));
     }
     if (!link || (fix != nullptr && fix->kind == kRemove)) continue;
     if (fix != nullptr) {

@@ -83,7 +83,9 @@ class PagesByUrlStage {
       NUTCHFS_ASSIGN_OR_RETURN(old, DecodePageByUrl(m.key(), m.row_value()));
     }
     std::optional<Link> link;
-    NUTCHFS_ASSIGN_OR_RETURN(std::optional<Page> page, ResolvePage(old, m.key(), Winner(m), &link));
+    Result<std::optional<Page>> resolved = ResolvePage(old, m.key(), Winner(m), &link);
+    if (!resolved) return RowError(TableId::kPagesByUrl, m.key(), resolved.error());
+    const std::optional<Page>& page = *resolved;
     NUTCHFS_RETURN_IF_ERROR(EmitPageChange(old, page));
     if (link) NUTCHFS_RETURN_IF_ERROR(EmitInsertedLink(*link));
     if (!page) return Status::OK();
@@ -169,7 +171,8 @@ Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowS
   while (m.Next()) {
     if (const RawBlock* b = m.block()) {  // every row kept
       if (b->first_key.size() < 16 || b->last_key.size() < 16) {
-        return Err(Status::Corruption("short pagesByMD5 key"));
+        const std::string_view key = b->first_key.size() < 16 ? b->first_key : b->last_key;
+        return Err(RowError(TableId::kPagesByMd5, key, Status::Corruption("short key")));
       }
       gone.Enter(Md5OfKey(b->first_key));
       gone.Keep();
@@ -178,7 +181,9 @@ Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowS
       NUTCHFS_RETURN_IF_ERROR(CopyBlock(*b, table, stats));
       continue;
     }
-    if (m.key().size() < 16) return Err(Status::Corruption("short pagesByMD5 key"));
+    if (m.key().size() < 16) {
+      return Err(RowError(TableId::kPagesByMd5, m.key(), Status::Corruption("short key")));
+    }
     gone.Enter(Md5OfKey(m.key()));
     std::optional<std::string_view> value;
     if (m.has_row()) value = m.row_value();
@@ -189,7 +194,8 @@ Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowS
       } else if (e.kind == kRemove) {
         value.reset();
       } else {
-        return Err(Status::Corruption("unknown pagesByMD5 edit kind"));
+        return Err(RowError(TableId::kPagesByMd5, m.key(),
+                            Status::Corruption("unknown edit kind " + std::to_string(e.kind))));
       }
     }
     if (!value) continue;

@@ -138,13 +138,10 @@ Result<Link> DecodeLinkByUrlFields(std::string_view key, std::string_view value)
   return l;
 }
 
-// "<table> key <printable key>", for errors about a row.
 // r, its error (if any) prefixed with "<table> key <printable key>".
 template <typename T>
 Result<T> OfRow(TableId t, std::string_view key, Result<T> r) {
-  if (!r) {
-    return Err(r.error().WithContext(std::string(TableName(t)) + " " + DescribeKey(t, key)));
-  }
+  if (!r) return Err(RowError(t, key, r.error()));
   return r;
 }
 
@@ -319,6 +316,10 @@ Result<Link> DecodeLink(TableId t, std::string_view key, std::string_view value)
 std::string_view UrlOfLinkUrlKey(std::string_view key) { return key.substr(0, key.size() - 17); }
 
 std::string_view Md5OfKey(std::string_view key) { return key.substr(0, 16); }
+
+Status RowError(TableId t, std::string_view key, const Status& s) {
+  return s.WithContext(std::string(TableName(t)) + " " + DescribeKey(t, key));
+}
 
 std::string DescribeKey(TableId t, std::string_view key) {
   switch (t) {

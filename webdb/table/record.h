@@ -99,6 +99,8 @@ Result<Link> DecodeLink(TableId t, std::string_view key, std::string_view value)
 // "key <printable key>" for a row of table t: md5s in hex, other bytes printable ASCII
 // as is and the rest as \xNN, cut after 200 characters.
 std::string DescribeKey(TableId t, std::string_view key);
+// s with "<table> key <printable key>" before its message: an error about a row of t.
+Status RowError(TableId t, std::string_view key, const Status& s);
 
 // The url inside a linksByURL key, and the md5 inside an MD5-table key.
 std::string_view UrlOfLinkUrlKey(std::string_view key);

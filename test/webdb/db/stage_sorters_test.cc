@@ -68,7 +68,7 @@ TEST_CASE("stage sorters return each stage's edits sorted, stage by stage") {
   for (int s = 1; s <= kNumStages; ++s) CHECK(sorters.count(s) == added[s - 1].size());
   for (int s = 1; s <= kNumStages; ++s) Expect(sorters, s, added[s - 1]);
   // Stage 5 reads stage 3's edits again.
-  auto again = sorters.Stage3Again();
+  auto again = sorters.Again(3);
   REQUIRE(again);
   testutil::Drained got = testutil::Drain(**again);
   REQUIRE(got.status.ok());
@@ -154,7 +154,7 @@ TEST_CASE("edits kept apart by key range: a partition's stream merges its produc
     }
   }
   for (size_t p = 0; p < 2; ++p) {
-    auto again = sorters.Stage3Again(p);
+    auto again = sorters.Again(3, p);
     REQUIRE(again);
     testutil::Drained got = testutil::Drain(**again);
     REQUIRE(got.status.ok());

@@ -247,4 +247,19 @@ TEST_CASE("stage 5: a fix for a link linksByMD5 does not hold is corruption") {
   auto stats = ApplyLinkFixes(*rows, *fixes, *pages, out);
   REQUIRE_FALSE(stats);
   CHECK(stats.error().IsCorruption());
+  // The message names the table and the row's key: its md5 in hex and its url.
+  const std::string message = stats.error().message();
+  CHECK_THAT(message, Catch::Contains("linksByMD5 key 30313233343536373839616263646566 http://x/"));
+  CHECK_THAT(message, Catch::Contains("a fix of stage 4 for a link the table does not hold"));
+}
+
+TEST_CASE("stage 1: a page edit that does not decode names pagesByURL and the url") {
+  RowCollector table;
+  EditCollector to_md5, to_links;
+  auto rows = NewVectorIterator({});
+  auto edits = NewVectorEditIterator({OwnedEdit{"http://a.example/", 0, kAddPage, "xx"}});
+  auto stats = ApplyPagesByUrl(*rows, *edits, 0, {&table, &to_md5, &to_links});
+  REQUIRE_FALSE(stats);
+  CHECK(stats.error().IsCorruption());
+  CHECK_THAT(stats.error().message(), Catch::StartsWith("pagesByURL key http://a.example/: "));
 }
