@@ -25,8 +25,8 @@ launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEBDB_BUILD_BENCH=ON \
   "${launcher[@]}" > /dev/null
-cmake --build "$BUILD" -j2 --target webdb_bench webdb_tests distwriter_tests webdb_tool \
-  distwriter_tool > /dev/null
+cmake --build "$BUILD" -j2 --target webdb_bench webdb_tests distwriter_tests webdb_killable \
+  distwriter_killable > /dev/null
 
 export SWEEP_PAGES=$PAGES SWEEP_KILLS=$KILLS SWEEP_SEED=$SEED
 export SWEEP_GEN=$PWD/$BUILD/bench/webdb_bench

@@ -13,10 +13,10 @@
 #include "nutchfs/lock_file.h"
 #include "tools/crawl_commands.h"
 #include "tools/explain_command.h"
-#include "tools/kill_hook.h"
 #include "tools/ops_commands.h"
 #include "tools/progress_reporter.h"
 #include "tools/step_clock.h"
+#include "tools/step_observer.h"
 #include "tools/version_commands.h"
 #include "webdb/calls/call_file.h"
 #include "webdb/calls/json_out.h"
@@ -136,9 +136,9 @@ Result<int> RunApply(nutchfs::Env& env, const Invocation& inv, Output&) {
   ProgressReporter reporter(stderr);
   WriterOptions options;
   options.memory_budget = inv.memory_budget;
-  options.hooks.before_step = [&steps, kill = KillHookFromEnvironment()](std::string_view step) {
+  options.hooks.before_step = [&steps, observe = StepObserver()](std::string_view step) {
     steps.Step(step);
-    if (kill) kill(step);
+    if (observe) observe(step);
   };
   if (!inv.quiet) options.progress = reporter.AsProgressFn();
   ReadProgress progress;

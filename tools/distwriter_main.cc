@@ -30,8 +30,8 @@
 #include "tools/cli_args.h"
 #include "tools/cli_commands.h"
 #include "tools/config_query.h"
-#include "tools/kill_hook.h"
 #include "tools/progress_reporter.h"
+#include "tools/step_observer.h"
 
 namespace po = boost::program_options;
 using nutchfs::Result;
@@ -211,7 +211,7 @@ Status Run(const Args& a, const distwriter::DistConfig& config) {
   NUTCHFS_ASSIGN_OR_RETURN(size_t memory, MemoryBudget(a, config));
   tools::ProgressReporter reporter(stderr, fmt::format("distwriter: writer {}", *a.writer));
   distwriter::RunOptions options{*a.writer, a.files, memory, {},
-                                  tools::KillHookFromEnvironment(*a.writer)};
+                                  tools::StepObserver(*a.writer)};
   if (!a.quiet) options.progress = reporter.AsProgressFn();
   auto ran = distwriter::RunRound(config, options);
   if (!ran && ran.error().IsBusy()) {

@@ -8,7 +8,7 @@
 #include "distwriter/dist_config.h"
 #include "distwriter/round_versions.h"
 #include "tools/cli_commands.h"
-#include "tools/kill_hook.h"
+#include "tools/step_observer.h"
 #include "webdb/db/versions.h"
 #include "webdb/db/writer.h"
 
@@ -80,11 +80,11 @@ Result<int> RunRollback(nutchfs::Env& env, const Invocation& inv, std::FILE*) {
                              distwriter::DistConfig::Load(inv.config));
     NUTCHFS_ASSIGN_OR_RETURN(
         webdb::RollbackResult result,
-        distwriter::RollbackDistDb(config, *inv.version, KillHookFromEnvironment()));
+        distwriter::RollbackDistDb(config, *inv.version, StepObserver()));
     SayRolledBack(inv, result, "round");
     return kExitOk;
   }
-  auto result = webdb::RollbackDb(env, inv.db, *inv.version, KillHookFromEnvironment());
+  auto result = webdb::RollbackDb(env, inv.db, *inv.version, StepObserver());
   if (!result) return Err(WithUnlockHint(result.error(), inv.db));
   SayRolledBack(inv, *result, "version");
   return kExitOk;
@@ -95,7 +95,7 @@ Result<int> RunKeep(nutchfs::Env& env, const Invocation& inv, std::FILE*) {
     NUTCHFS_ASSIGN_OR_RETURN(distwriter::DistConfig config,
                              distwriter::DistConfig::Load(inv.config));
     NUTCHFS_ASSIGN_OR_RETURN(uint64_t round,
-                             distwriter::SetDistKeep(config, *inv.keep, KillHookFromEnvironment()));
+                             distwriter::SetDistKeep(config, *inv.keep, StepObserver()));
     Say(inv, fmt::format("{} keeps {} rounds (round {})", config.db(), *inv.keep, round));
     return kExitOk;
   }

@@ -27,7 +27,8 @@ using testutil::FaultDb;
 using testutil::ProcessResult;
 using testutil::Subprocess;
 
-const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
+// The crash tests' build, with kill points (tools/step_observer.h).
+const std::string kDistwriter = PROJECT_BINARY_DIR "/test/killable/distwriter";
 constexpr int kK = 3;
 
 // The kill points of writer v's commit, in the order it reaches them (machine m<j> is

@@ -27,7 +27,8 @@ using testutil::DistCluster;
 using testutil::ProcessResult;
 using testutil::Subprocess;
 
-const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
+// The crash tests' build, with kill points (tools/step_observer.h).
+const std::string kDistwriter = PROJECT_BINARY_DIR "/test/killable/distwriter";
 constexpr int kWriters = 4;
 constexpr auto kDeadline = std::chrono::hours(6);
 

@@ -16,7 +16,8 @@
 namespace distwriter {
 namespace {
 
-const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
+// The crash tests' build, with kill points (tools/step_observer.h).
+const std::string kDistwriter = PROJECT_BINARY_DIR "/test/killable/distwriter";
 
 // The edit files in writer w's work directory.
 std::set<std::string> WorkFiles(const testutil::DistCluster& cluster, int w) {

@@ -26,7 +26,8 @@ using testutil::ProcessResult;
 using testutil::Session;
 using testutil::Subprocess;
 
-const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
+// The crash tests' build, with kill points (tools/step_observer.h).
+const std::string kDistwriter = PROJECT_BINARY_DIR "/test/killable/distwriter";
 
 using testutil::AwaitFile;
 using testutil::AwaitRoundDir;

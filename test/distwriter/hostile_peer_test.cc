@@ -23,7 +23,8 @@ using testutil::FaultDb;
 using testutil::ProcessResult;
 using testutil::Subprocess;
 
-const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
+// The crash tests' build, with kill points (tools/step_observer.h).
+const std::string kDistwriter = PROJECT_BINARY_DIR "/test/killable/distwriter";
 
 // Starts round r with writer 0 killed as stage 1 begins; returns the running peers once
 // their stage 1 files are in writer 0's group (rounds/<N>-<token>, returned in *dir).

@@ -19,7 +19,8 @@ namespace {
 using testutil::ProcessResult;
 
 const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
-const std::string kWebdb = PROJECT_BINARY_DIR "/tools/webdb";
+// The crash tests' build, with kill points (tools/step_observer.h).
+const std::string kWebdb = PROJECT_BINARY_DIR "/test/killable/webdb";
 
 // Sessions of well-formed calls over `universe` urls.
 testutil::SessionGenerator Sessions(uint64_t seed, int universe) {

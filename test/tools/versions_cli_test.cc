@@ -20,7 +20,8 @@ namespace {
 
 using testutil::ProcessResult;
 
-const std::string kWebdb = PROJECT_BINARY_DIR "/tools/webdb";
+// The crash tests' build, with kill points (tools/step_observer.h).
+const std::string kWebdb = PROJECT_BINARY_DIR "/test/killable/webdb";
 
 class Cli {
  public:

@@ -14,10 +14,11 @@ struct StageHooks {
   // Called as merge stage `stage` (1..5, webdb/db/update.h) begins, before its edits are
   // gathered: the distributed writer times its stages by it.
   std::function<void(int stage)> on_stage;
-  // Test kill points: called with the name of each step before it begins, "stage 1
-  // pagesByURL" ... "stage 5 linksByMD5 fixes" (StageName), then "publish" for the
-  // single-machine writer; the distributed writer adds its own (docs/DISTRIBUTED.md).
-  // tools/kill_hook.h kills the process at a named one.
+  // Called with the name of each step before it begins, "stage 1 pagesByURL" ...
+  // "stage 5 linksByMD5 fixes" (StageName), then "publish" for the single-machine
+  // writer; the distributed writer adds its own (docs/DISTRIBUTED.md). The tools time
+  // their steps by it; the crash tests' builds of them kill the process at a named one
+  // (tools/step_observer.h).
   std::function<void(std::string_view step)> before_step;
 };
 

@@ -27,7 +27,8 @@ using std::chrono::milliseconds;
 using testutil::ProcessResult;
 using testutil::Subprocess;
 
-const std::string kWebdb = PROJECT_BINARY_DIR "/tools/webdb";
+// The crash tests' build, with kill points (tools/step_observer.h).
+const std::string kWebdb = PROJECT_BINARY_DIR "/test/killable/webdb";
 
 class Sweep {
  public:

@@ -28,7 +28,8 @@ using testutil::ProcessResult;
 using testutil::Session;
 using testutil::Subprocess;
 
-const std::string kWebdb = PROJECT_BINARY_DIR "/tools/webdb";
+// The crash tests' build, with kill points (tools/step_observer.h).
+const std::string kWebdb = PROJECT_BINARY_DIR "/test/killable/webdb";
 
 // A db made by `webdb create`, and the model of what it should hold.
 class CrashDb {
