@@ -16,7 +16,7 @@ namespace distwriter {
 
 // sample_path: a file of urls, one per line (empty: choose breakpoints in round 1);
 // keep: the rounds kept readable (round_versions.h), 1..webdb::kMaxKeep.
-// env: tests only, as RunOptions::env (distwriter/round.h); then /tmp must exist in it.
+// env: as RunOptions::env (distwriter/round.h); when given, /tmp must exist in it.
 Status CreateDistDb(const DistConfig& config, const std::string& sample_path,
                     uint32_t keep = webdb::kDefaultKeep, nutchfs::Env* env = nullptr);
 

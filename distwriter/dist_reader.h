@@ -27,7 +27,7 @@ namespace distwriter {
 // while it is open; NotFound naming the kept rounds when that round is not kept.
 Result<std::unique_ptr<webdb::Reader>> OpenDistReader(
     const std::string& config_path, std::optional<uint64_t> version = std::nullopt);
-// The same for a loaded config; env: tests only, as RunOptions::env (distwriter/round.h).
+// The same for a loaded config; env: as RunOptions::env (distwriter/round.h).
 Result<std::unique_ptr<webdb::Reader>> OpenDistReader(
     const DistConfig& config, nutchfs::Env* env = nullptr,
     std::optional<uint64_t> version = std::nullopt);

@@ -25,7 +25,7 @@ namespace distwriter {
 // options as for webdb::VerifyDb. NotFound when the config's db has no CURRENT at the
 // meta group's view, or options.version is not a kept round; other errors when verification itself could not run (the scratch
 // directory, a machine that cannot be reached). The summary's version is the round's.
-// env: tests only, as RunOptions::env (distwriter/round.h).
+// env: as RunOptions::env (distwriter/round.h).
 Result<webdb::VerifySummary> VerifyDistDb(const DistConfig& config,
                                           const webdb::VerifyOptions& options,
                                           nutchfs::Env* env = nullptr);

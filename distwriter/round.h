@@ -27,9 +27,10 @@ struct RunOptions {
   // the commit's steps (commit.h) — and "done" once the round is installed on this
   // machine, before the clean-up (docs/DISTRIBUTED.md, "Restart").
   std::function<void(std::string_view)> before_step;
-  // Tests: if set, every machine's root and the call files are reached through this Env
-  // (nutchfs::NutchFsOptions::env), so that k writers can run as threads of one process
-  // over one in-memory file system. Not owned.
+  // The Env through which every machine's root and the call files are reached
+  // (nutchfs::NutchFsOptions::env), as LevelDB's Options::env; null: each machine's own
+  // (its local directory, or SFTP). The tests run k writers as threads of one process
+  // over one in-memory or fault-injecting Env through it. Not owned.
   nutchfs::Env* env = nullptr;
 };
 

@@ -53,8 +53,7 @@ Status CollectRounds(RoundStore& store, const DistConfig& config, nutchfs::Env& 
                      const RoundManifest& installed);
 
 // The kept rounds of the db, as webdb::ListVersions gives a single-machine db's versions
-// (time_ms 0 for rounds written before rounds had a time). env: tests only, as
-// RunOptions::env.
+// (time_ms 0 for rounds written before rounds had a time). env: as RunOptions::env.
 Result<webdb::VersionList> ListRounds(const DistConfig& config, nutchfs::Env* env = nullptr);
 
 // Makes the sections of kept round `version` current again, as a new round on every
