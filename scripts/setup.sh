@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake pkg-config git
-  libboost-filesystem-dev libboost-program-options-dev
+  libboost-program-options-dev
   libssh-dev libssl-dev libspdlog-dev libfmt-dev
   libsimdjson-dev libexpected-dev libisal-dev libxxhash-dev catch2
   zlib1g-dev liburiparser-dev libidn2-dev libpsl-dev libre2-dev
