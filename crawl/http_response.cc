@@ -1,4 +1,5 @@
 #include "crawl/http_response.h"
+#include "nutchfs/strings.h"
 
 #include <strings.h>
 #include <zlib.h>
@@ -9,15 +10,8 @@ namespace crawl {
 
 namespace {
 
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+using nutchfs::EqualsNoCase;
+using nutchfs::Trim;
 
 std::string Lower(std::string_view s) {
   std::string out(s);

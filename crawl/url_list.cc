@@ -3,17 +3,14 @@
 #include <string_view>
 
 #include "crawl/url.h"
+#include "nutchfs/strings.h"
 
 namespace crawl {
 
 namespace {
 
-std::string_view Trim(std::string_view line) {
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
-  while (!line.empty() && space(line.front())) line.remove_prefix(1);
-  while (!line.empty() && space(line.back())) line.remove_suffix(1);
-  return line;
-}
+// White space other than a line feed (lines are cut at line feeds).
+std::string_view Trim(std::string_view line) { return nutchfs::Trim(line, " \t\r\f\v"); }
 
 Status ReadLine(std::string_view line, const std::string& path, uint64_t line_no,
                 const UrlListOptions& options, const std::function<Status(std::string)>& fn) {

@@ -1,4 +1,5 @@
 #include "crawl/warc_reader.h"
+#include "nutchfs/strings.h"
 
 #include <strings.h>
 
@@ -13,15 +14,8 @@ constexpr size_t kReadChunk = size_t{1} << 16;
 constexpr size_t kMaxHeaderBytes = size_t{1} << 20;
 constexpr std::string_view kCrlf2 = "\r\n\r\n";
 
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+using nutchfs::EqualsNoCase;
+using nutchfs::Trim;
 
 // Decimal digits only: from_chars alone would take a sign.
 bool ParseDigits(std::string_view s, int* out) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "distwriter/round_versions.h"
+#include "nutchfs/clock.h"
 #include "webdb/db/versions.h"
 
 namespace distwriter {
@@ -65,7 +66,7 @@ Result<RoundManifest> Committer::Commit(Exchange& exchange, RoundManifest next,
   own_section_ = section;
   // When this writer finished its section: a section sent by an earlier attempt keeps
   // the time it was sent with, so that every copy a peer may read says the same.
-  if (own_section_.time_ms == 0) own_section_.time_ms = webdb::NowMs();
+  if (own_section_.time_ms == 0) own_section_.time_ms = nutchfs::NowMs();
   // Itself first, then the others in index order: a manifest found anywhere is then also
   // in its own group (SentSection).
   for (int n = 0; n < config_.k; ++n) {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "distwriter/round_store.h"
+#include "nutchfs/clock.h"
 #include "nutchfs/nutchfs.h"
 #include "webdb/db/versions.h"
 
@@ -39,7 +40,7 @@ Status CreateDistDb(const DistConfig& config, const std::string& sample_path, ui
   round.version = 1;
   round.k = config.k;
   round.keep = keep;
-  round.time_ms = webdb::NowMs();
+  round.time_ms = nutchfs::NowMs();
   round.digests.assign(config.k, "");
   round.sections.assign(config.k, webdb::Manifest{});
   if (!sample_path.empty() && config.k > 1) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 
+#include "nutchfs/clock.h"
 #include "nutchfs/nutchfs.h"
 #include "nutchfs/scoped_lock.h"
 #include "webdb/db/manifest.h"
@@ -207,7 +208,7 @@ Result<std::vector<RoundManifest>> LiveRounds(RoundStore& store, nutchfs::Env& e
                                               bool remove_stale_pins) {
   NUTCHFS_ASSIGN_OR_RETURN(std::vector<RoundManifest> live, KeptRounds(store, installed));
   NUTCHFS_ASSIGN_OR_RETURN(auto pins,
-                           webdb::LivePins(env, section_dir, webdb::NowMs(), remove_stale_pins));
+                           webdb::LivePins(env, section_dir, nutchfs::NowMs(), remove_stale_pins));
   for (const auto& [version, readers] : pins) {
     if (RoundKept(installed, version) || version > installed.version) continue;
     NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> round, store.ReadDecided(version));
@@ -241,7 +242,7 @@ Result<webdb::VersionList> ListRounds(const DistConfig& config, nutchfs::Env* en
   // Readers pin a round in every section: writer 0's pins count them.
   NUTCHFS_ASSIGN_OR_RETURN(auto section, fs->Locate(config.WriterFile(0, "section")));
   NUTCHFS_ASSIGN_OR_RETURN(auto pins,
-                           webdb::LivePins(*section.env, section.path, webdb::NowMs(), false));
+                           webdb::LivePins(*section.env, section.path, nutchfs::NowMs(), false));
   webdb::VersionList list;
   list.keep = installed.keep;
   for (const RoundManifest& round : kept) {
@@ -288,7 +289,7 @@ Result<webdb::RollbackResult> RollbackDistDb(const DistConfig& config, uint64_t 
   next.restores = version;
   next.token.clear();
   next.digests.assign(config.k, "");
-  next.time_ms = webdb::NowMs();
+  next.time_ms = nutchfs::NowMs();
   NUTCHFS_RETURN_IF_ERROR((*admin)->PublishEverywhere(next, hook));
   NUTCHFS_RETURN_IF_ERROR((*admin)->Collect(next, hook));
   return webdb::RollbackResult{next.version, true};
@@ -314,7 +315,7 @@ Result<uint64_t> SetDistKeep(const DistConfig& config, uint32_t keep, const webd
   next.version = installed->version + 1;
   next.keep = keep;
   next.restores = 0;
-  next.time_ms = webdb::NowMs();
+  next.time_ms = nutchfs::NowMs();
   NUTCHFS_RETURN_IF_ERROR((*admin)->PublishEverywhere(next, hook));
   NUTCHFS_RETURN_IF_ERROR((*admin)->Collect(next, hook));
   return next.version;

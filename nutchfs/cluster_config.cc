@@ -8,6 +8,7 @@
 #include <map>
 
 #include "nutchfs/nutchfile.h"
+#include "nutchfs/strings.h"
 
 namespace nutchfs {
 namespace {
@@ -29,12 +30,6 @@ bool IsOwnSection(std::string_view section) {
 }
 
 bool IsClaimed(const ConfigEntry &e) { return IsTopKey(e) || IsOwnSection(e.section); }
-
-std::string_view Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
 
 // Duplicate [machine.*]/[group.*] headers and duplicate NutchFS keys.
 Status CheckDuplicates(const ConfigFile &file) {

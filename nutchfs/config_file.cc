@@ -1,4 +1,5 @@
 #include "nutchfs/config_file.h"
+#include "nutchfs/strings.h"
 
 #include <boost/program_options.hpp>
 #include <fstream>
@@ -7,13 +8,8 @@
 namespace nutchfs {
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  const char *kSpace = " \t\r\n";
-  size_t b = s.find_first_not_of(kSpace);
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(kSpace);
-  return s.substr(b, e - b + 1);
-}
+// Blanks and line ends.
+std::string_view Trim(std::string_view s) { return nutchfs::Trim(s, " \t\r\n"); }
 
 // Pre-scan: the key and line of every entry and the line of every section, in
 // order.

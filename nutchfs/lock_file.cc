@@ -4,16 +4,12 @@
 
 #include <chrono>
 
+#include "nutchfs/clock.h"
 #include "nutchfs/publish.h"
 
 namespace nutchfs {
 namespace {
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Removes the lock at path if its contents are still `expected`. NotFound if the lock is
 // gone; Busy (after putting it back) if it changed.

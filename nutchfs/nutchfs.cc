@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "nutchfs/arrival_watch.h"
+#include "nutchfs/clock.h"
 #include "nutchfs/lock_file.h"
 #include "nutchfs/publish.h"
 
@@ -50,11 +51,6 @@ auto WithRetries(const ClusterConfig& config, std::string_view what, Fn&& fn) ->
   }
 }
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string Join(const std::string& root, std::string_view rel) {
   return root == "/" ? "/" + std::string(rel) : root + "/" + std::string(rel);

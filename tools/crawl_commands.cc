@@ -16,6 +16,7 @@
 #include "crawl/warc_converter.h"
 #include "distwriter/dist_config.h"
 #include "distwriter/launch.h"
+#include "nutchfs/clock.h"
 #include "tools/cli_commands.h"
 #include "tools/json_call_sink.h"
 #include "tools/progress_reporter.h"
@@ -173,18 +174,13 @@ Status InjectAll(nutchfs::Env& env, const Invocation& inv, crawl::Injector& inje
   return Status::OK();
 }
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 Status ConvertAll(nutchfs::Env& env, const Invocation& inv, crawl::WarcConverter& converter) {
   for (const std::string& path : inv.inputs) {
     NUTCHFS_RETURN_IF_ERROR(AsBadInput(converter.AddFile(env, path)));
   }
   if (inv.crawl.fetchlist.empty()) return Status::OK();
-  return converter.AddFetchList(env, inv.crawl.fetchlist, NowMs());
+  return converter.AddFetchList(env, inv.crawl.fetchlist, nutchfs::NowMs());
 }
 
 std::string InjectSummary(const crawl::InjectStats& s) {
@@ -288,7 +284,7 @@ crawl::GenerateOptions GenerateOptionsOf(const Invocation& inv, const std::strin
   o.max_per_group = inv.crawl.max_per_host;
   o.group_by = inv.crawl.by_domain ? crawl::GenerateOptions::GroupBy::kDomain
                                    : crawl::GenerateOptions::GroupBy::kHost;
-  o.now_ms = inv.crawl.now.value_or(NowMs());
+  o.now_ms = inv.crawl.now.value_or(nutchfs::NowMs());
   o.memory_budget = inv.memory_budget;
   o.tmp_dir = tmp_dir;
   return o;

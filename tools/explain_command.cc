@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "nutchfs/clock.h"
 #include "tools/cli_commands.h"
 #include "webdb/calls/json_out.h"
 #include "webdb/db/versions.h"
@@ -172,7 +173,7 @@ Result<webdb::History> HistoryOf(nutchfs::Env& env, const Invocation& inv,
 Result<int> RunExplain(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
   NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<webdb::Reader> reader, OpenReader(env, inv));
   NUTCHFS_ASSIGN_OR_RETURN(webdb::Explanation e,
-                           webdb::Explain(*reader, *inv.url, webdb::NowMs()));
+                           webdb::Explain(*reader, *inv.url, nutchfs::NowMs()));
   NUTCHFS_ASSIGN_OR_RETURN(webdb::History history, HistoryOf(env, inv, *reader));
   NUTCHFS_RETURN_IF_ERROR(WriteToStream(
       out, inv.json ? ExplainJson(*inv.url, e, history) : ExplainText(*inv.url, e, history)));

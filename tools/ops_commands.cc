@@ -8,6 +8,7 @@
 
 #include "distwriter/dist_reader.h"
 #include "distwriter/dist_verify.h"
+#include "nutchfs/clock.h"
 #include "tools/cli_commands.h"
 #include "webdb/calls/json_out.h"
 #include "webdb/db/versions.h"
@@ -204,7 +205,7 @@ Result<int> RunStats(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
   } else {
     NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<webdb::Reader> reader, OpenReader(env, inv));
     webdb::StatsOptions options;
-    options.now_ms = webdb::NowMs();
+    options.now_ms = nutchfs::NowMs();
     NUTCHFS_ASSIGN_OR_RETURN(report, webdb::ComputeStats(*reader, options));
   }
   NUTCHFS_ASSIGN_OR_RETURN(webdb::VersionList list, ListKeptVersions(env, inv));

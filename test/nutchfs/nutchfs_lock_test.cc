@@ -9,6 +9,7 @@
 #include <limits>
 #include <thread>
 
+#include "nutchfs/clock.h"
 #include "nutchfs/lock_file.h"
 #include "nutchfs/lock_owner.h"
 #include "nutchfs/nutchfs.h"
@@ -36,12 +37,6 @@ std::unique_ptr<NutchFs> OpenFs(const nutchfs::ClusterConfig& config, const std:
 }
 
 const NutchFile kLock{"crawl", "ab", "update"};
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // A pid that certainly no longer runs: a child that has exited and been reaped.
 int64_t DeadPid() {
@@ -85,7 +80,7 @@ TEST_CASE("a lock is exclusive until unlocked", "[nutchfs]") {
 TEST_CASE("a lock file records its owner", "[nutchfs]") {
   testutil::TempDir dir;
   auto b = OpenFs(Config(dir.path()), "b");
-  const int64_t before = NowMs();
+  const int64_t before = nutchfs::NowMs();
   auto held = b->Lock(kLock);
   REQUIRE(held);
   CHECK(nutchfs::NewLocalEnv()->FileExists(dir.path() + "/a/crawl/ab/.locks/update"));
@@ -102,7 +97,7 @@ TEST_CASE("a lock file records its owner", "[nutchfs]") {
   ::gethostname(host, sizeof(host) - 1);
   CHECK(info.owner->host == host);
   CHECK(info.owner->acquired_ms >= before);
-  CHECK(info.owner->acquired_ms <= NowMs());
+  CHECK(info.owner->acquired_ms <= nutchfs::NowMs());
   CHECK(info.owner->proc_start > 0);
   CHECK_FALSE(info.owner->boot_id.empty());
   CHECK(*info.owner == held->owner);
@@ -126,7 +121,7 @@ TEST_CASE("a lock taken on this host before a reboot is broken by the next Lock"
   auto a = OpenFs(Config(dir.path()), "a");
   LockOwner before_reboot = nutchfs::CurrentProcess("a");
   before_reboot.boot_id = "00000000-0000-0000-0000-000000000000";
-  before_reboot.acquired_ms = NowMs();  // young: the lease does not matter
+  before_reboot.acquired_ms = nutchfs::NowMs();  // young: the lease does not matter
   Plant(dir.path(), nutchfs::EncodeLockOwner(before_reboot));
   auto held = a->Lock(kLock);
   REQUIRE(held);
@@ -163,7 +158,7 @@ TEST_CASE("another host's lock breaks only when forced and older than the lease"
   auto a = OpenFs(Config(dir.path()), "a");  // lease 60 s
   LockOwner remote = nutchfs::CurrentProcess("b");
   remote.host = "elsewhere.example";
-  remote.acquired_ms = NowMs() - 10000;
+  remote.acquired_ms = nutchfs::NowMs() - 10000;
   Plant(dir.path(), nutchfs::EncodeLockOwner(remote));
   CHECK(a->Lock(kLock).error().IsBusy());
   CHECK(a->BreakLock(kLock, true).error().IsBusy());  // young
@@ -171,7 +166,7 @@ TEST_CASE("another host's lock breaks only when forced and older than the lease"
 
   testutil::TempDir dir2;
   auto a2 = OpenFs(Config(dir2.path()), "a");
-  remote.acquired_ms = NowMs() - 120000;
+  remote.acquired_ms = nutchfs::NowMs() - 120000;
   Plant(dir2.path(), nutchfs::EncodeLockOwner(remote));
   auto unforced = a2->BreakLock(kLock, false);
   REQUIRE_FALSE(unforced);
@@ -247,11 +242,11 @@ TEST_CASE("a lock file's time far from now gives an age, not an overflow", "[nut
 
   LockOwner ancient = *owner;
   ancient.acquired_ms = std::numeric_limits<int64_t>::min();
-  verdict = nutchfs::JudgeLock(ancient, me, NowMs(), 3600000, true);
+  verdict = nutchfs::JudgeLock(ancient, me, nutchfs::NowMs(), 3600000, true);
   CHECK(verdict.breakable);
   LockOwner future = *owner;
   future.acquired_ms = kMax;
-  verdict = nutchfs::JudgeLock(future, me, -NowMs(), 3600000, true);
+  verdict = nutchfs::JudgeLock(future, me, -nutchfs::NowMs(), 3600000, true);
   CHECK_FALSE(verdict.breakable);
   CHECK_THAT(verdict.reason, Catch::Contains("less than the lease"));
 }

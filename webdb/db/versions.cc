@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "nutchfs/clock.h"
 #include "nutchfs/scoped_lock.h"
 #include "webdb/db/manifest_table.h"
 #include "webdb/db/version_pin.h"
@@ -23,11 +24,6 @@ void Step(const StepHook& hook, std::string_view step) {
 
 }  // namespace
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 Result<Manifest> ReadKeptManifest(nutchfs::Env& env, const std::string& dir,
                                   std::optional<uint64_t> version) {
@@ -52,7 +48,7 @@ Result<std::vector<Manifest>> LiveManifests(nutchfs::Env& env, const std::string
     if (!m) return Err(m.error().WithContext("kept version " + std::to_string(v)));
     live.push_back(std::move(*m));
   }
-  NUTCHFS_ASSIGN_OR_RETURN(auto pins, LivePins(env, dir, NowMs(), remove_stale_pins));
+  NUTCHFS_ASSIGN_OR_RETURN(auto pins, LivePins(env, dir, nutchfs::NowMs(), remove_stale_pins));
   for (const auto& [v, count] : pins) {
     if (Kept(current, v) || v > current.version) continue;
     auto m = ReadManifest(env, dir, v);
@@ -93,7 +89,7 @@ Status PublishVersion(nutchfs::Env& env, const std::string& dir, const Manifest&
 
 Result<VersionList> ListVersions(nutchfs::Env& env, const std::string& dir) {
   NUTCHFS_ASSIGN_OR_RETURN(Manifest current, ReadCurrentManifest(env, dir));
-  NUTCHFS_ASSIGN_OR_RETURN(auto pins, LivePins(env, dir, NowMs(), /*remove_stale=*/false));
+  NUTCHFS_ASSIGN_OR_RETURN(auto pins, LivePins(env, dir, nutchfs::NowMs(), /*remove_stale=*/false));
   VersionList list;
   list.keep = current.keep;
   for (uint64_t v = current.version; v > 0 && Kept(current, v); --v) {
@@ -129,7 +125,7 @@ Result<RollbackResult> RollbackDb(nutchfs::Env& env, const std::string& dir, uin
   if (target.tables == current.tables) return RollbackResult{current.version, false};
   Manifest next = target;
   next.version = current.version + 1;
-  next.time_ms = NowMs();
+  next.time_ms = nutchfs::NowMs();
   next.keep = current.keep;
   next.restores = version;
   NUTCHFS_RETURN_IF_ERROR(PublishVersion(env, dir, current, next, hook));

@@ -87,9 +87,6 @@ struct RollbackResult {
 Result<RollbackResult> RollbackDb(nutchfs::Env& env, const std::string& dir, uint64_t version,
                                   const StepHook& hook);
 
-// Now, in ms since the epoch (manifest times, pin judgements).
-int64_t NowMs();
-
 }  // namespace webdb
 
 #endif  // WEBDB_DB_VERSIONS_H_

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "nutchfs/clock.h"
 #include "nutchfs/scoped_lock.h"
 #include "webdb/calls/call_log.h"
 #include "webdb/db/manifest.h"
@@ -128,7 +129,7 @@ class SingleWriter final : public Writer {
       }
       next = std::move(*updated);
     }
-    next.time_ms = NowMs();
+    next.time_ms = nutchfs::NowMs();
     next.keep = keep_.value_or(current_.keep);
     next.restores = 0;
     NUTCHFS_RETURN_IF_ERROR(
@@ -168,7 +169,7 @@ Status Writer::Create(nutchfs::Env& env, const std::string& dir, uint32_t keep) 
     return Status::InvalidArgument("a webdb already exists at " + dir);
   }
   NUTCHFS_ASSIGN_OR_RETURN(Manifest m, CreateEmptyTables(env, dir));
-  m.time_ms = NowMs();
+  m.time_ms = nutchfs::NowMs();
   m.keep = keep;
   return InstallManifest(env, dir, m);
 }

@@ -3,6 +3,7 @@
 // naming an old one's tables, and the collector deletes the files of a version it no
 // longer keeps only when no live reader pins it (pins of readers that are gone are
 // ignored and removed).
+#include "nutchfs/clock.h"
 #include "webdb/db/versions.h"
 
 #include <fmt/format.h>
@@ -207,7 +208,7 @@ TEST_CASE("pins of readers that are gone are ignored and removed", "[versions]")
   }
   SECTION("a reader on another host, past the lease") {
     owner.host = "elsewhere.example";
-    owner.acquired_ms = NowMs() - kPinLeaseMs - 1000;
+    owner.acquired_ms = nutchfs::NowMs() - kPinLeaseMs - 1000;
   }
   WritePin(db, 2, owner);
   REQUIRE(PinFiles(db) == 1);
