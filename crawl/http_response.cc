@@ -1,7 +1,6 @@
 #include "crawl/http_response.h"
 #include "nutchfs/strings.h"
 
-#include <strings.h>
 #include <zlib.h>
 
 #include <charconv>

@@ -1,7 +1,6 @@
 #include "crawl/warc_reader.h"
 #include "nutchfs/strings.h"
 
-#include <strings.h>
 
 #include <charconv>
 #include <ctime>

@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 
 #include "nutchfs/clock.h"
 #include "nutchfs/publish.h"

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 
 #include "nutchfs/clock.h"
 #include "nutchfs/scoped_lock.h"
