@@ -1,9 +1,10 @@
 #include "crawl/http_response.h"
-#include "nutchfs/strings.h"
 
 #include <zlib.h>
 
 #include <charconv>
+
+#include "nutchfs/strings.h"
 
 namespace crawl {
 

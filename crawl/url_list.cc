@@ -10,11 +10,11 @@ namespace crawl {
 namespace {
 
 // White space other than a line feed (lines are cut at line feeds).
-std::string_view Trim(std::string_view line) { return nutchfs::Trim(line, " \t\r\f\v"); }
+std::string_view TrimLine(std::string_view line) { return nutchfs::Trim(line, " \t\r\f\v"); }
 
 Status ReadLine(std::string_view line, const std::string& path, uint64_t line_no,
                 const UrlListOptions& options, const std::function<Status(std::string)>& fn) {
-  line = Trim(line);
+  line = TrimLine(line);
   if (line.empty() || line.front() == '#') return Status::OK();
   auto url = NormalizeUrl(line);
   if (url) return fn(std::move(*url));

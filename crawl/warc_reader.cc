@@ -1,9 +1,9 @@
 #include "crawl/warc_reader.h"
-#include "nutchfs/strings.h"
-
 
 #include <charconv>
 #include <ctime>
+
+#include "nutchfs/strings.h"
 
 namespace crawl {
 

@@ -1,15 +1,16 @@
 #include "nutchfs/config_file.h"
-#include "nutchfs/strings.h"
 
 #include <boost/program_options.hpp>
 #include <fstream>
 #include <sstream>
 
+#include "nutchfs/strings.h"
+
 namespace nutchfs {
 namespace {
 
 // Blanks and line ends.
-std::string_view Trim(std::string_view s) { return nutchfs::Trim(s, " \t\r\n"); }
+std::string_view TrimLine(std::string_view s) { return Trim(s, " \t\r\n"); }
 
 // Pre-scan: the key and line of every entry and the line of every section, in
 // order.
@@ -24,23 +25,23 @@ Status PreScan(const ConfigFile &file, std::string_view text, std::vector<Config
     std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
     ++line_no;
-    line = Trim(line.substr(0, line.find('#')));
+    line = TrimLine(line.substr(0, line.find('#')));
     if (line.empty()) continue;
     if (line.front() == '[') {
-      if (line.back() != ']' || Trim(line.substr(1, line.size() - 2)).empty()) {
+      if (line.back() != ']' || TrimLine(line.substr(1, line.size() - 2)).empty()) {
         return file.ErrorAt(
             line_no, "malformed section header '" + std::string(line) + "'; expected [NAME]");
       }
-      section = std::string(Trim(line.substr(1, line.size() - 2)));
+      section = std::string(TrimLine(line.substr(1, line.size() - 2)));
       sections->push_back({section, line_no});
       continue;
     }
     size_t eq = line.find('=');
-    if (eq == std::string_view::npos || Trim(line.substr(0, eq)).empty()) {
+    if (eq == std::string_view::npos || TrimLine(line.substr(0, eq)).empty()) {
       return file.ErrorAt(
           line_no, "expected 'key = value' or '[section]', found '" + std::string(line) + "'");
     }
-    std::string key(Trim(line.substr(0, eq)));
+    std::string key(TrimLine(line.substr(0, eq)));
     entries->push_back({section.empty() ? key : section + "." + key, section, "", line_no});
   }
   return Status::OK();

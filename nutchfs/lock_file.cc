@@ -2,13 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
-
 #include "nutchfs/clock.h"
 #include "nutchfs/publish.h"
 
 namespace nutchfs {
 namespace {
-
 
 // Removes the lock at path if its contents are still `expected`. NotFound if the lock is
 // gone; Busy (after putting it back) if it changed.

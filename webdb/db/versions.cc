@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-
 #include "nutchfs/clock.h"
 #include "nutchfs/scoped_lock.h"
 #include "webdb/db/manifest_table.h"
