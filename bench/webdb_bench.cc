@@ -22,10 +22,10 @@
 #include <future>
 #include <string>
 
-#include "bench/json_call_sink.h"
 #include "bench/measure.h"
 #include "bench/workload.h"
 #include "tools/cli_args.h"
+#include "webdb/calls/json_call_writer.h"
 #include "webdb/db/writer.h"
 
 namespace {
@@ -165,9 +165,9 @@ int EmitJson(const Flags& f, const bench::Workload& w) {
       std::perror(path.c_str());
       return 1;
     }
-    bench::JsonCallSink sink(out, path);
+    webdb::JsonCallWriter sink(webdb::JsonCallWriter::ToStream(out, path));
     auto counts = Generate(w, round, sink);
-    bench::Status s = counts ? sink.Finish() : counts.error();
+    bench::Status s = counts ? sink.Flush() : counts.error();
     std::fclose(out);
     if (!s.ok()) {
       std::fprintf(stderr, "webdb_bench: %s\n", s.ToString().c_str());
@@ -182,9 +182,10 @@ int EmitJson(const Flags& f, const bench::Workload& w) {
 bench::Result<std::string> PhaseText(const bench::Workload& w, int round, uint64_t first,
                                      uint64_t last) {
   std::string text;
-  bench::JsonCallSink sink(&text);
+  webdb::JsonCallWriter sink(webdb::JsonCallWriter::ToString(&text));
   auto counts = w.Phase(round, first, last, sink);
   if (!counts) return nutchfs::Err(counts.error());
+  NUTCHFS_RETURN_IF_ERROR(sink.Flush());
   return text;
 }
 

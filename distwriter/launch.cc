@@ -342,7 +342,7 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   }
   const std::string failed = Failures(*fs, config, committed + 1, children);
   if (!failed.empty()) return Status::IOError("writers failed:" + failed);
-  PrintReport(config, children, out);
+  if (out != nullptr) PrintReport(config, children, out);
   return Status::OK();
 }
 

@@ -25,7 +25,8 @@ struct LaunchOptions {
   std::vector<std::string> run_flags;  // passed on to every `run` (--memory, --quiet, ...)
 };
 
-// Fails (naming the writers) if any writer fails; prints the report to out.
+// Fails (naming the writers) if any writer fails; prints the report to out (none when
+// out is null).
 Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE* out);
 
 }  // namespace distwriter

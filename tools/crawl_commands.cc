@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <climits>
-#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -18,9 +17,10 @@
 #include "distwriter/launch.h"
 #include "nutchfs/clock.h"
 #include "tools/cli_commands.h"
-#include "tools/json_call_sink.h"
 #include "tools/progress_reporter.h"
+#include "tools/scratch_dir.h"
 #include "webdb/calls/call_file.h"
+#include "webdb/calls/json_call_writer.h"
 #include "webdb/calls/json_out.h"
 #include "webdb/db/writer.h"
 
@@ -35,28 +35,6 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 Status AsBadInput(Status s) {
   return s.IsCorruption() ? Status::InvalidArgument(s.message()) : s;
 }
-
-// A fresh directory under $TMPDIR (or /tmp), removed with its content when destroyed.
-class ScratchDir {
- public:
-  static Result<std::unique_ptr<ScratchDir>> Create(nutchfs::Env& env) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/webdb-crawl-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      return Err(Status::FromErrno("create a directory " + pattern, errno));
-    }
-    return std::unique_ptr<ScratchDir>(new ScratchDir(env, pattern));
-  }
-  ~ScratchDir() { (void)env_.RemoveDirRecursively(path_); }  // best effort: scratch only
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  ScratchDir(nutchfs::Env& env, std::string path) : env_(env), path_(std::move(path)) {}
-  nutchfs::Env& env_;
-  std::string path_;
-};
 
 std::string DistwriterBinary() {
   char buf[PATH_MAX];
@@ -75,10 +53,7 @@ Status LaunchCallFile(const Invocation& inv, const std::string& path) {
                                    {path},
                                    DistwriterBinary(),
                                    {"--memory", std::to_string(inv.memory_budget), "--quiet"}};
-  std::FILE* report = inv.quiet ? std::fopen("/dev/null", "w") : stderr;
-  Status s = distwriter::Launch(config, launch, report ? report : stderr);
-  if (inv.quiet && report != nullptr) std::fclose(report);
-  return s;
+  return distwriter::Launch(config, launch, inv.quiet ? nullptr : stderr);
 }
 
 // One writer session: the single-machine Writer, or (with --config) calls spooled to a
@@ -95,11 +70,10 @@ class CrawlSession {
       NUTCHFS_ASSIGN_OR_RETURN(s->writer_, webdb::Writer::Open(env, inv.db, options));
       return s;
     }
-    NUTCHFS_ASSIGN_OR_RETURN(s->scratch_, ScratchDir::Create(env));
-    s->call_path_ = s->scratch_->path() + "/calls.jsonl";
-    s->call_file_ = std::fopen(s->call_path_.c_str(), "w");
-    if (s->call_file_ == nullptr) return Err(Status::FromErrno("create " + s->call_path_, errno));
-    s->json_ = std::make_unique<JsonCallSink>(s->call_file_);
+    NUTCHFS_ASSIGN_OR_RETURN(s->scratch_, ScratchDir::Create(env, "crawl"));
+    NUTCHFS_ASSIGN_OR_RETURN(s->call_file_, env.NewWritableFile(s->scratch_->File("calls.jsonl")));
+    s->json_ = std::make_unique<webdb::JsonCallWriter>(
+        webdb::JsonCallWriter::ToFile(*s->call_file_));
     return s;
   }
   // Applies the calls of the call file at path as one session (a distributed db's
@@ -111,9 +85,6 @@ class CrawlSession {
     NUTCHFS_RETURN_IF_ERROR(reader->ApplyAll(session->sink()));
     return session->Commit();
   }
-  ~CrawlSession() {
-    if (call_file_ != nullptr) std::fclose(call_file_);
-  }
   CrawlSession(const CrawlSession&) = delete;
   CrawlSession& operator=(const CrawlSession&) = delete;
 
@@ -122,10 +93,8 @@ class CrawlSession {
   Status Commit() {
     if (writer_) return writer_->Close();
     NUTCHFS_RETURN_IF_ERROR(json_->Flush());
-    int rc = std::fclose(call_file_);
-    call_file_ = nullptr;
-    if (rc != 0) return Status::FromErrno("close " + call_path_, errno);
-    return LaunchCallFile(inv_, call_path_);
+    NUTCHFS_RETURN_IF_ERROR(call_file_->Close());
+    return LaunchCallFile(inv_, call_file_->path());
   }
 
  private:
@@ -134,9 +103,8 @@ class CrawlSession {
   ProgressReporter reporter_;
   std::unique_ptr<webdb::Writer> writer_;
   std::unique_ptr<ScratchDir> scratch_;
-  std::string call_path_;
-  std::FILE* call_file_ = nullptr;
-  std::unique_ptr<JsonCallSink> json_;
+  std::unique_ptr<nutchfs::WritableFile> call_file_;
+  std::unique_ptr<webdb::JsonCallWriter> json_;
 };
 
 Result<std::optional<crawl::UrlFilter>> LoadFilter(nutchfs::Env& env, const Invocation& inv) {
@@ -204,13 +172,6 @@ std::string UpdateSummary(const crawl::UpdateStats& s, double apply_seconds) {
       s.read_ns / 1e9, s.http_ns / 1e9, s.links_ns / 1e9, s.calls_ns / 1e9, apply_seconds);
 }
 
-Status WriteText(std::FILE* out, const std::string& text) {
-  if (std::fwrite(text.data(), 1, text.size(), out) != text.size() || std::fflush(out) != 0) {
-    return Status::FromErrno("write output", errno);
-  }
-  return Status::OK();
-}
-
 }  // namespace
 
 Result<int> RunInject(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
@@ -219,7 +180,7 @@ Result<int> RunInject(nutchfs::Env& env, const Invocation& inv, std::FILE* out) 
   crawl::Injector injector({filter ? &*filter : nullptr, inv.crawl.skip_bad}, session->sink());
   NUTCHFS_RETURN_IF_ERROR(InjectAll(env, inv, injector));
   NUTCHFS_RETURN_IF_ERROR(session->Commit());
-  NUTCHFS_RETURN_IF_ERROR(WriteText(out, InjectSummary(injector.stats())));
+  NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, InjectSummary(injector.stats())));
   return kExitOk;
 }
 
@@ -232,50 +193,27 @@ Result<int> RunUpdate(nutchfs::Env& env, const Invocation& inv, std::FILE* out) 
   NUTCHFS_RETURN_IF_ERROR(ConvertAll(env, inv, converter));
   auto start = std::chrono::steady_clock::now();
   NUTCHFS_RETURN_IF_ERROR(session->Commit());
-  NUTCHFS_RETURN_IF_ERROR(WriteText(out, UpdateSummary(converter.stats(), Seconds(start))));
+  NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, UpdateSummary(converter.stats(), Seconds(start))));
   return kExitOk;
 }
 
-// A file created for writing, closed (and checked) by Close() or, unchecked, on
-// destruction.
-class OutFile {
- public:
-  static Result<std::unique_ptr<OutFile>> Create(const std::string& path) {
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    if (f == nullptr) return Err(Status::FromErrno("create " + path, errno));
-    return std::unique_ptr<OutFile>(new OutFile(f, path));
-  }
-  ~OutFile() {
-    if (file_ != nullptr) std::fclose(file_);
-  }
-  OutFile(const OutFile&) = delete;
-  OutFile& operator=(const OutFile&) = delete;
-  std::FILE* get() { return file_; }
-  Status Close() {
-    int rc = std::fclose(file_);
-    file_ = nullptr;
-    return rc == 0 ? Status::OK() : Status::FromErrno("close " + path_, errno);
-  }
-
- private:
-  OutFile(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) {}
-  std::FILE* file_;
-  std::string path_;
-};
-
 // Copies the file at path to out.
-Status CopyTo(const std::string& path, std::FILE* out) {
-  std::FILE* in = std::fopen(path.c_str(), "r");
-  if (in == nullptr) return Status::FromErrno("open " + path, errno);
+Status CopyTo(nutchfs::Env& env, const std::string& path, std::FILE* out) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto in, env.NewSequentialFile(path));
   std::string buf(size_t{1} << 20, '\0');
-  Status s;
-  size_t n;
-  while (s.ok() && (n = std::fread(buf.data(), 1, buf.size(), in)) > 0) {
-    s = WriteText(out, buf.substr(0, n));
+  while (true) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::string_view chunk, in->Read(buf.size(), buf.data()));
+    if (chunk.empty()) return Status::OK();
+    NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, chunk));
   }
-  if (s.ok() && std::ferror(in)) s = Status::IOError("read " + path);
-  std::fclose(in);
-  return s;
+}
+
+// Writes text to file, a megabyte at a time as it grows.
+Status Spill(nutchfs::WritableFile& file, std::string& text, bool all) {
+  if (!all && text.size() < (size_t{1} << 20)) return Status::OK();
+  NUTCHFS_RETURN_IF_ERROR(file.Append(text));
+  text.clear();
+  return Status::OK();
 }
 
 crawl::GenerateOptions GenerateOptionsOf(const Invocation& inv, const std::string& tmp_dir) {
@@ -296,28 +234,25 @@ Result<crawl::GenerateStats> GenerateToFiles(nutchfs::Env& env, const Invocation
                                              const std::string& dir) {
   NUTCHFS_ASSIGN_OR_RETURN(auto reader, OpenReader(env, inv));
   crawl::GenerateOptions o = GenerateOptionsOf(inv, dir + "/sort");
-  NUTCHFS_ASSIGN_OR_RETURN(auto list, OutFile::Create(dir + "/fetchlist.txt"));
-  std::unique_ptr<OutFile> lease_file;
-  std::unique_ptr<JsonCallSink> lease;
+  NUTCHFS_ASSIGN_OR_RETURN(auto list, env.NewWritableFile(dir + "/fetchlist.txt"));
+  std::unique_ptr<nutchfs::WritableFile> lease_file;
+  std::unique_ptr<webdb::JsonCallWriter> lease;
   if (!inv.crawl.dry_run) {
-    NUTCHFS_ASSIGN_OR_RETURN(lease_file, OutFile::Create(dir + "/lease.jsonl"));
-    lease = std::make_unique<JsonCallSink>(lease_file->get());
+    NUTCHFS_ASSIGN_OR_RETURN(lease_file, env.NewWritableFile(dir + "/lease.jsonl"));
+    lease = std::make_unique<webdb::JsonCallWriter>(webdb::JsonCallWriter::ToFile(*lease_file));
   }
   std::string text;
   crawl::GenerateStats stats;
   NUTCHFS_RETURN_IF_ERROR(crawl::Generate(env, *reader, o, [&](const webdb::Page& page) -> Status {
     text += page.url;
     text += '\n';
-    if (text.size() >= (size_t{1} << 20)) {
-      NUTCHFS_RETURN_IF_ERROR(WriteText(list->get(), text));
-      text.clear();
-    }
+    NUTCHFS_RETURN_IF_ERROR(Spill(*list, text, /*all=*/false));
     if (!lease) return Status::OK();
     webdb::Page leased = page;
     leased.next_fetch = o.now_ms + inv.crawl.lease_ms;
     return lease->AddPage(leased);
   }, &stats));
-  NUTCHFS_RETURN_IF_ERROR(WriteText(list->get(), text));
+  NUTCHFS_RETURN_IF_ERROR(Spill(*list, text, /*all=*/true));
   NUTCHFS_RETURN_IF_ERROR(list->Close());
   if (lease) {
     NUTCHFS_RETURN_IF_ERROR(lease->Flush());
@@ -329,18 +264,16 @@ Result<crawl::GenerateStats> GenerateToFiles(nutchfs::Env& env, const Invocation
 // Generate, then the lease session, then the fetch list: each step has the whole
 // --memory to itself, and no fetch list appears unless its pages are leased.
 Result<int> RunGenerate(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto scratch, ScratchDir::Create(env));
+  NUTCHFS_ASSIGN_OR_RETURN(auto scratch, ScratchDir::Create(env, "generate"));
   NUTCHFS_ASSIGN_OR_RETURN(crawl::GenerateStats stats, GenerateToFiles(env, inv, scratch->path()));
   if (!inv.crawl.dry_run) {
     NUTCHFS_RETURN_IF_ERROR(
         CrawlSession::ApplyCallFile(env, inv, scratch->path() + "/lease.jsonl"));
   }
   if (inv.crawl.out.empty()) {
-    NUTCHFS_RETURN_IF_ERROR(CopyTo(scratch->path() + "/fetchlist.txt", out));
+    NUTCHFS_RETURN_IF_ERROR(CopyTo(env, scratch->File("fetchlist.txt"), out));
   } else {
-    NUTCHFS_ASSIGN_OR_RETURN(auto list, OutFile::Create(inv.crawl.out));
-    NUTCHFS_RETURN_IF_ERROR(CopyTo(scratch->path() + "/fetchlist.txt", list->get()));
-    NUTCHFS_RETURN_IF_ERROR(list->Close());
+    NUTCHFS_RETURN_IF_ERROR(env.CopyWithin(scratch->File("fetchlist.txt"), inv.crawl.out));
   }
   if (!inv.quiet) {
     std::fputs(fmt::format("webdb: generate: {} pages, {} due, {} over the per-host cap, {} "
@@ -355,7 +288,7 @@ Result<int> RunGenerate(nutchfs::Env& env, const Invocation& inv, std::FILE* out
 
 Result<int> RunCalls(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
   NUTCHFS_ASSIGN_OR_RETURN(auto filter, LoadFilter(env, inv));
-  JsonCallSink sink(out);
+  webdb::JsonCallWriter sink(webdb::JsonCallWriter::ToStream(out, "standard output"));
   Status s;
   if (inv.subcommand == "inject") {
     crawl::Injector injector({filter ? &*filter : nullptr, inv.crawl.skip_bad}, sink);

@@ -1,15 +1,12 @@
 #include "tools/ops_commands.h"
 
 #include <fmt/format.h>
-#include <stdlib.h>
-
-#include <cerrno>
-#include <filesystem>
 
 #include "distwriter/dist_reader.h"
 #include "distwriter/dist_verify.h"
 #include "nutchfs/clock.h"
 #include "tools/cli_commands.h"
+#include "tools/scratch_dir.h"
 #include "webdb/calls/json_out.h"
 #include "webdb/db/versions.h"
 #include "webdb/inspect/db_stats.h"
@@ -23,15 +20,6 @@ using webdb::StatsReport;
 
 // At most this many findings are repeated in verify's JSON summary.
 constexpr size_t kJsonFindings = 100;
-
-// A new scratch directory for the verify sorts, under $TMPDIR (or /tmp).
-Result<std::string> MakeScratchDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "webdb-verify-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    return Err(Status::FromErrno("mkdtemp " + pattern, errno));
-  }
-  return pattern;
-}
 
 void AppendFindingJson(const webdb::Finding& f, std::string* out) {
   out->append("{\"file\":");
@@ -67,13 +55,14 @@ Result<webdb::VerifySummary> VerifyDbOf(nutchfs::Env& env, const Invocation& inv
 }  // namespace
 
 Result<int> RunVerify(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::string scratch, MakeScratchDir());
+  // The verify sorts' files.
+  NUTCHFS_ASSIGN_OR_RETURN(auto scratch, ScratchDir::Create(env, "verify"));
   std::vector<webdb::Finding> first;
   Status write_status;
   webdb::VerifyOptions options;
   options.memory_budget = inv.memory_budget;
   options.tmp_env = &env;
-  options.tmp_dir = scratch;
+  options.tmp_dir = scratch->path();
   options.version = inv.version;
   options.on_finding = [&](const webdb::Finding& f) {
     if (inv.json && first.size() < kJsonFindings) first.push_back(f);
@@ -85,10 +74,8 @@ Result<int> RunVerify(nutchfs::Env& env, const Invocation& inv, std::FILE* out) 
     }
   };
   auto summary = VerifyDbOf(env, inv, options);
-  Status removed = env.RemoveDirRecursively(scratch);
   if (!summary) return Err(summary.error());
   NUTCHFS_RETURN_IF_ERROR(write_status);
-  NUTCHFS_RETURN_IF_ERROR(removed);
   if (inv.json) NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, VerifyJson(*summary, first)));
   if (!inv.quiet) {
     std::fputs(fmt::format("webdb: verified version {}: {} files, {} rows, {} findings\n",
