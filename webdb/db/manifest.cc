@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <optional>
 #include <sstream>
 
@@ -13,8 +14,10 @@
 namespace webdb {
 namespace {
 
-// Version 3 lets a table have several part lines; 2 and 1 (no time, keep, rollback or
-// file ids) are read as well.
+// Version 4 adds the rank line, 3 lets a table have several part lines; 2 and 1 (no time,
+// keep, rollback or file ids) are read as well. A manifest without a rank line is written
+// as version 3, so that its readers need not be newer than its content.
+constexpr std::string_view kMagicLineV4 = "webdb-manifest 4\n";
 constexpr std::string_view kMagicLine = "webdb-manifest 3\n";
 constexpr std::string_view kMagicLineV2 = "webdb-manifest 2\n";
 constexpr std::string_view kMagicLineV1 = "webdb-manifest 1\n";
@@ -69,10 +72,26 @@ bool Manifest::NamesTableFile(std::string_view name) const {
   return false;
 }
 
+std::string RankFields(const RankInfo& rank) {
+  // Shortest decimal forms that read back to the same doubles.
+  return fmt::format("{} {} {} {} {}", rank.options.iterations, rank.options.epsilon,
+                     rank.options.damping, rank.done, rank.l1);
+}
+
+bool ParseRankFields(std::istream& fields, RankInfo* rank) {
+  const RankOptions& o = rank->options;
+  return (fields >> rank->options.iterations >> rank->options.epsilon >> rank->options.damping >>
+          rank->done >> rank->l1) &&
+         o.iterations >= 1 && std::isfinite(o.epsilon) && o.epsilon >= 0 && o.damping >= 0 &&
+         o.damping < 1 && rank->done >= 1 && rank->done <= o.iterations &&
+         std::isfinite(rank->l1) && rank->l1 >= 0;
+}
+
 std::string Manifest::Encode() const {
-  std::string out(kMagicLine);
+  std::string out(rank ? kMagicLineV4 : kMagicLine);
   out += fmt::format("version {}\ntime {}\nkeep {}\n", version, time_ms, keep);
   if (restores != 0) out += fmt::format("rollback {}\n", restores);
+  if (rank) out += "rank " + RankFields(*rank) + "\n";
   for (int i = 0; i < kNumTables; ++i) {
     for (const TableFile& f : tables[i]) {
       out += fmt::format("table {} {} {} {} {:08x} {:016x}\n",
@@ -102,6 +121,8 @@ std::optional<std::string> ParseManifestLine(const std::string& line, int format
     ok = (fields >> m->keep) && m->keep >= 1 && m->keep <= kMaxKeep;
   } else if (word == "rollback" && !v1) {
     ok = (fields >> m->restores) && m->restores > 0;
+  } else if (word == "rank" && format >= 4 && !m->rank) {
+    ok = ParseRankFields(fields, &m->rank.emplace());
   } else if (word == "table") {
     std::string table;
     TableFile f;
@@ -123,7 +144,8 @@ std::optional<std::string> ParseManifestLine(const std::string& line, int format
 
 Result<Manifest> Manifest::Decode(std::string_view text, const std::string& path) {
   size_t crc_pos = text.rfind("crc ");
-  const int format = text.starts_with(kMagicLine)     ? 3
+  const int format = text.starts_with(kMagicLineV4)   ? 4
+                     : text.starts_with(kMagicLine)   ? 3
                      : text.starts_with(kMagicLineV2) ? 2
                      : text.starts_with(kMagicLineV1) ? 1
                                                       : 0;

@@ -12,6 +12,8 @@
 
 #include <array>
 #include <cstdint>
+#include <istream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,11 +41,39 @@ using TableParts = std::vector<TableFile>;
 constexpr uint32_t kDefaultKeep = 2;
 constexpr uint32_t kMaxKeep = 10000;
 
+// How `webdb rank` computes scores (shared/spec/link-analysis.md, docs/DESIGN.md "Link
+// analysis"): at most `iterations` iterations, fewer once one changes the scores by less
+// than epsilon x N in all, with this damping.
+struct RankOptions {
+  uint32_t iterations = 10;
+  double epsilon = 1e-4;
+  double damping = 0.85;
+  bool operator==(const RankOptions&) const = default;
+};
+
+// What `webdb rank` did to make a version's scores: its options, the iterations it ran and
+// how much the last one changed the scores in all (the L1 norm of r' - r).
+struct RankInfo {
+  RankOptions options;
+  uint32_t done = 0;
+  double l1 = 0;
+  bool operator==(const RankInfo&) const = default;
+};
+
+// The fields of a rank line after its first word, "rank" (docs/FORMAT.md), which the round
+// manifest of a distributed db writes too; ParseRankFields reads them from the stream and
+// checks them (false when malformed or out of range).
+std::string RankFields(const RankInfo& rank);
+bool ParseRankFields(std::istream& fields, RankInfo* rank);
+
 struct Manifest {
   uint64_t version = 0;
   int64_t time_ms = 0;          // when it was published, ms since the epoch; 0: unknown
   uint32_t keep = kDefaultKeep;  // the db setting: versions kept readable, this one included
   uint64_t restores = 0;        // a rollback: the version whose tables this one names
+  // How its scores were computed, when a rank made them (this version, or the one whose
+  // tables a keep or rollback version shares).
+  std::optional<RankInfo> rank;
   std::array<TableParts, kNumTables> tables;
 
   const TableParts& table(TableId t) const { return tables[static_cast<int>(t)]; }

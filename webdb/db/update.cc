@@ -148,6 +148,7 @@ class Update {
          StagePlumbing& plumbing)
       : env_(env), params_(params), plumbing_(plumbing), old_(old), next_(old) {
     next_.version = params.new_version;
+    next_.rank.reset();  // calls change scores and links: no rank made what it holds
   }
 
   Result<Manifest> Run() {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "nutchfs/clock.h"
-#include "nutchfs/scoped_lock.h"
 #include "webdb/calls/call_log.h"
+#include "webdb/db/db_session.h"
 #include "webdb/db/manifest.h"
 #include "webdb/db/stage_sorters.h"
 #include "webdb/db/update.h"
@@ -61,14 +61,13 @@ std::vector<CallLogLanes::Sinks> LaneSinks(StagePlumbing& plumbing, size_t count
 
 class SingleWriter final : public Writer {
  public:
-  SingleWriter(nutchfs::Env& env, std::string dir, WriterOptions options, Manifest current,
-               std::unique_ptr<nutchfs::ScopedLock> lock, size_t sorter_budget)
-      : env_(env),
-        dir_(std::move(dir)),
+  SingleWriter(std::unique_ptr<DbSession> session, WriterOptions options, size_t sorter_budget)
+      : session_(std::move(session)),
+        env_(session_->env()),
+        dir_(session_->dir()),
         options_(std::move(options)),
-        current_(std::move(current)),
-        lock_(std::move(lock)),
-        plumbing_(env, dir_ + "/work", sorter_budget, options_.threads),
+        current_(session_->current()),
+        plumbing_(env_, session_->work_dir(), sorter_budget, options_.threads),
         lanes_(LaneSinks(plumbing_, options_.threads ? plumbing_.max_partitions() : 1),
                /*writer=*/0) {}
 
@@ -82,24 +81,9 @@ class SingleWriter final : public Writer {
   Status AddLink(const Link& l) override { return Own().AddLink(l); }
   CallLanes& lanes() override { return lanes_; }
 
-  // An unclosed session is abandoned: nothing was published; drop its work area.
-  ~SingleWriter() override {
-    if (closed_) return;
-    Status ignored = env_.RemoveDirRecursively(dir_ + "/work");
-    (void)ignored;  // the next Open() removes it anyway
-  }
-
-  Status Close() override {
-    closed_ = true;
-    Status s = Apply();
-    if (!s.ok()) RemoveUnfinished();
-    Status cleaned = env_.RemoveDirRecursively(dir_ + "/work");
-    Status released = lock_->Release();
-    // So that a power loss now finds no LOCK (it would be broken as stale anyway).
-    if (released.ok()) released = env_.SyncDir(dir_);
-    if (!s.ok()) return s;
-    return cleaned.ok() ? released : cleaned;
-  }
+  // An unclosed session is abandoned: nothing was published; the session's destructor
+  // drops its work area.
+  Status Close() override { return session_->End(Apply()); }
 
   void set_keep(uint32_t keep) override { keep_ = keep; }
 
@@ -122,8 +106,6 @@ class SingleWriter final : public Writer {
       UpdateParams params{dir_, next.version, 0, &options_};
       auto updated = RunUpdate(env_, current_, params, plumbing_);
       if (!updated) {
-        Status ignored = CollectGarbage(env_, dir_, current_);
-        (void)ignored;  // this session's files; the next Open() removes them anyway
         return updated.error().WithContext(
             fmt::format("{}: version {} not published", dir_, next.version));
       }
@@ -132,34 +114,17 @@ class SingleWriter final : public Writer {
     next.time_ms = nutchfs::NowMs();
     next.keep = keep_.value_or(current_.keep);
     next.restores = 0;
-    NUTCHFS_RETURN_IF_ERROR(
-        PublishVersion(env_, dir_, current_, next, options_.hooks.before_step));
-    // The removals durable while LOCK still is: a power loss never shows old files
-    // without the LOCK that marks them as an update's.
-    return env_.SyncDir(dir_);
+    return session_->Publish(next, options_.hooks.before_step);
   }
 
-  // After a failed update (a full disk, an I/O error): removes the files no kept or
-  // pinned version uses — its unfinished tables and manifest, temporary files — so that
-  // the db is left as it was (or as published, when the failure came after the switch).
-  // Best effort: the update's error is the one to report, and the next Open removes
-  // what is left.
-  void RemoveUnfinished() {
-    auto current = ReadCurrentManifest(env_, dir_);
-    if (!current) return;
-    Status ignored = CollectGarbage(env_, dir_, *current);
-    (void)ignored;
-  }
-
+  std::unique_ptr<DbSession> session_;
   nutchfs::Env& env_;
-  const std::string dir_;
+  const std::string& dir_;
   const WriterOptions options_;
-  const Manifest current_;
-  std::unique_ptr<nutchfs::ScopedLock> lock_;
+  const Manifest& current_;
   LocalPlumbing plumbing_;
   CallLogLanes lanes_;
   std::optional<uint32_t> keep_;
-  bool closed_ = false;
 };
 
 }  // namespace
@@ -176,29 +141,18 @@ Status Writer::Create(nutchfs::Env& env, const std::string& dir, uint32_t keep) 
 
 Result<std::unique_ptr<Writer>> Writer::Open(nutchfs::Env& env, const std::string& dir,
                                              WriterOptions options) {
-  if (!env.FileExists(dir + "/CURRENT")) return Err(Status::NotFound("no webdb at " + dir));
-  // The lock first: the version read after it cannot be replaced by another writer
-  // before this one has published (or given up).
-  NUTCHFS_ASSIGN_OR_RETURN(auto lock, nutchfs::ScopedLock::Acquire(env, dir + "/LOCK", "webdb writer"));
-  // LOCK durable before any file of the update: whatever of the update a power loss
-  // keeps, it keeps the LOCK that marks it as unfinished (docs/DESIGN.md).
-  NUTCHFS_RETURN_IF_ERROR(env.SyncDir(dir));
-  NUTCHFS_ASSIGN_OR_RETURN(Manifest current, ReadCurrentManifest(env, dir));
-  auto sorter_budget = SorterBudget(env, dir, current, options.memory_budget);
+  NUTCHFS_ASSIGN_OR_RETURN(auto session, DbSession::Open(env, dir, "webdb writer"));
+  const uint64_t next = session->current().version + 1;
+  auto sorter_budget = SorterBudget(env, dir, session->current(), options.memory_budget);
   if (!sorter_budget) {
     return Err(sorter_budget.error().WithContext(
-        fmt::format("{}: version {} not published", dir, current.version + 1)));
+        fmt::format("{}: version {} not published", dir, next)));
   }
-  // Whatever an interrupted session left behind is not part of any version.
-  NUTCHFS_RETURN_IF_ERROR(env.RemoveDirRecursively(dir + "/work"));
-  NUTCHFS_RETURN_IF_ERROR(env.CreateDirs(dir + "/work"));
-  NUTCHFS_RETURN_IF_ERROR(CollectGarbage(env, dir, current));
-  auto writer = std::make_unique<SingleWriter>(env, dir, std::move(options), std::move(current),
-                                               std::move(lock), *sorter_budget);
+  auto writer =
+      std::make_unique<SingleWriter>(std::move(session), std::move(options), *sorter_budget);
   Status split = writer->SplitEdits();
   if (!split.ok()) {
-    return Err(split.WithContext(fmt::format("{}: version {} not published", dir,
-                                             writer->version() + 1)));
+    return Err(split.WithContext(fmt::format("{}: version {} not published", dir, next)));
   }
   return std::unique_ptr<Writer>(std::move(writer));
 }

@@ -35,6 +35,39 @@ TEST_CASE("a manifest decodes to what was encoded", "[manifest]") {
   CHECK_THAT(m.Encode(), Catch::Contains("0123456789abcdef\n"));
 }
 
+TEST_CASE("a ranked version's manifest is format 4 and carries its rank line", "[manifest]") {
+  Manifest m = Sample();
+  m.rank = RankInfo{{20, 1e-10, 0.85}, 7, 0.1 + 0.2};  // 0.30000000000000004: read back exactly
+  const std::string text = m.Encode();
+  CHECK_THAT(text, Catch::StartsWith("webdb-manifest 4\n"));
+  CHECK_THAT(text, Catch::Contains("\nrank 20 1e-10 0.85 7 0.30000000000000004\n"));
+  auto back = Manifest::Decode(text, "MANIFEST-000007");
+  REQUIRE(back.has_value());
+  CHECK(*back == m);
+  CHECK_THAT(Sample().Encode(), Catch::StartsWith("webdb-manifest 3\n"));
+
+  SECTION("a rank line in a format 3 manifest, or a bad one, is rejected") {
+    const std::string body = text.substr(0, text.rfind("crc "));
+    std::string v3 = body;
+    v3.replace(0, 17, "webdb-manifest 3\n");
+    auto with_rank = [&](const std::string& fields) {
+      std::string b = body;
+      return b.replace(b.find("rank 20"), b.find('\n', b.find("rank 20")) - b.find("rank 20"),
+                       "rank " + fields);
+    };
+    for (const std::string& bad_text :
+         {v3, with_rank("0 0.0001 0.85 1 0"), with_rank("10 0.0001 1 1 0"),
+          with_rank("10 -1 0.85 1 0"), with_rank("10 0.0001 0.85 11 0"),
+          with_rank("10 0.0001 0.85 0 0"), with_rank("10 0.0001 0.85 1 -2"),
+          with_rank("10 0.0001 0.85 1"), body + "rank 10 0.0001 0.85 1 0\n"}) {
+      CAPTURE(bad_text);
+      auto bad = Manifest::Decode(WithCrc(bad_text), "MANIFEST-000007");
+      REQUIRE_FALSE(bad.has_value());
+      CHECK_THAT(bad.error().message(), Catch::Contains("MANIFEST-000007:"));
+    }
+  }
+}
+
 TEST_CASE("a version 1 manifest is read with file ids 0", "[manifest]") {
   std::string text = "webdb-manifest 1\nversion 3\n";
   for (int i = 0; i < kNumTables; ++i) {

@@ -1,0 +1,105 @@
+// RankPlumbing: where a rank's data goes between the writers that compute it
+// (docs/DESIGN.md, "Link analysis"), as StagePlumbing (webdb/db/update.h) is for an update.
+// The single-machine rank (LocalRankPlumbing, here) is one writer: its streams are sorted
+// locally and its sums files stay where they are written. The distributed writer's
+// (distwriter/dist_rank.h) sends every stream and file to the writers that need it
+// through NutchFS, as a round's stages do.
+//
+// A rank moves three kinds of data:
+//   - keyed streams (RankStream): edits routed by key to the writer that owns the key's
+//     range and read back there sorted by (key, order), from every sender;
+//   - the group sums of each iteration: one file from every writer to every writer, read
+//     back in writer order (the global group order);
+//   - small values every writer contributes and every writer needs (counts, the dangling
+//     sums, the L1 changes): Share.
+//
+// Each plumbing is used by the one thread running the rank.
+#ifndef WEBDB_RANK_RANK_PLUMBING_H_
+#define WEBDB_RANK_RANK_PLUMBING_H_
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nutchfs/env.h"
+#include "webdb/sort/edit_file.h"
+#include "webdb/sort/sort_memory.h"
+#include "webdb/sort/sorter.h"
+#include "webdb/table/iterator.h"
+
+namespace webdb {
+
+enum class RankStream {
+  kUrls = 0,    // pages and link targets by url, to the url's writer
+  kEdges = 1,   // edges by (block, group), to the target's writer
+  kScores = 2,  // final scores by url, to the url's writer
+};
+constexpr int kNumRankStreams = 3;
+const char* RankStreamName(RankStream s);  // "urls", ...
+
+class RankPlumbing {
+ public:
+  virtual ~RankPlumbing() = default;
+  virtual int writers() const = 0;
+  virtual int self() const = 0;
+
+  // Every writer's value for `step` (a number the caller gives each exchange of small
+  // values, increasing), in writer order; this writer's is mine.
+  virtual Result<std::vector<std::string>> Share(int step, std::string mine) = 0;
+
+  // Routes stream s by key from now on: writer w owns the keys k with splits[w-1] <= k <
+  // splits[w] (k-1 increasing keys). The url streams are routed by the db's url
+  // breakpoints without being told. REQUIRES: no edit added to s yet.
+  virtual void Split(RankStream s, std::vector<std::string> splits) {}
+  virtual EditSink& Sink(RankStream s) = 0;
+  // The edits of s that this writer owns, from every writer, sorted by (key, order), ties
+  // by sender. Once a stream, after every edit of it was added.
+  virtual Result<std::unique_ptr<EditIterator>> Incoming(RankStream s) = 0;
+  // Frees what stream s holds. REQUIRES: its Incoming iterator is gone.
+  virtual void Done(RankStream s) = 0;
+
+  // The files this writer writes its group sums of `iteration` into: one for each writer
+  // (the same records go to each). Once an iteration.
+  virtual Result<std::vector<EditSink*>> SumSinks(int iteration) = 0;
+  // Finishes them and sends each to its writer.
+  virtual Status SendSums(int iteration) = 0;
+  // Writer `from`'s sums of `iteration`, as received here: may be opened again and again.
+  virtual Result<std::unique_ptr<EditIterator>> OpenSums(int iteration, int from) = 0;
+  // Frees the sums of `iteration` (sent and received). REQUIRES: none of them is open.
+  virtual Status DropSums(int iteration) = 0;
+};
+
+// The single-machine rank: one writer, sorting its streams in work_dir within
+// memory_budget (one pool for all of them), its sums files in work_dir.
+class LocalRankPlumbing final : public RankPlumbing {
+ public:
+  LocalRankPlumbing(nutchfs::Env& env, std::string work_dir, size_t memory_budget);
+
+  int writers() const override { return 1; }
+  int self() const override { return 0; }
+  Result<std::vector<std::string>> Share(int step, std::string mine) override {
+    return std::vector<std::string>{std::move(mine)};
+  }
+  EditSink& Sink(RankStream s) override;
+  Result<std::unique_ptr<EditIterator>> Incoming(RankStream s) override;
+  void Done(RankStream s) override { sorters_[static_cast<int>(s)].reset(); }
+  Result<std::vector<EditSink*>> SumSinks(int iteration) override;
+  Status SendSums(int iteration) override;
+  Result<std::unique_ptr<EditIterator>> OpenSums(int iteration, int from) override;
+  Status DropSums(int iteration) override;
+
+ private:
+  std::string SumsPath(int iteration) const;
+
+  nutchfs::Env& env_;
+  const std::string work_dir_;
+  SortMemory memory_;
+  std::array<std::unique_ptr<Sorter>, kNumRankStreams> sorters_;
+  std::unique_ptr<EditFileWriter> sums_;
+};
+
+}  // namespace webdb
+
+#endif  // WEBDB_RANK_RANK_PLUMBING_H_
