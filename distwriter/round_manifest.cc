@@ -9,7 +9,10 @@
 namespace distwriter {
 namespace {
 
+// Version 2 adds the rank line; a round without one is written as version 1, so that
+// its readers need not be newer than its content.
 constexpr std::string_view kMagicLine = "webdb-round 1\n";
+constexpr std::string_view kMagicLineV2 = "webdb-round 2\n";
 constexpr int kMaxWriters = 4096;
 
 std::string Hex(std::string_view bytes) {
@@ -34,7 +37,7 @@ Status Bad(const std::string& path, int line, std::string_view why) {
 }
 
 // Applies one "key ..." line to m.
-Status ParseLine(const std::string& line, RoundManifest* m) {
+Status ParseLine(const std::string& line, int format, RoundManifest* m) {
   std::istringstream f(line);
   std::string word;
   f >> word;
@@ -50,6 +53,11 @@ Status ParseLine(const std::string& line, RoundManifest* m) {
   }
   if (word == "rollback") {
     return (f >> m->restores) && m->restores > 0 ? Status::OK() : Status::Corruption("rollback");
+  }
+  if (word == "rank" && format >= 2 && !m->rank) {
+    return webdb::ParseRankFields(f, &m->rank.emplace()) && (f >> std::ws).eof()
+               ? Status::OK()
+               : Status::Corruption("rank");
   }
   if (word == "writers") {
     if (!(f >> m->k) || m->k < 1 || m->k > kMaxWriters) return Status::Corruption("writers");
@@ -104,13 +112,14 @@ uint64_t RoundManifest::num_links() const {
 }
 
 std::string RoundManifest::Encode() const {
-  std::string out(kMagicLine);
+  std::string out(rank ? kMagicLineV2 : kMagicLine);
   out += fmt::format("version {}\nwriters {}\n", version, k);
   if (!token.empty()) out += fmt::format("token {}\n", token);
   // Written only when they say something: rounds of older writers decode the same.
   if (keep != webdb::kDefaultKeep) out += fmt::format("keep {}\n", keep);
   if (restores != 0) out += fmt::format("rollback {}\n", restores);
   if (time_ms != 0) out += fmt::format("time {}\n", time_ms);
+  if (rank) out += "rank " + webdb::RankFields(*rank) + "\n";
   for (int i = 0; i < k; ++i) {
     if (!digests[i].empty()) out += fmt::format("digest {} {}\n", i, digests[i]);
   }
@@ -132,7 +141,8 @@ std::string RoundManifest::Encode() const {
 Result<RoundManifest> RoundManifest::Decode(std::string_view text, const std::string& path) {
   const size_t crc_pos = text.rfind("crc ");
   uint32_t stored = 0;
-  if (!text.starts_with(kMagicLine) || crc_pos == std::string_view::npos || text.back() != '\n' ||
+  const int format = text.starts_with(kMagicLineV2) ? 2 : text.starts_with(kMagicLine) ? 1 : 0;
+  if (format == 0 || crc_pos == std::string_view::npos || text.back() != '\n' ||
       std::sscanf(std::string(text.substr(crc_pos + 4)).c_str(), "%x", &stored) != 1 ||
       stored != webdb::crc32c::Value(text.substr(0, crc_pos))) {
     return Err(Bad(path, 1, "not a complete round manifest (bad magic or checksum)"));
@@ -141,7 +151,7 @@ Result<RoundManifest> RoundManifest::Decode(std::string_view text, const std::st
   std::istringstream in{std::string(text.substr(kMagicLine.size(), crc_pos - kMagicLine.size()))};
   std::string line;
   for (int line_no = 2; std::getline(in, line); ++line_no) {
-    Status s = ParseLine(line, &m);
+    Status s = ParseLine(line, format, &m);
     if (!s.ok()) return Err(Bad(path, line_no, s.message() + " in '" + line + "'"));
   }
   if (m.version == 0 || m.k == 0) return Err(Bad(path, 1, "no version or writer count"));

@@ -8,6 +8,7 @@
 #define DISTWRITER_ROUND_MANIFEST_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,9 @@ struct RoundManifest {
   uint32_t keep = webdb::kDefaultKeep;  // rounds kept readable, this one included
   uint64_t restores = 0;  // a rollback: the round whose sections this one names; 0 if none
   int64_t time_ms = 0;    // when it was made, ms since the epoch; 0: unknown
+  // How its scores were computed, when a rank made them (or the round whose sections a
+  // keep or rollback round names): docs/DESIGN.md, "Link analysis".
+  std::optional<webdb::RankInfo> rank;
 
   uint64_t num_pages() const;
   uint64_t num_links() const;

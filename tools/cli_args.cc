@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "webdb/rank/rank_math.h"
+
 namespace tools {
 namespace {
 
@@ -25,7 +27,8 @@ Status Usage(std::string msg) { return Status::InvalidArgument(std::move(msg)); 
 enum OptionBit : unsigned {
   kTableOpt = 1, kMd5Opt = 2, kUrlOpt = 4, kMemoryOpt = 8, kConfigOpt = 16,
   kFilterOpt = 32, kSkipBadOpt = 64, kUpdateOpt = 128, kGenerateOpt = 256,
-  kJsonOpt = 512, kQuickOpt = 1024, kTextOpt = 2048, kKeepOpt = 4096, kVersionOpt = 8192
+  kJsonOpt = 512, kQuickOpt = 1024, kTextOpt = 2048, kKeepOpt = 4096, kVersionOpt = 8192,
+  kRankOpt = 16384
 };
 constexpr std::pair<OptionBit, const char*> kOptionNames[] = {
     {kTableOpt, "table"},           {kMd5Opt, "md5"},
@@ -40,7 +43,8 @@ constexpr std::pair<OptionBit, const char*> kOptionNames[] = {
     {kGenerateOpt, "out"},          {kGenerateOpt, "dry-run"},
     {kJsonOpt, "json"},             {kQuickOpt, "quick"},
     {kTextOpt, "text"},             {kKeepOpt, "keep"},
-    {kVersionOpt, "version"}};
+    {kVersionOpt, "version"},       {kRankOpt, "iterations"},
+    {kRankOpt, "epsilon"},          {kRankOpt, "damping"}};
 
 struct CommandSpec {
   const char* name;
@@ -86,6 +90,9 @@ constexpr CommandSpec kCommands[] = {
     {"versions", 1, 1, kConfigOpt | kJsonOpt, "webdb versions (DB | --config FILE) [--json]"},
     {"rollback", 2, 2, kConfigOpt, "webdb rollback (DB | --config FILE) VERSION"},
     {"keep", 2, 2, kConfigOpt, "webdb keep (DB | --config FILE) N"},
+    {"rank", 1, 1, kConfigOpt | kMemoryOpt | kJsonOpt | kRankOpt,
+     "webdb rank (DB | --config FILE) [--iterations K] [--epsilon E] [--damping D]\n"
+     "               [--memory SIZE] [--json]"},
 };
 
 po::options_description AllOptions() {
@@ -117,6 +124,9 @@ po::options_description AllOptions() {
       ("text", po::bool_switch())
       ("keep", po::value<std::string>())
       ("version", po::value<std::string>())
+      ("iterations", po::value<std::string>())
+      ("epsilon", po::value<std::string>())
+      ("damping", po::value<std::string>())
       ("quiet,q", po::bool_switch())
       ("log-level", po::value<std::string>())
       ("command", po::value<std::string>())
@@ -254,6 +264,33 @@ Result<uint64_t> ParseVersionArg(const char* what, const std::string& text) {
   return static_cast<uint64_t>(v);
 }
 
+Result<double> ParseDoubleArg(const char* name, const std::string& text) {
+  double x = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+    return Err(Usage(fmt::format("--{} {}: expected a number", name, text)));
+  }
+  return x;
+}
+
+// rank's --iterations, --epsilon and --damping, in the ranges webdb/rank/rank_math.h
+// allows.
+Status FillRankArgs(const po::variables_map& vm, webdb::RankOptions* o) {
+  if (vm.count("iterations")) {
+    NUTCHFS_ASSIGN_OR_RETURN(int64_t k, ParseIntArg("iterations", vm["iterations"].as<std::string>(),
+                                                    1, 1000000));
+    o->iterations = static_cast<uint32_t>(k);
+  }
+  if (vm.count("epsilon")) {
+    NUTCHFS_ASSIGN_OR_RETURN(o->epsilon, ParseDoubleArg("epsilon", vm["epsilon"].as<std::string>()));
+  }
+  if (vm.count("damping")) {
+    NUTCHFS_ASSIGN_OR_RETURN(o->damping, ParseDoubleArg("damping", vm["damping"].as<std::string>()));
+  }
+  Status s = webdb::ValidateRankOptions(*o);
+  return s.ok() ? s : Usage(s.message());
+}
+
 // --version, --keep, and the arguments of rollback and keep.
 Status FillVersionArgs(const po::variables_map& vm, const std::vector<std::string>& args,
                        Invocation* inv) {
@@ -313,6 +350,7 @@ Status FillCommandArgs(const po::variables_map& vm, const std::vector<std::strin
   inv->quick = vm["quick"].as<bool>();
   inv->text = vm["text"].as<bool>();
   if (IsCrawlCommand(inv->command)) NUTCHFS_RETURN_IF_ERROR(FillCrawlArgs(vm, args, inv));
+  if (inv->command == "rank") NUTCHFS_RETURN_IF_ERROR(FillRankArgs(vm, &inv->rank));
   NUTCHFS_RETURN_IF_ERROR(FillVersionArgs(vm, args, inv));
   if (auto memory = opt("memory")) {
     NUTCHFS_ASSIGN_OR_RETURN(inv->memory_budget, ParseMemorySize(*memory));
@@ -420,15 +458,21 @@ std::string UsageText() {
   text +=
       "\nOptions:\n"
       "  --config FILE     the distributed db of this cluster config (docs/DISTRIBUTED.md)\n"
-      "  --memory SIZE     memory budget of the external sorts of apply and verify\n"
+      "  --memory SIZE     memory budget of apply, verify and rank (external sorts, rank's\n"
+      "                    accumulators)\n"
       "                    (default 256M; units K, M, G, T are powers of 1024; at least 1M)\n"
-      "  --json            verify: print a JSON summary on stdout, findings on stderr;\n"
+      "  --json            verify, rank: print a JSON summary on stdout (verify: findings\n"
+      "                    on stderr);\n"
       "                    explain, versions: one JSON object instead of a report for\n"
       "                    humans; stats: one JSON object (the default)\n"
       "  --quick           stats: counts and bytes only, from the manifest alone\n"
       "  --text            stats: a report for humans instead of one JSON object\n"
       "  --version V       read commands: read kept version V instead of the current one\n"
       "  --keep N          create, apply: keep N versions readable (default 2)\n"
+      "  --iterations K    rank: at most K iterations (default 10)\n"
+      "  --epsilon E       rank: stop once an iteration changes the scores by less than\n"
+      "                    E x pages in all (default 0.0001)\n"
+      "  --damping D       rank: the damping factor, 0 <= D < 1 (default 0.85)\n"
       "  --quiet, -q       no progress reports on stderr\n"
       "Crawl commands (docs/CRAWL.md):\n"
       "  --filter FILE     URL filter, +REGEX / -REGEX lines, first match wins\n"

@@ -60,6 +60,7 @@ struct Invocation {
   size_t memory_budget = kDefaultMemoryBudget;
   std::optional<uint64_t> version;  // read commands --version V; rollback's VERSION
   std::optional<uint32_t> keep;     // create, apply --keep N; keep's N
+  webdb::RankOptions rank;          // rank --iterations, --epsilon, --damping
   bool json = false;   // verify, explain, versions, stats --json
   bool quick = false;  // stats --quick
   bool text = false;   // stats --text

@@ -15,6 +15,7 @@
 #include "tools/explain_command.h"
 #include "tools/ops_commands.h"
 #include "tools/progress_reporter.h"
+#include "tools/rank_command.h"
 #include "tools/step_clock.h"
 #include "tools/step_observer.h"
 #include "tools/version_commands.h"
@@ -246,7 +247,7 @@ constexpr std::pair<const char*, CommandFn> kRunners[] = {
     {"page", RunPage},     {"pages", RunPages}, {"links", RunLinks},   {"unlock", RunUnlock},
     {"verify", RunDirect<RunVerify>}, {"explain", RunDirect<RunExplain>},
     {"versions", RunDirect<RunVersions>}, {"rollback", RunDirect<RunRollback>},
-    {"keep", RunDirect<RunKeep>},
+    {"keep", RunDirect<RunKeep>}, {"rank", RunDirect<RunRank>},
 };
 
 // The crawl commands write to the stream themselves.

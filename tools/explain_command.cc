@@ -20,6 +20,18 @@ using webdb::AppendPageJson;
 
 namespace {
 
+void AppendContributionJson(const webdb::Contribution& c, std::string* out) {
+  *out += fmt::format("{{\"from\":\"{}\",\"pages\":{},\"firstUrl\":", webdb::Md5Hex(c.from),
+                      c.pages);
+  AppendJsonString(c.first_url, out);
+  *out += fmt::format(",\"share\":{}}}", c.share);
+}
+
+void AppendContributionText(const webdb::Contribution& c, std::string* out) {
+  *out += fmt::format("{:.6g} from content {} ({} page{}: {}{})", c.share, webdb::Md5Hex(c.from),
+                      c.pages, c.pages == 1 ? "" : "s", c.first_url, c.pages > 1 ? ", ..." : "");
+}
+
 template <typename Record, typename AppendFn>
 void AppendArray(const std::vector<Record>& records, AppendFn append, std::string* out) {
   out->push_back('[');
@@ -76,6 +88,8 @@ std::string ExplainJson(std::string_view url, const webdb::Explanation& e,
   AppendArray(e.outlinks, AppendLinkJson, &out);
   out += ",\"inlinks\":";
   AppendArray(e.inlinks, AppendLinkJson, &out);
+  out += ",\"topContributions\":";
+  AppendArray(e.top_contributions, AppendContributionJson, &out);
   out += fmt::format(",\"due\":{},\"rank\":{},\"duePages\":{}", e.due,
                      e.due ? std::to_string(e.rank) : "null", e.due_pages);
   if (h) {
@@ -136,6 +150,12 @@ std::string ExplainText(std::string_view url, const webdb::Explanation& e,
     AppendLines("outlinks", e.outlinks, AppendLinkJson, &out);
   }
   AppendLines("inlinks", e.inlinks, AppendLinkJson, &out);
+  if (e.page) {
+    out += fmt::format("score {}: what its inlinks give it (r / outdeg of their pages), "
+                       "largest first:\n",
+                       e.page->score);
+    AppendLines("top contributions", e.top_contributions, AppendContributionText, &out);
+  }
   if (e.due) {
     out += fmt::format("due: rank {} of {} due pages for generate\n", e.rank, e.due_pages);
   } else {

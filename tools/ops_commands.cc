@@ -119,8 +119,16 @@ std::string StatsJson(const StatsReport& r) {
   }
   out.push_back('}');
   if (r.version > 0) {
-    out += fmt::format(",\"version\":{},\"keep\":{},\"versionsKept\":{}", r.version, r.keep,
-                       r.versions_kept);
+    out += fmt::format(",\"version\":{},\"keep\":{},\"versionsKept\":{},\"rank\":", r.version,
+                       r.keep, r.versions_kept);
+    if (r.rank) {
+      out += fmt::format(
+          "{{\"iterations\":{},\"epsilon\":{},\"damping\":{},\"done\":{},\"l1\":{}}}",
+          r.rank->options.iterations, r.rank->options.epsilon, r.rank->options.damping,
+          r.rank->done, r.rank->l1);
+    } else {
+      out += "null";
+    }
   }
   if (!r.quick) {
     out += fmt::format(",\"duePages\":{},\"topHostsByPages\":", r.due_pages);
@@ -159,6 +167,15 @@ std::string StatsText(const StatsReport& r) {
   if (r.version > 0) {
     out += fmt::format("version {}; {} versions kept (keep {})\n", r.version, r.versions_kept,
                        r.keep);
+    if (r.rank) {
+      out += fmt::format(
+          "scores by rank: {} of at most {} iterations (epsilon {}, damping {}), the last "
+          "changing them by {} in all\n",
+          r.rank->done, r.rank->options.iterations, r.rank->options.epsilon,
+          r.rank->options.damping, r.rank->l1);
+    } else {
+      out += "scores by rank: no (not ranked since the last update)\n";
+    }
   }
   if (r.quick) return out;
   out += fmt::format("due pages {}\n", r.due_pages);
@@ -170,17 +187,24 @@ std::string StatsText(const StatsReport& r) {
   return out;
 }
 
-// Counts and bytes from the manifest(s) alone: CURRENT and one manifest, or a round's.
-Result<StatsReport> QuickReport(nutchfs::Env& env, const Invocation& inv) {
+// Counts and bytes from the manifest(s) alone — CURRENT and one manifest, or a round's —
+// and the rank line.
+Result<StatsReport> QuickReport(nutchfs::Env& env, const Invocation& inv,
+                                std::optional<uint64_t> version) {
+  StatsReport report;
   if (!inv.config.empty()) {
     NUTCHFS_ASSIGN_OR_RETURN(distwriter::RoundManifest round,
-                             distwriter::ReadCommittedRound(inv.config, inv.version));
+                             distwriter::ReadCommittedRound(inv.config, version));
     std::vector<const webdb::Manifest*> sections;
     for (const webdb::Manifest& m : round.sections) sections.push_back(&m);
-    return webdb::QuickStats(sections);
+    report = webdb::QuickStats(sections);
+    report.rank = round.rank;
+  } else {
+    NUTCHFS_ASSIGN_OR_RETURN(webdb::Manifest m, webdb::ReadKeptManifest(env, inv.db, version));
+    report = webdb::QuickStats({&m});
+    report.rank = m.rank;
   }
-  NUTCHFS_ASSIGN_OR_RETURN(webdb::Manifest m, webdb::ReadKeptManifest(env, inv.db, inv.version));
-  return webdb::QuickStats({&m});
+  return report;
 }
 
 }  // namespace
@@ -188,7 +212,7 @@ Result<StatsReport> QuickReport(nutchfs::Env& env, const Invocation& inv) {
 Result<int> RunStats(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
   StatsReport report;
   if (inv.quick) {
-    NUTCHFS_ASSIGN_OR_RETURN(report, QuickReport(env, inv));
+    NUTCHFS_ASSIGN_OR_RETURN(report, QuickReport(env, inv, inv.version));
   } else {
     NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<webdb::Reader> reader, OpenReader(env, inv));
     webdb::StatsOptions options;
@@ -197,6 +221,10 @@ Result<int> RunStats(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
   }
   NUTCHFS_ASSIGN_OR_RETURN(webdb::VersionList list, ListKeptVersions(env, inv));
   report.version = inv.version.value_or(list.versions.front().version);
+  if (!inv.quick) {
+    NUTCHFS_ASSIGN_OR_RETURN(StatsReport manifests, QuickReport(env, inv, report.version));
+    report.rank = manifests.rank;
+  }
   report.keep = list.keep;
   report.versions_kept = list.versions.size();
   NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, inv.text ? StatsText(report) : StatsJson(report)));

@@ -123,4 +123,27 @@ TEST_CASE("round manifest: a keep out of range or a rollback to a later round or
   }
 }
 
+TEST_CASE("round manifest: a rank round is format 2 with its rank line", "[distwriter]") {
+  RoundManifest m = TwoSections();
+  CHECK_THAT(m.Encode(), Catch::StartsWith("webdb-round 1\n"));
+  m.rank = webdb::RankInfo{{10, 1e-4, 0.85}, 6, 0.012345678901234};
+  const std::string text = m.Encode();
+  CHECK_THAT(text, Catch::StartsWith("webdb-round 2\n"));
+  CHECK_THAT(text, Catch::Contains("\nrank 10 0.0001 0.85 6 0.012345678901234\n"));
+  auto back = RoundManifest::Decode(text, "ROUND-000003");
+  REQUIRE(back.has_value());
+  CHECK(*back == m);
+  // A rank line in a version 1 round, or a malformed one, is refused.
+  const std::string body = text.substr(0, text.rfind("crc "));
+  std::string v1 = body;
+  v1.replace(0, 14, "webdb-round 1\n");
+  std::string bad = body;
+  bad.replace(bad.find("rank 10"), 7, "rank 0");
+  for (const std::string& t : {v1, bad}) {
+    auto refused = RoundManifest::Decode(WithCrc(t), "ROUND-000003");
+    REQUIRE_FALSE(refused.has_value());
+    CHECK_THAT(refused.error().ToString(), Catch::Contains("ROUND-000003:"));
+  }
+}
+
 }  // namespace distwriter

@@ -351,7 +351,10 @@ TEST_CASE("explain: a report, or one JSON object with --json") {
   CHECK(json.starts_with("{\"url\":\"http://b/\",\"page\":" + kPageB.substr(0, kPageB.size() - 1) +
                          ",\"sameMd5\":[],\"outlinks\":[" + kLinkBa.substr(0, kLinkBa.size() - 1) +
                          "],\"inlinks\":[" + kLinkAb.substr(0, kLinkAb.size() - 1) +
-                         "],\"due\":true,\"rank\":1,\"duePages\":2,\"history\":{"));
+                         // a's score 0.1 over its outdeg 1 (its link to itself dropped)
+                         "],\"topContributions\":[{\"from\":\"" + kMd5A +
+                         "\",\"pages\":1,\"firstUrl\":\"http://a/\",\"share\":0.10000000149011612}]"
+                         ",\"due\":true,\"rank\":1,\"duePages\":2,\"history\":{"));
   CHECK(json.ends_with("\"appeared\":\"in version 2\",\"removed\":\"\",\"goneLinks\":[]}}\n"));
   CHECK_THAT(MustRun(dir, {"explain", db, "http://none/"}), Catch::Contains("no page at this url"));
 }

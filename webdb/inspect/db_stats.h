@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -50,10 +51,12 @@ struct StatsReport {
   Histogram score;      // "<0", "0", "(0,0.01)", "[0.01,0.1)", ..., ">=1000"
   Histogram retries;    // one bucket per value
   // Filled in by the caller, who knows the db: the version (a distributed db's round)
-  // read, the keep setting and the number of versions kept (webdb/db/versions.h).
+  // read, the keep setting and the number of versions kept (webdb/db/versions.h), and
+  // the rank that made the version's scores, if one did (its manifest's rank line).
   uint64_t version = 0;
   uint32_t keep = 0;
   uint64_t versions_kept = 0;
+  std::optional<RankInfo> rank;
 };
 
 // The scheme and authority of url ("" when it has no "://").

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace webdb {
 namespace {
 
@@ -27,6 +29,40 @@ Status RankDue(const Reader& reader, const std::optional<Page>& page, int64_t no
   return Status::OK();
 }
 
+// What the content of inlink l gives url.
+Result<Contribution> ContributionOf(const Reader& reader, const Link& l, std::string_view url) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::vector<Page> pages, reader.GetPages(l.from));
+  NUTCHFS_ASSIGN_OR_RETURN(std::vector<Link> links, reader.GetLinks(l.from));
+  Contribution c{l.from, 0, {}, 0};
+  for (const Page& u : pages) {
+    if (u.url == url) continue;
+    // links are in url order; a page's link to its own url does not count.
+    auto at = std::lower_bound(links.begin(), links.end(), u.url,
+                               [](const Link& a, const std::string& b) { return a.url < b; });
+    const bool self = at != links.end() && at->url == u.url;
+    const size_t outdeg = links.size() - (self ? 1 : 0);
+    if (outdeg == 0) continue;
+    if (c.pages++ == 0) c.first_url = u.url;
+    c.share += static_cast<double>(u.score) / static_cast<double>(outdeg);
+  }
+  return c;
+}
+
+// The largest contributions to url, of its inlinks'.
+Status TopContributions(const Reader& reader, std::string_view url, Explanation* e) {
+  std::vector<Contribution>& top = e->top_contributions;
+  for (const Link& l : e->inlinks) {
+    NUTCHFS_ASSIGN_OR_RETURN(Contribution c, ContributionOf(reader, l, url));
+    if (c.pages == 0) continue;
+    top.push_back(std::move(c));
+    std::sort(top.begin(), top.end(), [](const Contribution& a, const Contribution& b) {
+      return a.share > b.share || (a.share == b.share && a.from < b.from);
+    });
+    if (top.size() > kTopContributions) top.pop_back();
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<Explanation> Explain(const Reader& reader, std::string_view url, int64_t now_ms) {
@@ -40,6 +76,7 @@ Result<Explanation> Explain(const Reader& reader, std::string_view url, int64_t 
     }
     NUTCHFS_ASSIGN_OR_RETURN(e.outlinks, reader.GetLinks(e.page->md5));
   }
+  NUTCHFS_RETURN_IF_ERROR(TopContributions(reader, url, &e));
   NUTCHFS_RETURN_IF_ERROR(RankDue(reader, e.page, now_ms, &e));
   return e;
 }

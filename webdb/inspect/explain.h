@@ -2,8 +2,9 @@
 // page, the other pages with the same content md5, its outlinks (the links from that
 // md5) and inlinks (with their targetHasOutlink), and whether it is due for fetching
 // and its rank in the order `generate` picks due pages: score descending, then url
-// ascending (crawl/generator.h); and, from the versions the db keeps, the url's history.
-// Lookups seek; the rank takes one pass over pagesByURL.
+// ascending (crawl/generator.h); where its score comes from: the contents linking to it,
+// largest contribution first (docs/DESIGN.md, "Link analysis"); and, from the versions
+// the db keeps, the url's history. Lookups seek; the rank takes one pass over pagesByURL.
 // A pure function over a Reader; thread-safe as the Reader is (one thread at a time).
 #ifndef WEBDB_INSPECT_EXPLAIN_H_
 #define WEBDB_INSPECT_EXPLAIN_H_
@@ -18,11 +19,29 @@
 
 namespace webdb {
 
+// What one content linking to the url gives it in a rank iteration over the scores now
+// stored: r(u) / outdeg(u) summed over the pages u of that content with outlinks (the
+// url's own page excluded: its link to itself is dropped). After `webdb rank` has
+// converged, the page's score is (1 - d) + d * (its contributions + D / N), D being the
+// scores of the dangling pages (shared/spec/link-analysis.md).
+struct Contribution {
+  Md5 from;
+  uint64_t pages = 0;     // pages of the content that link to the url
+  std::string first_url;  // the first of them, in url order
+  double share = 0;
+};
+
+// The contributions explain lists, at most.
+constexpr size_t kTopContributions = 10;
+
 struct Explanation {
   std::optional<Page> page;     // nullopt: no page at the url
   std::vector<Page> same_md5;   // other pages with the page's md5, url order
   std::vector<Link> outlinks;   // links from the page's md5, url order
   std::vector<Link> inlinks;    // links to the url, `from` order
+  // The kTopContributions largest contributions of its inlinks' contents, largest
+  // first (ties by md5).
+  std::vector<Contribution> top_contributions;
   bool due = false;             // the page exists and nextFetch <= now
   uint64_t rank = 0;            // 1-based among due pages when due, else 0
   uint64_t due_pages = 0;       // all due pages of the db

@@ -152,5 +152,45 @@ TEST_CASE("explain's history: new content, and a rollback", "[explain]") {
   CHECK(h.removed == "version 4 is a rollback to version 1, which had no page here");
 }
 
+TEST_CASE("explain lists what each linking content gives the page, largest first",
+          "[explain]") {
+  testutil::TempDir tmp;
+  auto env = nutchfs::NewLocalEnv();
+  const std::string dir = tmp.File("db");
+  REQUIRE(Writer::Create(*env, dir).ok());
+  // Content A at two urls links to t and to a1 (a1's own url: a1's outdeg is 1, a2's 2);
+  // B (one page, 4 links) and C (whose only page is t) link to t too.
+  testutil::Session s = {
+      testutil::AddPageWithScoreCall(MakePage("http://a1/", "A", 3, 0, 2)),
+      testutil::AddPageWithScoreCall(MakePage("http://a2/", "A", 1, 0, 2)),
+      testutil::AddPageWithScoreCall(MakePage("http://b/", "B", 8, 0, 4)),
+      testutil::AddPageWithScoreCall(MakePage("http://t/", "C", 1, 0, 1)),
+      testutil::AddLinkCall(MakeLink("A", "http://t/")),
+      testutil::AddLinkCall(MakeLink("A", "http://a1/")),
+      testutil::AddLinkCall(MakeLink("C", "http://t/")),
+  };
+  for (const char* u : {"http://t/", "http://a1/", "http://a2/", "http://b/"}) {
+    s.push_back(testutil::AddLinkCall(MakeLink("B", u)));
+  }
+  REQUIRE(testutil::RunSession(*env, dir, s, {}).ok());
+  auto reader = Reader::Open(*env, dir);
+  REQUIRE(reader.has_value());
+  auto t = Explain(**reader, "http://t/", 10);
+  REQUIRE(t.has_value());
+  REQUIRE(t->top_contributions.size() == 2);  // C's only page is t itself
+  CHECK(t->top_contributions[0].from == Md5Of("A"));
+  CHECK(t->top_contributions[0].pages == 2);
+  CHECK(t->top_contributions[0].first_url == "http://a1/");
+  CHECK(t->top_contributions[0].share == 3.0 / 1 + 1.0 / 2);
+  CHECK(t->top_contributions[1].from == Md5Of("B"));
+  CHECK(t->top_contributions[1].share == 8.0 / 3);  // b's own link dropped: outdeg 3
+
+  auto a1 = Explain(**reader, "http://a1/", 10);
+  REQUIRE(a1.has_value());
+  REQUIRE(a1->top_contributions.size() == 2);
+  CHECK(a1->top_contributions[0].from == Md5Of("B"));
+  CHECK(a1->top_contributions[1].share == 1.0 / 2);  // a2 only: a1's own link is dropped
+}
+
 }  // namespace
 }  // namespace webdb
