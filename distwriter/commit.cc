@@ -107,8 +107,10 @@ Result<RoundManifest> Committer::Commit(Exchange& exchange, RoundManifest next,
         "writers' groups after: {}",
         self_, next.version, waited.ToString());
   }
-  // The round's time: the last section's, which every writer computes alike.
+  // The round's time: the last section's, which every writer computes alike. A rank
+  // round's rank line: its sections all carry the same one (shared sums decided it).
   for (const webdb::Manifest& s : next.sections) next.time_ms = std::max(next.time_ms, s.time_ms);
+  next.rank = next.sections[self_].rank;
   Step("commit decide");
   return Decide(next);
 }

@@ -52,8 +52,8 @@ Status Exchange::Send(int stage, int to, const std::string& local_path) {
     return sent.WithContext(
         fmt::format("writer {}: stage {}: sending to {}", self_, stage, config_.Describe(to)));
   }
-  traffic_[stage].bytes_sent += *size;
-  traffic_[stage].files_sent += 1;
+  Traffic(stage).bytes_sent += *size;
+  Traffic(stage).files_sent += 1;
   return Status::OK();
 }
 
@@ -68,7 +68,7 @@ Result<std::string> Exchange::Receive(int stage, int from) {
   auto arrived = fs_.WaitForUnless(
       file, {FailureDir(self_), config_.MetaFile(RoundFileName(round_))}, config_.Describe(from),
       timeout_);
-  traffic_[stage].wait_seconds +=
+  Traffic(stage).wait_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!arrived) return Err(arrived.error().WithContext(where));
   if (!arrived->has_value()) return fs_.LocalPath(file);
@@ -97,6 +97,11 @@ Result<std::optional<std::string>> Exchange::Arrived(int stage, int from) {
   NUTCHFS_ASSIGN_OR_RETURN(std::string path, fs_.LocalPath(FileFor(stage, from, self_)));
   if (!fs_.local_env().FileExists(path)) return std::optional<std::string>();
   return std::optional<std::string>(path);
+}
+
+StageTraffic& Exchange::Traffic(int stage) {
+  if (static_cast<size_t>(stage) >= traffic_.size()) traffic_.resize(stage + 1);
+  return traffic_[stage];
 }
 
 Status Exchange::Fetch(int stage, int from, int at, const std::string& local_path) {

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "distwriter/dist_config.h"
 #include "distwriter/exchange_file.h"
@@ -23,6 +24,7 @@
 namespace distwriter {
 
 constexpr int kCommitStage = 6;  // section manifests; stages 1..5 carry edits
+// A rank round's exchanges (docs/DISTRIBUTED.md, "Rank rounds") are numbered after it.
 
 struct StageTraffic {
   uint64_t bytes_sent = 0;
@@ -83,7 +85,16 @@ class Exchange {
   // with other inputs cannot meet them).
   Status RetractStageZero();
 
-  const StageTraffic& traffic(int stage) const { return traffic_[stage]; }
+  // Bytes sent in every stage so far.
+  uint64_t bytes_sent() const {
+    uint64_t n = 0;
+    for (const StageTraffic& t : traffic_) n += t.bytes_sent;
+    return n;
+  }
+  // Every stage's totals so far (stages not reached: zeros).
+  StageTraffic traffic(int stage) const {
+    return static_cast<size_t>(stage) < traffic_.size() ? traffic_[stage] : StageTraffic{};
+  }
 
  private:
   std::string StageDir(int stage) const;
@@ -98,7 +109,9 @@ class Exchange {
   std::string token_;
   bool saw_decision_ = false;
   bool saw_peer_failure_ = false;
-  StageTraffic traffic_[kCommitStage + 1];
+  StageTraffic& Traffic(int stage);
+
+  std::vector<StageTraffic> traffic_;  // by stage
 };
 
 }  // namespace distwriter

@@ -85,8 +85,13 @@ std::vector<std::string> HostKeyOptions(const nutchfs::SshConfig& ssh, const std
 std::vector<std::string> WriterCommand(const DistConfig& config, const LaunchOptions& o, int i,
                                        const std::vector<std::string>& inputs,
                                        const std::string& scratch) {
-  std::vector<std::string> run = {o.distwriter_binary, "run", "--config", o.config_path,
-                                  "--writer", std::to_string(i)};
+  std::vector<std::string> run = {o.distwriter_binary, o.rank ? "rank" : "run", "--config",
+                                  o.config_path, "--writer", std::to_string(i)};
+  if (o.rank) {
+    run.insert(run.end(), {"--iterations", std::to_string(o.rank->iterations), "--epsilon",
+                           fmt::format("{}", o.rank->epsilon), "--damping",
+                           fmt::format("{}", o.rank->damping)});
+  }
   run.insert(run.end(), o.run_flags.begin(), o.run_flags.end());
   run.insert(run.end(), inputs.begin(), inputs.end());
   const nutchfs::Location& loc = config.cluster.FindMachine(config.writer_machines[i])->location;
@@ -196,6 +201,42 @@ void WaitAll(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t round,
       for (Child& other : children) Stop(other);
     }
   }
+}
+
+// Each rank writer's seconds and bytes sent, and what the rank did.
+void PrintRankReport(const DistConfig& config, const std::vector<Child>& children,
+                     std::FILE* out) {
+  std::fprintf(out, "%-7s %-12s %8s %10s %12s\n", "writer", "machine", "total_s", "iter_s",
+               "bytes_sent");
+  simdjson::dom::parser parser;
+  std::string summary;
+  for (const Child& c : children) {
+    simdjson::dom::element doc;
+    if (parser.parse(c.output).get(doc) != simdjson::SUCCESS) continue;
+    double iterations = 0;
+    size_t n = 0;
+    for (double v : doc["iteration_seconds"].get_array()) {
+      iterations += v;
+      ++n;
+    }
+    std::fprintf(out, "%-7d %-12s %8.3f %10.3f %12lu\n", c.writer,
+                 config.writer_machines[c.writer].c_str(),
+                 doc["seconds"].get_double().value_unsafe(), n > 0 ? iterations / n : 0.0,
+                 doc["bytes_sent"].get_uint64().value_unsafe());
+    const uint64_t version = doc["version"].get_uint64().value_unsafe();
+    const uint64_t pages = doc["pages"].get_uint64().value_unsafe();
+    if (pages == 0) {
+      summary = fmt::format("version {}: no pages, nothing to rank\n", version);
+    } else {
+      summary = fmt::format("version {}: {} pages, {} iterations, last L1 change {}{}\n", version,
+                            pages, doc["iterations"].get_uint64().value_unsafe(),
+                            doc["l1"].get_double().value_unsafe(),
+                            doc["already_applied"].get_bool().value_unsafe()
+                                ? " (this rank's result already)"
+                                : "");
+    }
+  }
+  std::fputs(summary.c_str(), out);
 }
 
 void PrintReport(const DistConfig& config, const std::vector<Child>& children, std::FILE* out) {
@@ -318,8 +359,10 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
     pieces[i].push_back(file);
     return Status::OK();
   };
-  NUTCHFS_RETURN_IF_ERROR(SliceCalls(fs->local_env(), options.call_files, config.k,
-                                     "/tmp/webdb-launch-" + std::to_string(::getpid()), publish));
+  if (!options.rank) {
+    NUTCHFS_RETURN_IF_ERROR(SliceCalls(fs->local_env(), options.call_files, config.k,
+                                       "/tmp/webdb-launch-" + std::to_string(::getpid()), publish));
+  }
   std::vector<Child> children;
   for (int i = 0; i < config.k; ++i) {
     const nutchfs::Location& loc = config.cluster.FindMachine(config.writer_machines[i])->location;
@@ -342,7 +385,12 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   }
   const std::string failed = Failures(*fs, config, committed + 1, children);
   if (!failed.empty()) return Status::IOError("writers failed:" + failed);
-  if (out != nullptr) PrintReport(config, children, out);
+  if (out == nullptr) return Status::OK();
+  if (options.rank) {
+    PrintRankReport(config, children, out);
+  } else {
+    PrintReport(config, children, out);
+  }
   return Status::OK();
 }
 

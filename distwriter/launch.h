@@ -6,15 +6,19 @@
 // share group, so it is on writer i's machine however that is reached. When a writer
 // fails, the others are stopped (an ssh writer on its own host, when its ssh client's
 // input ends), and the stage 0 files of every writer that did not succeed are
-// retracted, so that a rerun with other inputs cannot meet them.
+// retracted, so that a rerun with other inputs cannot meet them. A rank round
+// (docs/DISTRIBUTED.md, "Rank rounds") starts `distwriter rank` on every machine instead,
+// with no calls.
 #ifndef DISTWRITER_LAUNCH_H_
 #define DISTWRITER_LAUNCH_H_
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "distwriter/dist_config.h"
+#include "webdb/db/manifest.h"
 
 namespace distwriter {
 
@@ -23,6 +27,8 @@ struct LaunchOptions {
   std::vector<std::string> call_files;
   std::string distwriter_binary;  // path of this binary on every machine
   std::vector<std::string> run_flags;  // passed on to every `run` (--memory, --quiet, ...)
+  // A rank round with these options instead of a round of call_files (which is empty).
+  std::optional<webdb::RankOptions> rank;
 };
 
 // Fails (naming the writers) if any writer fails; prints the report to out (none when

@@ -11,6 +11,7 @@
 
 #include "distwriter/commit.h"
 #include "distwriter/dist_plumbing.h"
+#include "distwriter/dist_rank.h"
 #include "distwriter/input_digest.h"
 #include "distwriter/round_store.h"
 #include "distwriter/round_versions.h"
@@ -84,8 +85,10 @@ class Round {
   void Report(const RoundManifest& round, bool already_applied);
   Result<std::string> LogCalls(webdb::StagePlumbing& plumbing);
   Result<bool> RestartedAfterCommit(const std::string& digest);
-  Status Exchanged(DistPlumbing& plumbing, const std::string& digest);
+  Status Exchanged(DistPlumbing* plumbing, size_t sorter_budget, const std::string& digest);
   Result<webdb::Manifest> RunStages(DistPlumbing& plumbing, const webdb::StageHooks& hooks);
+  Result<std::optional<webdb::Manifest>> RunRankSteps(size_t sorter_budget);
+  bool RankedAlready() const;
   Status AgreeOnRound(const std::string& digest);
   Status SendStageZero(const std::string& digest);
   Status ReadStageZero(const std::string& path, int from, std::vector<std::string>* urls);
@@ -213,6 +216,7 @@ void Round::Report(const RoundManifest& round, bool already_applied) {
   report_.version = round.version;
   report_.pages = round.num_pages();
   report_.links = round.num_links();
+  if (options_.rank) report_.rank = round.rank;
 }
 
 // One attempt at round committed_ + 1 with this writer's calls. True when that round was
@@ -224,12 +228,26 @@ Result<bool> Round::Attempt() {
   exchange_ = std::make_unique<Exchange>(fs_, config_, self_, committed_.version + 1, timeout());
   // Markers of an earlier attempt at this round must not stop this one.
   NUTCHFS_RETURN_IF_ERROR(exchange_->ClearFailures());
+  if (RankedAlready()) {
+    NUTCHFS_RETURN_IF_ERROR(exchange_->RemoveIncoming());
+    NUTCHFS_RETURN_IF_ERROR(TidyApplied());
+    Report(committed_, true);
+    return false;
+  }
   NUTCHFS_ASSIGN_OR_RETURN(size_t sorter_budget,
                            webdb::SorterBudget(local_, section_dir_, committed_.sections[self_],
                                                options_.memory_budget));
-  DistPlumbing plumbing(local_, work_dir_, sorter_budget, *exchange_, self_, config_.k,
-                        committed_.breakpoints);
-  NUTCHFS_ASSIGN_OR_RETURN(std::string digest, LogCalls(plumbing));
+  // A round of calls logs them into the stages' sorters; a rank round has only its
+  // options for inputs.
+  std::optional<DistPlumbing> plumbing;
+  std::string digest;
+  if (options_.rank) {
+    digest = RankDigest(*options_.rank, config_.k, self_);
+  } else {
+    plumbing.emplace(local_, work_dir_, sorter_budget, *exchange_, self_, config_.k,
+                     committed_.breakpoints);
+    NUTCHFS_ASSIGN_OR_RETURN(digest, LogCalls(*plumbing));
+  }
   if (rolled_forward_ && committed_.digests[self_] == digest) {
     Report(committed_, true);  // the round it was killed in, finished by its peers
     return false;
@@ -241,14 +259,21 @@ Result<bool> Round::Attempt() {
     Report(committed_, true);
     return false;
   }
-  Status s = Exchanged(plumbing, digest);
+  Status s = Exchanged(plumbing ? &*plumbing : nullptr, sorter_budget, digest);
   for (int st = 0; st <= kCommitStage; ++st) report_.traffic[st] = exchange_->traffic(st);
+  report_.bytes_sent = exchange_->bytes_sent();
   if (s.ok()) return false;
   // So that a retry with other inputs cannot meet this attempt's stage 0 file.
   Status ignored = exchange_->RetractStageZero();
   (void)ignored;  // the round failed already; that error is the one to report
   if (!exchange_->saw_decision()) return Err(s);
   return DecidedMeanwhile(digest);
+}
+
+// A rank whose options are those of the rank that made the installed round has its
+// result installed already: a rank is idempotent (docs/DESIGN.md, "Link analysis").
+bool Round::RankedAlready() const {
+  return options_.rank && committed_.rank && committed_.rank->options == *options_.rank;
 }
 
 // A round found applied already: the installed one's clean-up may have been cut short
@@ -300,8 +325,9 @@ Result<bool> Round::RestartedAfterCommit(const std::string& digest) {
   return local_.FileExists(dir);
 }
 
-// Stages 0 to 6, each timed from its start to the start of the next.
-Status Round::Exchanged(DistPlumbing& plumbing, const std::string& digest) {
+// Stages 0 to 6, each timed from its start to the start of the next. plumbing: a round
+// of calls's; null for a rank round.
+Status Round::Exchanged(DistPlumbing* plumbing, size_t sorter_budget, const std::string& digest) {
   auto clock = std::chrono::steady_clock::now();
   int current = 0;
   auto enter = [&](int stage) {
@@ -313,21 +339,56 @@ Status Round::Exchanged(DistPlumbing& plumbing, const std::string& digest) {
   Step("stage 0");
   NUTCHFS_RETURN_IF_ERROR(AgreeOnRound(digest));
   if (report_.already_applied) return TidyApplied();
-  plumbing.set_partition(next_.partition());
-  NUTCHFS_ASSIGN_OR_RETURN(webdb::Manifest section,
-                           RunStages(plumbing, {enter, options_.before_step}));
+  std::optional<webdb::Manifest> section;
+  if (plumbing != nullptr) {
+    plumbing->set_partition(next_.partition());
+    NUTCHFS_ASSIGN_OR_RETURN(section, RunStages(*plumbing, {enter, options_.before_step}));
+  } else {
+    NUTCHFS_ASSIGN_OR_RETURN(section, RunRankSteps(sorter_budget));
+    if (!section) {
+      // No pages: every writer learnt so from the shared counts; nothing is published.
+      Report(committed_, false);
+      report_.rank.reset();
+      return exchange_->RemoveIncoming();
+    }
+  }
   enter(kCommitStage);
   Step("commit");
   // The new section files are synced; their names must be too before a manifest naming
   // them leaves this machine.
   NUTCHFS_RETURN_IF_ERROR(local_.SyncDir(section_dir_));
   NUTCHFS_ASSIGN_OR_RETURN(RoundManifest installed,
-                           committer_->Commit(*exchange_, next_, section));
+                           committer_->Commit(*exchange_, next_, *section));
   enter(kCommitStage);
   Step("done");
   NUTCHFS_RETURN_IF_ERROR(Installed(*exchange_, installed));
   Report(installed, false);
   return Status::OK();
+}
+
+// A rank round's steps (webdb/rank/rank_engine.h) over this writer's section, its
+// exchanges through the round's (docs/DISTRIBUTED.md, "Rank rounds"), unless an earlier
+// run with the same round token finished them and sent its section manifest (which
+// carries the rank line every section of the round carries alike).
+Result<std::optional<webdb::Manifest>> Round::RunRankSteps(size_t sorter_budget) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::optional<webdb::Manifest> sent,
+                           committer_->SentSection(*exchange_));
+  if (sent) return sent;
+  DistRankPlumbing plumbing(local_, work_dir_, sorter_budget, *exchange_, self_,
+                            next_.partition());
+  webdb::RankParams params;
+  params.dir = section_dir_;
+  params.manifest = fmt::format("{} section {}", RoundFileName(committed_.version), self_);
+  params.work_dir = work_dir_;
+  params.new_version = next_.version;
+  params.options = *options_.rank;
+  params.memory_budget = sorter_budget;
+  params.progress = options_.progress;
+  params.before_step = options_.before_step;
+  params.on_iteration = options_.on_iteration;
+  NUTCHFS_ASSIGN_OR_RETURN(webdb::RankOutcome outcome,
+                           webdb::RunRank(local_, committed_.sections[self_], params, plumbing));
+  return outcome.manifest;
 }
 
 // Stages 1..5 over this writer's section, unless an earlier run with the same round
@@ -355,6 +416,7 @@ Status Round::AgreeOnRound(const std::string& digest) {
   next_ = committed_;
   next_.version = committed_.version + 1;
   next_.restores = 0;
+  next_.rank.reset();  // calls change scores and links: no rank made what it holds
   std::vector<std::string> urls;
   for (int from = 0; from < config_.k; ++from) {
     auto in = exchange_->Receive(0, from);

@@ -8,11 +8,14 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "distwriter/dist_config.h"
 #include "distwriter/exchange.h"
+#include "webdb/rank/rank_engine.h"
 #include "webdb/util/progress.h"
 
 namespace distwriter {
@@ -32,6 +35,11 @@ struct RunOptions {
   // (its local directory, or SFTP). The tests run k writers as threads of one process
   // over one in-memory or fault-injecting Env through it. Not owned.
   nutchfs::Env* env = nullptr;
+  // A rank round (docs/DISTRIBUTED.md, "Rank rounds") instead of a round of calls: the
+  // writers compute every page's score together; call_files is empty. on_iteration is
+  // told of each iteration (its L1 change, this writer's seconds).
+  std::optional<webdb::RankOptions> rank;
+  std::function<void(const webdb::IterationReport&)> on_iteration;
 };
 
 struct RoundReport {
@@ -40,7 +48,11 @@ struct RoundReport {
   uint64_t calls = 0;
   std::array<double, kCommitStage + 1> stage_seconds{};
   std::array<StageTraffic, kCommitStage + 1> traffic{};
+  uint64_t bytes_sent = 0;  // in every stage (a rank round's are numbered beyond 6)
   uint64_t pages = 0, links = 0;  // of the whole db after the round
+  // A rank round: how its scores were computed (the installed round's, when it was this
+  // rank's result already); nullopt when the db has no pages to rank (nothing published).
+  std::optional<webdb::RankInfo> rank;
 };
 
 // Thread-safe: writers of one round may run as threads of one process (options.env).

@@ -2,9 +2,11 @@
 # Sets up everything on a fresh Debian 12 machine (as root), then runs the main job: a
 # real crawl. The Boost documentation (Debian's libboost1.74-doc) is served on 127.0.0.1
 # inside a private network namespace whose only interface is lo, so nothing leaves the
-# machine; three cycles of inject -> generate -> wget -i (WARC) -> update run against a
-# 3-writer distributed db, and the same WARCs are fed to a single-machine db, which must
-# come out identical (docs/CRAWL.md). Every cycle ends with `webdb verify`.
+# machine; three cycles of inject -> rank -> generate -> wget -i (WARC) -> update run
+# against a 3-writer distributed db, and the same WARCs are fed to a single-machine db,
+# which must come out identical (docs/CRAWL.md). Every cycle ends with `webdb verify`.
+# At the end, the best-ranked pages are listed with their inlinks: generate picks them
+# first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" != "--in-netns" ]; then
@@ -52,14 +54,18 @@ verify_all() {
   $bin/webdb verify -q --config "$conf"
 }
 
-printf '%-5s %8s %8s %8s %8s %8s %8s | %7s %7s %7s %7s %7s\n' cycle fetched failed new links due total \
-  inject generate wget update verify
+printf '%-5s %8s %8s %8s %8s %8s %8s | %7s %7s %7s %7s %7s %7s\n' cycle fetched failed new links due total \
+  inject rank generate wget update verify
 for cycle in 1 2 3; do
   before=$(pages)
   t0=$(now)
   $bin/webdb inject -q --config "$conf" --filter "$work/filter.txt" "$work/seeds.txt" >/dev/null
   $bin/webdb inject -q "$work/single" --filter "$work/filter.txt" "$work/seeds.txt" >/dev/null
   t1=$(now)
+  # Link analysis before generate, so that the fetch list starts with the best-linked pages.
+  $bin/webdb rank -q --config "$conf"
+  $bin/webdb rank -q "$work/single"
+  tr=$(now)
   $bin/webdb generate -q --config "$conf" --top 1000000 --out "$work/fetch-$cycle.txt"
   $bin/webdb generate -q "$work/single" --top 1000000 --out "$work/fetch-single-$cycle.txt"
   cmp "$work/fetch-$cycle.txt" "$work/fetch-single-$cycle.txt"
@@ -80,16 +86,20 @@ for cycle in 1 2 3; do
   verify_all
   t5=$(now)
   after=$(pages)
-  printf '%-5s %8s %8s %8s %8s %8s %8s | %6ss %6ss %6ss %6ss %6ss\n' "$cycle" \
+  printf '%-5s %8s %8s %8s %8s %8s %8s | %6ss %6ss %6ss %6ss %6ss %6ss\n' "$cycle" \
     "$(field pagesFetched "$report")" "$(field networkFailures "$report")" "$((after - before))" "$(field links "$report")" "$due" \
-    "$after" "$(secs "$t0" "$t1")" "$(secs "$t1" "$t2")" "$(secs "$t2" "$t3")" "$(secs "$t3" "$t4")" \
-    "$(secs "$t4" "$t5")"
+    "$after" "$(secs "$t0" "$t1")" "$(secs "$t1" "$tr")" "$(secs "$tr" "$t2")" "$(secs "$t2" "$t3")" \
+    "$(secs "$t3" "$t4")" "$(secs "$t4" "$t5")"
 done
 echo "(fetched: pages in the cycle's WARC; failed: fetch list URLs wget wrote no record for"
 echo " (network failures, retried in a later cycle); new: pages added to the db; links: outlinks of the"
 echo " fetched pages; due: the cycle's fetch list; steps timed for both dbs together;"
 echo " verify: webdb verify of the single-machine db and of the distributed db)"
 
+# The last update's scores ranked too, so that the dbs are compared as the next cycle
+# would generate from them.
+$bin/webdb rank -q --config "$conf"
+$bin/webdb rank -q "$work/single"
 echo "== distributed db"
 $bin/webdb stats --config "$conf"
 echo "== single-machine db, same WARCs"
@@ -100,3 +110,13 @@ for t in pagesByURL pagesByMD5 linksByMD5 linksByURL; do
   cmp "$work/dist-$t.jsonl" "$work/single-$t.jsonl"
 done
 echo "== all four tables identical: the 3-writer crawl db equals the single-machine db"
+
+# The pages generate would hand out first (all pages taken as due), each with its score
+# and the number of links to it: the best-linked pages lead the fetch list.
+$bin/webdb generate -q --config "$conf" --top 8 --now 9223372036854775807 --dry-run \
+  --out "$work/top.txt"
+echo "== the first pages of a fetch list after rank (score, inlinks, url)"
+while read -r url; do
+  score=$($bin/webdb page --config "$conf" "$url" | grep -o '"score":[^,]*' | cut -d: -f2)
+  printf '%10s %7s  %s\n' "$score" "$($bin/webdb links --config "$conf" --url "$url" | wc -l)" "$url"
+done <"$work/top.txt"

@@ -273,22 +273,13 @@ Result<double> ParseDoubleArg(const char* name, const std::string& text) {
   return x;
 }
 
-// rank's --iterations, --epsilon and --damping, in the ranges webdb/rank/rank_math.h
-// allows.
 Status FillRankArgs(const po::variables_map& vm, webdb::RankOptions* o) {
-  if (vm.count("iterations")) {
-    NUTCHFS_ASSIGN_OR_RETURN(int64_t k, ParseIntArg("iterations", vm["iterations"].as<std::string>(),
-                                                    1, 1000000));
-    o->iterations = static_cast<uint32_t>(k);
-  }
-  if (vm.count("epsilon")) {
-    NUTCHFS_ASSIGN_OR_RETURN(o->epsilon, ParseDoubleArg("epsilon", vm["epsilon"].as<std::string>()));
-  }
-  if (vm.count("damping")) {
-    NUTCHFS_ASSIGN_OR_RETURN(o->damping, ParseDoubleArg("damping", vm["damping"].as<std::string>()));
-  }
-  Status s = webdb::ValidateRankOptions(*o);
-  return s.ok() ? s : Usage(s.message());
+  auto opt = [&](const char* name) -> std::optional<std::string> {
+    if (!vm.count(name)) return std::nullopt;
+    return vm[name].as<std::string>();
+  };
+  NUTCHFS_ASSIGN_OR_RETURN(*o, ParseRankOptions(opt("iterations"), opt("epsilon"), opt("damping")));
+  return Status::OK();
 }
 
 // --version, --keep, and the arguments of rollback and keep.
@@ -412,6 +403,25 @@ Result<Invocation> ParseCommandLine(int argc, const char* const* argv) {
   NUTCHFS_RETURN_IF_ERROR(FillGlobalOptions(vm, &inv));
   NUTCHFS_RETURN_IF_ERROR(FillCommandArgs(vm, args, &inv));
   return inv;
+}
+
+Result<webdb::RankOptions> ParseRankOptions(const std::optional<std::string>& iterations,
+                                            const std::optional<std::string>& epsilon,
+                                            const std::optional<std::string>& damping) {
+  webdb::RankOptions o;
+  if (iterations) {
+    NUTCHFS_ASSIGN_OR_RETURN(int64_t k, ParseIntArg("iterations", *iterations, 1, 1000000));
+    o.iterations = static_cast<uint32_t>(k);
+  }
+  if (epsilon) {
+    NUTCHFS_ASSIGN_OR_RETURN(o.epsilon, ParseDoubleArg("epsilon", *epsilon));
+  }
+  if (damping) {
+    NUTCHFS_ASSIGN_OR_RETURN(o.damping, ParseDoubleArg("damping", *damping));
+  }
+  Status s = webdb::ValidateRankOptions(o);
+  if (!s.ok()) return Err(Usage(s.message()));
+  return o;
 }
 
 Result<size_t> ParseMemorySize(std::string_view text) {

@@ -73,6 +73,13 @@ struct Invocation {
 // is InvalidArgument with a message for the user.
 Result<Invocation> ParseCommandLine(int argc, const char* const* argv);
 
+// rank's --iterations, --epsilon and --damping (docs/CLI.md), each absent for its
+// default: InvalidArgument naming the option when one is malformed or out of range
+// (webdb/rank/rank_math.h).
+Result<webdb::RankOptions> ParseRankOptions(const std::optional<std::string>& iterations,
+                                            const std::optional<std::string>& epsilon,
+                                            const std::optional<std::string>& damping);
+
 // "256M", "1G", "512k", "1048576", with an optional "B"/"iB" after the unit; units
 // are powers of 1024. InvalidArgument if malformed, overflowing or below 1 MiB.
 Result<size_t> ParseMemorySize(std::string_view text);

@@ -1,8 +1,12 @@
 #include "tools/cli_commands.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -279,6 +283,15 @@ Status WriteToStream(std::FILE* out, std::string_view text) {
     return Status::FromErrno("write to standard output", errno);
   }
   return Status::OK();
+}
+
+std::string DistwriterBinary() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "distwriter";
+  return (std::filesystem::path(std::string(buf, static_cast<size_t>(n))).parent_path() /
+          "distwriter")
+      .string();
 }
 
 Status WithUnlockHint(const Status& s, const std::string& db) {

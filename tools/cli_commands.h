@@ -44,6 +44,9 @@ Result<webdb::VersionList> ListKeptVersions(nutchfs::Env& env, const Invocation&
 // Writes text to out and flushes; an error names standard output.
 Status WriteToStream(std::FILE* out, std::string_view text);
 
+// The `distwriter` binary beside this one, which `--config` forms launch the writers with.
+std::string DistwriterBinary();
+
 // s, and when it is Busy (a writer holds db's LOCK), how to break a lock left behind.
 Status WithUnlockHint(const Status& s, const std::string& db);
 

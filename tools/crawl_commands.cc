@@ -36,15 +36,6 @@ Status AsBadInput(Status s) {
   return s.IsCorruption() ? Status::InvalidArgument(s.message()) : s;
 }
 
-std::string DistwriterBinary() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return "distwriter";
-  return (std::filesystem::path(std::string(buf, static_cast<size_t>(n))).parent_path() /
-          "distwriter")
-      .string();
-}
-
 // Applies the call file at path with the k writers of inv.config in one round, as
 // `distwriter launch` does; their reports go to stderr unless --quiet.
 Status LaunchCallFile(const Invocation& inv, const std::string& path) {

@@ -3,6 +3,8 @@
 //   distwriter create --config FILE [--sample URLFILE] [--keep N]
 //   distwriter run --config FILE --writer I CALLFILE...
 //   distwriter launch --config FILE CALLFILE...
+//   distwriter rank --config FILE --writer I [--iterations K] [--epsilon E] [--damping D]
+//   distwriter launch --config FILE --rank [--iterations K] [--epsilon E] [--damping D]
 //   distwriter unlock --config FILE --writer I
 //   distwriter machines --config FILE
 //   distwriter config --config FILE --get KEY
@@ -45,11 +47,15 @@ constexpr char kUsage[] =
     "  distwriter create --config FILE [--sample URLFILE] [--keep N]\n"
     "  distwriter run --config FILE --writer I [options] CALLFILE...\n"
     "  distwriter launch --config FILE [options] CALLFILE...\n"
+    "  distwriter rank --config FILE --writer I [rank options] [options]\n"
+    "  distwriter launch --config FILE --rank [rank options] [options]\n"
     "  distwriter unlock --config FILE --writer I\n"
     "  distwriter machines --config FILE      (one line per writer, for scripts)\n"
     "  distwriter config --config FILE --get KEY\n"
     "options: --memory SIZE (default: the config's memory, else 256M), --quiet,\n"
-    "         --log-level LEVEL; init-local --force replaces an existing FILE\n";
+    "         --log-level LEVEL; init-local --force replaces an existing FILE\n"
+    "rank options (webdb rank, docs/CLI.md): --iterations K (default 10), --epsilon E\n"
+    "         (default 0.0001), --damping D (default 0.85)\n";
 
 struct Args {
   std::string command, config, root, out, db = "webdb", sample, memory, log_level = "warn", get;
@@ -58,24 +64,47 @@ struct Args {
   uint32_t keep = webdb::kDefaultKeep;  // create --keep
   std::optional<size_t> memory_budget;  // --memory, parsed
   bool quiet = false, help = false, force = false;
+  bool rank = false;                       // launch --rank, or the rank command
+  std::optional<webdb::RankOptions> rank_options;
   std::vector<std::string> files;
 };
 
 // The --writer rules; the range against k is checked once the config is read.
 Status CheckWriterFlag(const Args& a) {
-  if (a.command != "run" && a.command != "unlock") {
+  if (a.command != "run" && a.command != "unlock" && a.command != "rank") {
     return a.writer ? Status::InvalidArgument("--writer is for run and unlock only (" + a.command +
                                               (a.command == "launch" ? " starts every writer)" : ")"))
                     : Status::OK();
   }
   if (!a.writer) {
     return Status::InvalidArgument(a.command + " needs --writer I, the writer it " +
-                                   (a.command == "run" ? "runs as" : "unlocks") + " (0..k-1)");
+                                   (a.command == "unlock" ? "unlocks" : "runs as") + " (0..k-1)");
   }
   if (*a.writer < 0) {
     return Status::InvalidArgument("--writer " + std::to_string(*a.writer) +
                                    ": a writer index is 0 or more");
   }
+  return Status::OK();
+}
+
+// --rank (launch only; the rank command is one) and the rank options, which go with a
+// rank only.
+Status ParseRankFlags(const po::variables_map& vm, Args* a) {
+  if (a->rank && a->command != "launch") {
+    return Status::InvalidArgument("--rank is for launch only (distwriter rank runs one writer)");
+  }
+  if (a->command == "rank") a->rank = true;
+  auto opt = [&](const char* name) -> std::optional<std::string> {
+    if (!vm.count(name)) return std::nullopt;
+    return vm[name].as<std::string>();
+  };
+  const bool given = vm.count("iterations") || vm.count("epsilon") || vm.count("damping");
+  if (given && !a->rank) {
+    return Status::InvalidArgument("--iterations, --epsilon and --damping go with rank only");
+  }
+  if (!a->rank) return Status::OK();
+  NUTCHFS_ASSIGN_OR_RETURN(a->rank_options,
+                           tools::ParseRankOptions(opt("iterations"), opt("epsilon"), opt("damping")));
   return Status::OK();
 }
 
@@ -88,6 +117,8 @@ Result<Args> Parse(int argc, char** argv) {
       "log-level", po::value(&a.log_level))("writers", po::value(&a.writers))(
       "writer", po::value<int>())("keep", po::value<int64_t>())("quiet", po::bool_switch(&a.quiet))(
       "force", po::bool_switch(&a.force))("get", po::value(&a.get))(
+      "rank", po::bool_switch(&a.rank))("iterations", po::value<std::string>())(
+      "epsilon", po::value<std::string>())("damping", po::value<std::string>())(
       "args", po::value<std::vector<std::string>>());
   po::positional_options_description pos;
   pos.add("args", -1);
@@ -112,7 +143,8 @@ Result<Args> Parse(int argc, char** argv) {
   if (a.files.empty()) return nutchfs::Err(Status::InvalidArgument("no command given"));
   a.command = a.files.front();
   a.files.erase(a.files.begin());
-  const bool needs_files = a.command == "run" || a.command == "launch";
+  NUTCHFS_RETURN_IF_ERROR(ParseRankFlags(vm, &a));
+  const bool needs_files = a.command == "run" || (a.command == "launch" && !a.rank);
   if (a.command == "init-local") {
     if (a.writers < 1 || a.root.empty() || a.out.empty() || !a.files.empty()) {
       return nutchfs::Err(Status::InvalidArgument("init-local needs --writers K --root DIR --out FILE"));
@@ -126,6 +158,12 @@ Result<Args> Parse(int argc, char** argv) {
       return nutchfs::Err(Status::InvalidArgument(a.command == "config"
                                                       ? "config needs --config FILE --get KEY"
                                                       : "machines needs --config FILE"));
+    }
+  } else if (a.command == "rank" || (a.command == "launch" && a.rank)) {
+    if (a.config.empty() || !a.files.empty()) {
+      return nutchfs::Err(Status::InvalidArgument(
+          a.command == "rank" ? "rank needs --config FILE --writer I and no call files"
+                              : "launch --rank needs --config FILE and no call files"));
     }
   } else if (a.command == "create" || needs_files) {
     if (a.config.empty()) return nutchfs::Err(Status::InvalidArgument(a.command + " needs --config FILE"));
@@ -206,6 +244,63 @@ Status Unlock(const Args& a, const distwriter::DistConfig& config) {
   return Status::OK();
 }
 
+// Writer a.writer's round; a lock left by a writer that is gone is named with how to
+// remove it.
+Result<distwriter::RoundReport> RunWriter(const Args& a, const distwriter::DistConfig& config,
+                                          const distwriter::RunOptions& options) {
+  auto ran = distwriter::RunRound(config, options);
+  if (!ran && ran.error().IsBusy()) {
+    return nutchfs::Err(Status::Busy(
+        fmt::format("{} (if writer {} runs no more, `distwriter unlock --config {} --writer {}` "
+                    "removes its lock)",
+                    ran.error().message(), *a.writer, a.config, *a.writer)));
+  }
+  return ran;
+}
+
+// A rank writer's report line: what it did, its seconds, and its bytes sent.
+void PrintRankReport(const distwriter::RoundReport& r, int writer, double seconds,
+                     const std::vector<webdb::IterationReport>& iterations, std::FILE* out) {
+  std::string its;
+  for (size_t i = 0; i < iterations.size(); ++i) {
+    its += fmt::format("{}{:.4f}", i ? "," : "", iterations[i].seconds);
+  }
+  std::fprintf(out,
+               "{\"writer\":%d,\"version\":%lu,\"already_applied\":%s,\"pages\":%lu,"
+               "\"links\":%lu,\"iterations\":%u,\"l1\":%s,\"seconds\":%.4f,"
+               "\"iteration_seconds\":[%s],\"bytes_sent\":%lu}\n",
+               writer, r.version, r.already_applied ? "true" : "false", r.pages, r.links,
+               r.rank ? r.rank->done : 0, fmt::format("{}", r.rank ? r.rank->l1 : 0.0).c_str(),
+               seconds, its.c_str(), r.bytes_sent);
+}
+
+// `distwriter rank`: writer a.writer's part of a rank round.
+Status Rank(const Args& a, const distwriter::DistConfig& config) {
+  NUTCHFS_RETURN_IF_ERROR(CheckWriterRange(a, config));
+  NUTCHFS_ASSIGN_OR_RETURN(size_t memory, MemoryBudget(a, config));
+  const auto start = std::chrono::steady_clock::now();
+  tools::ProgressReporter reporter(stderr, fmt::format("distwriter: writer {}", *a.writer));
+  std::vector<webdb::IterationReport> iterations;
+  distwriter::RunOptions options{*a.writer, {}, memory, {}, tools::StepObserver(*a.writer)};
+  options.rank = a.rank_options;
+  options.on_iteration = [&](const webdb::IterationReport& it) {
+    iterations.push_back(it);
+    if (a.quiet) return;
+    std::fprintf(stderr, "distwriter: writer %d: rank iteration %u: L1 change %s, %.3f s\n",
+                 *a.writer, it.iteration, fmt::format("{:.6g}", it.l1).c_str(), it.seconds);
+  };
+  if (!a.quiet) options.progress = reporter.AsProgressFn();
+  NUTCHFS_ASSIGN_OR_RETURN(auto report, RunWriter(a, config, options));
+  if (report.already_applied && !a.quiet) {
+    std::fprintf(stderr, "distwriter: writer %d: round %lu is this rank's result already\n",
+                 *a.writer, report.version);
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  PrintRankReport(report, *a.writer, seconds, iterations, stdout);
+  return Status::OK();
+}
+
 Status Run(const Args& a, const distwriter::DistConfig& config) {
   NUTCHFS_RETURN_IF_ERROR(CheckWriterRange(a, config));
   NUTCHFS_ASSIGN_OR_RETURN(size_t memory, MemoryBudget(a, config));
@@ -213,13 +308,7 @@ Status Run(const Args& a, const distwriter::DistConfig& config) {
   distwriter::RunOptions options{*a.writer, a.files, memory, {},
                                   tools::StepObserver(*a.writer)};
   if (!a.quiet) options.progress = reporter.AsProgressFn();
-  auto ran = distwriter::RunRound(config, options);
-  if (!ran && ran.error().IsBusy()) {
-    return Status::Busy(fmt::format("{} (if writer {} runs no more, `distwriter unlock --config {} "
-                                    "--writer {}` removes its lock)",
-                                    ran.error().message(), *a.writer, a.config, *a.writer));
-  }
-  NUTCHFS_ASSIGN_OR_RETURN(auto report, std::move(ran));
+  NUTCHFS_ASSIGN_OR_RETURN(auto report, RunWriter(a, config, options));
   if (report.already_applied && !a.quiet) {
     std::fprintf(stderr, "distwriter: writer %d: these calls were applied in round %lu already\n",
                  *a.writer, report.version);
@@ -238,13 +327,14 @@ Status Dispatch(const Args& a) {
   if (a.command == "init-local") return InitLocal(a);
   NUTCHFS_ASSIGN_OR_RETURN(auto config, distwriter::DistConfig::Load(a.config));
   if (a.command == "run") return Run(a, config);
+  if (a.command == "rank") return Rank(a, config);
   if (a.command == "unlock") return Unlock(a, config);
   if (a.command == "create") return distwriter::CreateDistDb(config, a.sample, a.keep);
   if (a.command == "machines") return tools::PrintWriterMachines(config, stdout);
   if (a.command == "config") return tools::PrintConfigValue(config, a.get, stdout);
   // Each writer checks the budget (the config's, unless --memory) against its machine.
   distwriter::LaunchOptions launch{std::filesystem::absolute(a.config).string(), a.files, SelfPath(),
-                                   {"--log-level", a.log_level}};
+                                   {"--log-level", a.log_level}, a.rank_options};
   if (!a.memory.empty()) launch.run_flags.insert(launch.run_flags.end(), {"--memory", a.memory});
   if (a.quiet) launch.run_flags.push_back("--quiet");
   return distwriter::Launch(config, launch, stdout);

@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <filesystem>
 #include <vector>
 
+#include "distwriter/dist_config.h"
+#include "distwriter/dist_reader.h"
+#include "distwriter/launch.h"
 #include "tools/cli_commands.h"
 #include "tools/progress_reporter.h"
 #include "tools/step_observer.h"
@@ -41,10 +45,37 @@ std::string RankSummary(const webdb::RankReport& r, double seconds) {
                      r.pages, r.info.done, r.info.l1, r.version, seconds);
 }
 
+// A distributed db's rank: its k writers launched at once, as `distwriter launch --rank`
+// does (their report on stderr unless --quiet); the report is read back from the rounds
+// installed before and after.
+Result<webdb::RankReport> LaunchRank(const Invocation& inv) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto config, distwriter::DistConfig::Load(inv.config));
+  NUTCHFS_ASSIGN_OR_RETURN(distwriter::RoundManifest before,
+                           distwriter::ReadCommittedRound(inv.config, std::nullopt));
+  distwriter::LaunchOptions launch{std::filesystem::absolute(inv.config).string(),
+                                   {},
+                                   DistwriterBinary(),
+                                   {"--memory", std::to_string(inv.memory_budget), "--quiet"},
+                                   inv.rank};
+  NUTCHFS_RETURN_IF_ERROR(distwriter::Launch(config, launch, inv.quiet ? nullptr : stderr));
+  NUTCHFS_ASSIGN_OR_RETURN(distwriter::RoundManifest after,
+                           distwriter::ReadCommittedRound(inv.config, std::nullopt));
+  webdb::RankReport r{after.version, after.version == before.version && after.rank.has_value(),
+                      after.num_pages(), after.num_links(), after.rank.value_or(webdb::RankInfo{})};
+  return r;
+}
+
 }  // namespace
 
 Result<int> RunRank(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
   const auto start = Clock::now();
+  if (!inv.config.empty()) {
+    NUTCHFS_ASSIGN_OR_RETURN(webdb::RankReport report, LaunchRank(inv));
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    if (inv.json) NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, RankJson(report, {}, seconds)));
+    if (!inv.quiet) std::fputs(RankSummary(report, seconds).c_str(), stderr);
+    return kExitOk;
+  }
   ProgressReporter reporter(stderr);
   std::vector<webdb::IterationReport> iterations;
   webdb::RankParams params;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "test/util/call_writer.h"
+#include "test/util/dist_cluster.h"
 #include "test/util/rank_graph.h"
 #include "test/util/subprocess.h"
 #include "test/util/temp_dir.h"
@@ -129,6 +130,29 @@ TEST_CASE("rank killed as each step begins: rerun gives the uninterrupted page t
     CHECK(db.Current().rank == expected_rank);
     CHECK(db.Must({kWebdb, "verify", db.db(), "-q"}).out.empty());
   }
+}
+
+TEST_CASE("rank --config: the k writers rank a distributed db to the single machine's tables") {
+  RankCliDb single;
+  single.Must({kWebdb, "rank", single.db(), "-q", "--iterations", "5"});
+  testutil::DistCluster cluster(PROJECT_BINARY_DIR "/tools/distwriter", 2);
+  cluster.Create();
+  const std::string calls = cluster.dir().File("calls.jsonl");
+  testutil::WriteCallFile(calls, testutil::RankGraph::Random(3, 500, 300, 8, true).ToSession());
+  single.Must({PROJECT_BINARY_DIR "/tools/distwriter", "launch", "--config", cluster.config(),
+               "--quiet", calls});
+  ProcessResult r =
+      single.Must({kWebdb, "rank", "--config", cluster.config(), "--iterations", "5", "--json"});
+  CHECK_THAT(r.out, Catch::Contains("\"alreadyRanked\":false,\"pages\":500,"));
+  CHECK_THAT(r.err, Catch::Contains("version 3: 500 pages, 5 iterations"));
+  for (const char* table : {"pagesByURL", "pagesByMD5"}) {
+    CHECK(single.Must({kWebdb, "dump", "--config", cluster.config(), "--table", table}).out ==
+          single.Must({kWebdb, "dump", single.db(), "--table", table}).out);
+  }
+  CHECK_THAT(single.Must({kWebdb, "rank", "--config", cluster.config(), "--iterations", "5",
+                          "--json", "-q"})
+                 .out,
+             Catch::Contains("\"alreadyRanked\":true"));
 }
 
 }  // namespace

@@ -61,15 +61,29 @@ std::vector<std::string> ThreadCluster::WriteCalls(nutchfs::Env& env, const std:
 
 std::vector<nutchfs::Result<distwriter::RoundReport>> ThreadCluster::Run(
     nutchfs::Env& env, const std::vector<std::string>& call_files, size_t memory_budget) const {
+  return RunEach(env, memory_budget, [&](int i, distwriter::RunOptions& options) {
+    options.call_files = {call_files[i]};
+  });
+}
+
+std::vector<nutchfs::Result<distwriter::RoundReport>> ThreadCluster::Rank(
+    nutchfs::Env& env, const webdb::RankOptions& rank, size_t memory_budget) const {
+  return RunEach(env, memory_budget,
+                 [&](int, distwriter::RunOptions& options) { options.rank = rank; });
+}
+
+std::vector<nutchfs::Result<distwriter::RoundReport>> ThreadCluster::RunEach(
+    nutchfs::Env& env, size_t memory_budget,
+    const std::function<void(int, distwriter::RunOptions&)>& set) const {
   std::vector<nutchfs::Result<distwriter::RoundReport>> results(k());
   std::vector<std::thread> threads;
   for (int i = 0; i < k(); ++i) {
     threads.emplace_back([&, i] {
       distwriter::RunOptions options;
       options.writer = i;
-      options.call_files = {call_files[i]};
       options.memory_budget = memory_budget;
       options.env = &env;
+      set(i, options);
       results[i] = distwriter::RunRound(config_, options);
     });
   }

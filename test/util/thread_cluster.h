@@ -11,6 +11,7 @@
 #ifndef TEST_UTIL_THREAD_CLUSTER_H_
 #define TEST_UTIL_THREAD_CLUSTER_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,12 +44,20 @@ class ThreadCluster {
   std::vector<nutchfs::Result<distwriter::RoundReport>> Run(
       nutchfs::Env& env, const std::vector<std::string>& call_files,
       size_t memory_budget = 256 << 10) const;
+  // A rank round (distwriter::RunOptions::rank) of all k writers at once.
+  std::vector<nutchfs::Result<distwriter::RoundReport>> Rank(
+      nutchfs::Env& env, const webdb::RankOptions& rank, size_t memory_budget = 256 << 10) const;
   // The db through distwriter::OpenDistReader.
   nutchfs::Result<DbDump> Dump(nutchfs::Env& env) const;
   // Machine i's root.
   static std::string Root(int machine);
 
  private:
+  // Writer i's round with the options set(i, options) sets.
+  std::vector<nutchfs::Result<distwriter::RoundReport>> RunEach(
+      nutchfs::Env& env, size_t memory_budget,
+      const std::function<void(int, distwriter::RunOptions&)>& set) const;
+
   int timeout_ms_;
   std::string extra_config_;
   distwriter::DistConfig config_;
