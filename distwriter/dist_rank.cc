@@ -35,9 +35,12 @@ DistRankPlumbing::DistRankPlumbing(nutchfs::Env& local, std::string work_dir,
       self_(self),
       partition_(std::move(partition)),
       sorters_(local, work_dir_, memory_budget) {
-  const std::vector<std::string>& urls = partition_.Splits(webdb::TableId::kPagesByUrl);
-  splits_[static_cast<int>(webdb::RankStream::kUrls)] = urls;
-  splits_[static_cast<int>(webdb::RankStream::kScores)] = urls;
+  // The urls stream's keys begin with a hash of the url, cut as md5s are
+  // (webdb/rank/rank_graph.h); the scores go to the writers of their urls.
+  splits_[static_cast<int>(webdb::RankStream::kUrls)] =
+      partition_.Splits(webdb::TableId::kPagesByMd5);
+  splits_[static_cast<int>(webdb::RankStream::kScores)] =
+      partition_.Splits(webdb::TableId::kPagesByUrl);
 }
 
 std::string DistRankPlumbing::OutPath(int stage, int to) const {

@@ -19,6 +19,7 @@ packages=(
   zlib1g-dev liburiparser-dev libidn2-dev libpsl-dev libre2-dev
   libgumbo-dev libboost1.74-doc  # tests: the reference HTML parser and pages to compare on
   python3 wget time  # time: /usr/bin/time, for the benchmarks (bench/) and their tests
+  openjdk-17-jre-headless  # bench/rank_bench.sh runs the original's link analysis (shared/anchors)
   openssh-server openssh-client sshfs fuse3 iproute2 procps psmisc
 )
 install_only=false

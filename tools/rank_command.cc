@@ -11,6 +11,7 @@
 #include "distwriter/launch.h"
 #include "tools/cli_commands.h"
 #include "tools/progress_reporter.h"
+#include "tools/step_clock.h"
 #include "tools/step_observer.h"
 #include "webdb/rank/rank_db.h"
 
@@ -20,7 +21,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 std::string RankJson(const webdb::RankReport& r, const std::vector<webdb::IterationReport>& its,
-                     double seconds) {
+                     double seconds, const StepClock& steps) {
   std::string out = fmt::format(
       "{{\"version\":{},\"alreadyRanked\":{},\"pages\":{},\"links\":{},\"options\":"
       "{{\"iterations\":{},\"epsilon\":{},\"damping\":{}}}",
@@ -31,7 +32,13 @@ std::string RankJson(const webdb::RankReport& r, const std::vector<webdb::Iterat
   for (size_t i = 0; i < its.size(); ++i) {
     out += fmt::format("{}{:.3f}", i > 0 ? "," : "", its[i].seconds);
   }
-  return out + "]}\n";
+  out += "],\"stepSeconds\":{";
+  bool first = true;
+  for (const auto& [name, s] : steps.Seconds()) {
+    out += fmt::format("{}\"{}\":{:.3f}", first ? "" : ",", name, s);
+    first = false;
+  }
+  return out + "}}\n";
 }
 
 std::string RankSummary(const webdb::RankReport& r, double seconds) {
@@ -72,17 +79,23 @@ Result<int> RunRank(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
   if (!inv.config.empty()) {
     NUTCHFS_ASSIGN_OR_RETURN(webdb::RankReport report, LaunchRank(inv));
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    if (inv.json) NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, RankJson(report, {}, seconds)));
+    if (inv.json) {
+      NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, RankJson(report, {}, seconds, StepClock("launch"))));
+    }
     if (!inv.quiet) std::fputs(RankSummary(report, seconds).c_str(), stderr);
     return kExitOk;
   }
   ProgressReporter reporter(stderr);
   std::vector<webdb::IterationReport> iterations;
+  StepClock steps("open");
   webdb::RankParams params;
   params.dir = inv.db;
   params.options = inv.rank;
   params.memory_budget = inv.memory_budget;
-  params.before_step = StepObserver();
+  params.before_step = [&steps, observe = StepObserver()](std::string_view step) {
+    steps.Step(step);
+    if (observe) observe(step);
+  };
   if (!inv.quiet) params.progress = reporter.AsProgressFn();
   params.on_iteration = [&](const webdb::IterationReport& it) {
     iterations.push_back(it);
@@ -95,8 +108,14 @@ Result<int> RunRank(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
   auto report = webdb::RankDb(env, params);
   if (!report) return Err(WithUnlockHint(report.error(), inv.db));
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  if (inv.json) NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, RankJson(*report, iterations, seconds)));
-  if (!inv.quiet) std::fputs(RankSummary(*report, seconds).c_str(), stderr);
+  if (inv.json) {
+    NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, RankJson(*report, iterations, seconds, steps)));
+  }
+  if (!inv.quiet) {
+    std::fputs((RankSummary(*report, seconds) + "webdb: seconds by step: " + steps.Summary() + "\n")
+                   .c_str(),
+               stderr);
+  }
   return kExitOk;
 }
 

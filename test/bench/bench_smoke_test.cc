@@ -102,6 +102,33 @@ TEST_CASE("apply_bench.sh --dist compares k local writers with the single writer
   CHECK_THAT(out, Catch::Contains("k2_round   / round      wall "));
 }
 
+TEST_CASE("rank_bench.sh compares one iteration with the original's and with a round") {
+  testutil::TempDir tmp;
+  const std::string out = RunScript(tmp, "rank_bench.sh", {"2000", "1"});
+  for (const char* phase : {"rank1 ", "rank1_iteration ", "round ", "original "}) {
+    CHECK_THAT(out, Catch::Contains(std::string("\n") + phase));
+  }
+  CHECK_THAT(out, Catch::Contains("original   / rank1      wall "));
+  CHECK_THAT(out, Catch::Contains("rank1      / round      wall "));
+  CHECK_THAT(out, Catch::Contains("rank1_iteration / round      wall "));
+}
+
+TEST_CASE("rank_bench.sh --scale reports ten iterations' peak RSS and time per link") {
+  testutil::TempDir tmp;
+  const std::string out = RunScript(tmp, "rank_bench.sh", {"--scale", "2000"});
+  CHECK_THAT(out, Catch::Contains("--memory 256M (peak RSS within budget + 64 MiB: 320 MB)"));
+  CHECK_THAT(out, Catch::Contains("\nrank10 "));
+  CHECK_THAT(out, Catch::Contains("rank10_iteration: "));
+  CHECK_THAT(out, Catch::Contains(" us a link"));
+}
+
+TEST_CASE("rank_bench.sh --dist ranks on k writers to the same tables as one machine") {
+  testutil::TempDir tmp;
+  const std::string out = RunScript(tmp, "rank_bench.sh", {"--dist", "2", "2000"});
+  CHECK_THAT(out, Catch::Contains("the page tables of both are equal"));
+  CHECK_THAT(out, Catch::Contains("k2         / single     wall "));
+}
+
 TEST_CASE("dist_bench.sh applies the workload with one writer and with k") {
   testutil::TempDir tmp;
   const std::string out = RunScript(tmp, "dist_bench.sh", {"2000", "1", "2"});

@@ -1,6 +1,9 @@
 #include "webdb/rank/rank_graph.h"
 
 #include <fmt/format.h>
+#include <xxhash.h>
+
+#include <algorithm>
 
 #include "webdb/table/record.h"
 #include "webdb/util/coding.h"
@@ -78,7 +81,8 @@ class GraphReader {
   }
 
   Status AddTarget(std::string_view url) {
-    return urls_.Add(EditView{url, 1, 1, WriterAndNumber(writer_, group_)});
+    SetUrlJoinKey(url, &key_);
+    return urls_.Add(EditView{key_, 1, 1, WriterAndNumber(writer_, group_)});
   }
 
   Status AddPage(std::string_view key, std::string_view value) {
@@ -100,7 +104,9 @@ class GraphReader {
     NUTCHFS_RETURN_IF_ERROR(CheckStartScore(page.score, DescribeKey(TableId::kPagesByMd5, key)));
     NUTCHFS_RETURN_IF_ERROR(page_out_.AddPage(info));
     NUTCHFS_RETURN_IF_ERROR(score_out_.AddScore(page.score));
-    NUTCHFS_RETURN_IF_ERROR(urls_.Add(EditView{url, 0, 0, WriterAndNumber(writer_, counts_.pages)}));
+    SetUrlJoinKey(url, &key_);
+    NUTCHFS_RETURN_IF_ERROR(
+        urls_.Add(EditView{key_, 0, 0, WriterAndNumber(writer_, counts_.pages)}));
     if (++counts_.pages % kProgressEvery == 0 && progress_) {
       progress_({"rank graph", counts_.pages, total_});
     }
@@ -120,6 +126,7 @@ class GraphReader {
   bool first_ = false;
   uint64_t links_of_md5_ = 0;
   uint64_t group_ = 0;
+  std::string key_;  // of the last edit of the urls stream
   SectionCounts counts_;
 };
 
@@ -141,10 +148,20 @@ Result<Numbered> DecodeNumbered(const EditView& e, const RankLayout& layout) {
     if (out.n < limit && e.kind <= 1) return out;
   }
   return Err(Status::Corruption(fmt::format("rank urls stream: a malformed edit for url {}",
-                                            DescribeKey(TableId::kPagesByUrl, e.key))));
+                                            DescribeKey(TableId::kPagesByUrl, UrlOfJoinKey(e.key)))));
 }
 
 }  // namespace
+
+void SetUrlJoinKey(std::string_view url, std::string* key) {
+  key->clear();
+  PutBigEndian64(key, XXH3_64bits(url.data(), url.size()));
+  key->append(url);
+}
+
+std::string_view UrlOfJoinKey(std::string_view key) {
+  return key.substr(std::min<size_t>(8, key.size()));
+}
 
 Result<SectionCounts> ReadSectionGraph(const Table& pages_by_md5, const Table& links_by_md5,
                                        int writer, RunWriter& pages, RunWriter& scores,
@@ -196,7 +213,7 @@ std::vector<std::string> RankLayout::EdgeSplits() const {
 }
 
 Status RouteEdges(EditIterator& urls, const RankLayout& layout, EditSink& edges) {
-  std::string url;  // of the last page edit
+  std::string url;  // the join key of the last page edit
   uint64_t target = 0;
   uint32_t block = 0;
   bool have_page = false;
@@ -213,7 +230,7 @@ Status RouteEdges(EditIterator& urls, const RankLayout& layout, EditSink& edges)
     }
     if (!have_page || e.key != url) {
       return Status::Corruption(fmt::format("rank: a link targets pagesByURL {}, which is missing",
-                                            DescribeKey(TableId::kPagesByUrl, e.key)));
+                                            DescribeKey(TableId::kPagesByUrl, UrlOfJoinKey(e.key))));
     }
     const uint64_t group = layout.group_base(n.writer) + n.n;
     NUTCHFS_RETURN_IF_ERROR(edges.Add(EditView{EdgeKey(block, group), target, 0, {}}));

@@ -6,9 +6,9 @@
 //     (target url -> writer, group);
 //   - RankLayout: every writer's counts, shared, make ids, groups and blocks global (the
 //     writers' ranges one after the other, in writer order);
-//   - RouteEdges: the urls stream, merged by url at the url's writer, pairs each target
-//     with its page's id, giving the edges (block, group -> target id), which go to the
-//     writer of the target;
+//   - RouteEdges: the urls stream, merged by url at the writer its url's hash falls to,
+//     pairs each target with its page's id, giving the edges (block, group -> target
+//     id), which go to the writer of the target;
 //   - WriteEdges: that writer writes them into its edges file.
 // Functions over tables, iterators and sinks; thread-safe on distinct arguments.
 #ifndef WEBDB_RANK_RANK_GRAPH_H_
@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "webdb/rank/rank_files.h"
@@ -29,10 +30,18 @@ struct SectionCounts {
   uint64_t groups = 0;
 };
 
+// The key of the urls stream for url: the big-endian 64-bit XXH3 hash of the url, then
+// the url. A page and the links to it meet wherever the stream is sorted; the hash first
+// makes the sort's first radix pass split the keys evenly (urls share long prefixes), and
+// spreads the stream over the writers like md5s (routed by the md5 tables' split keys).
+void SetUrlJoinKey(std::string_view url, std::string* key);
+std::string_view UrlOfJoinKey(std::string_view key);
+
 // Writes pages and scores (RunWriters of the two files) for every page of pages_by_md5,
 // in order, checking each starting score (CheckStartScore), and adds to urls a page edit
-// (key url, order 0, kind 0) and a target edit for each link (key the target url, order
-// 1, kind 1), their values the writer and the page id, or the group, within it (varints).
+// (key the url's join key, order 0, kind 0) and a target edit for each link (key the
+// target url's join key, order 1, kind 1), their values the writer and the page id, or
+// the group, within it (varints).
 Result<SectionCounts> ReadSectionGraph(const Table& pages_by_md5, const Table& links_by_md5,
                                        int writer, RunWriter& pages, RunWriter& scores,
                                        EditSink& urls, const ProgressFn& progress);

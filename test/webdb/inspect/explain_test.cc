@@ -28,12 +28,23 @@ Link MakeLink(std::string_view content, std::string url) {
   return l;
 }
 
-TEST_CASE("explain gathers a url's page, neighbours and generate rank", "[explain]") {
+// A db holding one session, open for reading.
+struct SessionDb {
+  explicit SessionDb(const testutil::Session& s) : env(nutchfs::NewLocalEnv()) {
+    const std::string dir = tmp.File("db");
+    REQUIRE(Writer::Create(*env, dir).ok());
+    REQUIRE(testutil::RunSession(*env, dir, s, {}).ok());
+    auto opened = Reader::Open(*env, dir);
+    REQUIRE(opened.has_value());
+    reader = std::move(*opened);
+  }
   testutil::TempDir tmp;
-  auto env = nutchfs::NewLocalEnv();
-  const std::string dir = tmp.File("db");
-  REQUIRE(Writer::Create(*env, dir).ok());
-  testutil::Session s = {
+  std::unique_ptr<nutchfs::Env> env;
+  std::unique_ptr<Reader> reader;
+};
+
+TEST_CASE("explain gathers a url's page, neighbours and generate rank", "[explain]") {
+  const SessionDb db({
       testutil::AddPageWithScoreCall(MakePage("http://a/", "A", 2, 0, 1)),
       testutil::AddPageWithScoreCall(MakePage("http://b/", "B", 5, 0, 0)),
       testutil::AddPageWithScoreCall(MakePage("http://c/", "A", 2, 0, 0)),
@@ -41,12 +52,10 @@ TEST_CASE("explain gathers a url's page, neighbours and generate rank", "[explai
       testutil::AddLinkCall(MakeLink("A", "http://b/")),
       testutil::AddLinkCall(MakeLink("B", "http://c/")),
       testutil::AddLinkCall(MakeLink("D", "http://c/")),
-  };
-  REQUIRE(testutil::RunSession(*env, dir, s, {}).ok());
-  auto reader = Reader::Open(*env, dir);
-  REQUIRE(reader.has_value());
+  });
+  const Reader& reader = *db.reader;
 
-  auto c = Explain(**reader, "http://c/", 10);
+  auto c = Explain(reader, "http://c/", 10);
   REQUIRE(c.has_value());
   REQUIRE(c->page.has_value());
   CHECK(c->page->url == "http://c/");
@@ -59,12 +68,12 @@ TEST_CASE("explain gathers a url's page, neighbours and generate rank", "[explai
   CHECK(c->due_pages == 3);
   CHECK(c->rank == 3);  // b (5), a (2, "http://a/" < "http://c/"), c
 
-  auto d = Explain(**reader, "http://d/", 10);
+  auto d = Explain(reader, "http://d/", 10);
   REQUIRE(d.has_value());
   CHECK_FALSE(d->due);
   CHECK(d->rank == 0);
 
-  auto none = Explain(**reader, "http://none/", 10);
+  auto none = Explain(reader, "http://none/", 10);
   REQUIRE(none.has_value());
   CHECK_FALSE(none->page.has_value());
   CHECK(none->inlinks.empty());
@@ -154,10 +163,6 @@ TEST_CASE("explain's history: new content, and a rollback", "[explain]") {
 
 TEST_CASE("explain lists what each linking content gives the page, largest first",
           "[explain]") {
-  testutil::TempDir tmp;
-  auto env = nutchfs::NewLocalEnv();
-  const std::string dir = tmp.File("db");
-  REQUIRE(Writer::Create(*env, dir).ok());
   // Content A at two urls links to t and to a1 (a1's own url: a1's outdeg is 1, a2's 2);
   // B (one page, 4 links) and C (whose only page is t) link to t too.
   testutil::Session s = {
@@ -172,10 +177,8 @@ TEST_CASE("explain lists what each linking content gives the page, largest first
   for (const char* u : {"http://t/", "http://a1/", "http://a2/", "http://b/"}) {
     s.push_back(testutil::AddLinkCall(MakeLink("B", u)));
   }
-  REQUIRE(testutil::RunSession(*env, dir, s, {}).ok());
-  auto reader = Reader::Open(*env, dir);
-  REQUIRE(reader.has_value());
-  auto t = Explain(**reader, "http://t/", 10);
+  const SessionDb db(s);
+  auto t = Explain(*db.reader, "http://t/", 10);
   REQUIRE(t.has_value());
   REQUIRE(t->top_contributions.size() == 2);  // C's only page is t itself
   CHECK(t->top_contributions[0].from == Md5Of("A"));
@@ -185,7 +188,7 @@ TEST_CASE("explain lists what each linking content gives the page, largest first
   CHECK(t->top_contributions[1].from == Md5Of("B"));
   CHECK(t->top_contributions[1].share == 8.0 / 3);  // b's own link dropped: outdeg 3
 
-  auto a1 = Explain(**reader, "http://a1/", 10);
+  auto a1 = Explain(*db.reader, "http://a1/", 10);
   REQUIRE(a1.has_value());
   REQUIRE(a1->top_contributions.size() == 2);
   CHECK(a1->top_contributions[0].from == Md5Of("B"));

@@ -24,7 +24,10 @@ class Collect final : public EditSink {
 // Edits given in order, as a sorted stream.
 class Edits final : public EditIterator {
  public:
-  void Push(std::string key, uint64_t order, uint8_t kind, int writer, uint64_t n) {
+  // An edit of the urls stream for url.
+  void Push(std::string_view url, uint64_t order, uint8_t kind, int writer, uint64_t n) {
+    std::string key;
+    SetUrlJoinKey(url, &key);
     std::string v;
     PutVarint32(&v, static_cast<uint32_t>(writer));
     PutVarint64(&v, n);
@@ -85,6 +88,10 @@ TEST_CASE("the urls stream gives each link its target's id and block", "[rank]")
   Collect edges;
   REQUIRE(RouteEdges(urls, l, edges).ok());
   CHECK(edges.keys == std::vector<std::string>{EdgeKey(2, 1), EdgeKey(2, 2), EdgeKey(1, 0)});
+  std::string key;
+  SetUrlJoinKey("http://a/", &key);
+  CHECK(key.size() == 8 + 9);
+  CHECK(UrlOfJoinKey(key) == "http://a/");
   CHECK(edges.orders == std::vector<uint64_t>{4, 4, 2});
 
   Edits dangling;
