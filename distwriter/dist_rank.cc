@@ -20,15 +20,14 @@ std::string RankStageName(int stage) {
 
 std::string RankDigest(const webdb::RankOptions& options, int k, int writer) {
   InputDigest digest(k, writer);
-  const std::string what = fmt::format("rank {} {} {}", options.iterations, options.epsilon,
-                                       options.damping);
+  const std::string what =
+      fmt::format("rank {} {} {}", options.iterations, options.epsilon, options.damping);
   digest.Add(webdb::EditView{what, 0, 0, {}});
   return digest.Hex();
 }
 
-DistRankPlumbing::DistRankPlumbing(nutchfs::Env& local, std::string work_dir,
-                                   size_t memory_budget, Exchange& exchange, int self,
-                                   Partition partition)
+DistRankPlumbing::DistRankPlumbing(nutchfs::Env& local, std::string work_dir, size_t memory_budget,
+                                   Exchange& exchange, int self, Partition partition)
     : local_(local),
       work_dir_(std::move(work_dir)),
       exchange_(exchange),
@@ -68,10 +67,10 @@ Result<std::vector<std::string>> DistRankPlumbing::Share(int step, std::string m
     NUTCHFS_ASSIGN_OR_RETURN(auto in, exchange_.Open(stage, from));
     if (!in->Valid()) {
       NUTCHFS_RETURN_IF_ERROR(in->status());
-      return Err(Status::Corruption(fmt::format("writer {}: round {} rank {}: the file from "
-                                                "writer {} is empty",
-                                                self_, exchange_.round(), RankStageName(stage),
-                                                from)));
+      return Err(
+          Status::Corruption(fmt::format("writer {}: round {} rank {}: the file from "
+                                         "writer {} is empty",
+                                         self_, exchange_.round(), RankStageName(stage), from)));
     }
     values[from].assign(in->edit().value);
   }
@@ -106,9 +105,8 @@ Result<std::unique_ptr<webdb::EditIterator>> DistRankPlumbing::Incoming(webdb::R
   const int stage = RankStreamStage(s);
   const std::vector<std::string>& splits = splits_[static_cast<int>(s)];
   if (splits.size() != static_cast<size_t>(writers() - 1)) {
-    return Err(Status::InvalidArgument(fmt::format("rank {}: {} split keys for {} writers",
-                                                   RankStageName(stage), splits.size(),
-                                                   writers())));
+    return Err(Status::InvalidArgument(fmt::format(
+        "rank {}: {} split keys for {} writers", RankStageName(stage), splits.size(), writers())));
   }
   {
     NUTCHFS_ASSIGN_OR_RETURN(auto sorted, sorters_.Incoming(s));

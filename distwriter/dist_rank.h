@@ -28,8 +28,8 @@ namespace distwriter {
 // streams, then for each share step s (webdb/rank/rank_engine.cc) and each iteration i
 // its own.
 int RankStreamStage(webdb::RankStream s);  // 7, 8, 9
-int RankShareStage(int step);               // 10 + 2 * step
-int RankSumsStage(int iteration);           // 11 + 2 * iteration
+int RankShareStage(int step);              // 10 + 2 * step
+int RankSumsStage(int iteration);          // 11 + 2 * iteration
 // The name of a rank round's stage in messages and reports ("urls", "share 3", "sums 2").
 std::string RankStageName(int stage);
 

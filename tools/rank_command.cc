@@ -47,9 +47,10 @@ std::string RankSummary(const webdb::RankReport& r, double seconds) {
                        r.version);
   }
   if (r.pages == 0) return "webdb: the db has no pages: nothing to rank\n";
-  return fmt::format("webdb: ranked {} pages in {} iterations (last L1 change {:.6g}): "
-                     "version {}, {:.1f} s\n",
-                     r.pages, r.info.done, r.info.l1, r.version, seconds);
+  return fmt::format(
+      "webdb: ranked {} pages in {} iterations (last L1 change {:.6g}): "
+      "version {}, {:.1f} s\n",
+      r.pages, r.info.done, r.info.l1, r.version, seconds);
 }
 
 // A distributed db's rank: its k writers launched at once, as `distwriter launch --rank`
@@ -80,7 +81,8 @@ Result<int> RunRank(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
     NUTCHFS_ASSIGN_OR_RETURN(webdb::RankReport report, LaunchRank(inv));
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     if (inv.json) {
-      NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, RankJson(report, {}, seconds, StepClock("launch"))));
+      NUTCHFS_RETURN_IF_ERROR(
+          WriteToStream(out, RankJson(report, {}, seconds, StepClock("launch"))));
     }
     if (!inv.quiet) std::fputs(RankSummary(report, seconds).c_str(), stderr);
     return kExitOk;
@@ -100,8 +102,8 @@ Result<int> RunRank(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
   params.on_iteration = [&](const webdb::IterationReport& it) {
     iterations.push_back(it);
     if (inv.quiet) return;
-    std::fputs(fmt::format("webdb: rank iteration {}: L1 change {:.6g}, {:.3f} s\n",
-                           it.iteration, it.l1, it.seconds)
+    std::fputs(fmt::format("webdb: rank iteration {}: L1 change {:.6g}, {:.3f} s\n", it.iteration,
+                           it.l1, it.seconds)
                    .c_str(),
                stderr);
   };

@@ -147,17 +147,17 @@ TEST_CASE("launch --rank with writer 1 killed at each step, then launched again"
   db.RunRound(Slices(s, 3));
   int n = 0;
   auto launch = [&](const std::vector<std::string>& env) {
-    return testutil::RunProcess({kKillable, "launch", "--config", db.config(), "--rank",
-                                 "--iterations", "3", "--quiet"},
-                                env, db.dir().File("launch-" + std::to_string(n++)));
+    return testutil::RunProcess(
+        {kKillable, "launch", "--config", db.config(), "--rank", "--iterations", "3", "--quiet"},
+        env, db.dir().File("launch-" + std::to_string(n++)));
   };
-  for (const char* point : {"stage 0", "rank graph", "rank edges", "rank iteration 2 sums",
-                            "rank iteration 2 scores", "rank publish", "commit", "commit decide",
-                            "commit install", "done"}) {
+  for (const char* point :
+       {"stage 0", "rank graph", "rank edges", "rank iteration 2 sums", "rank iteration 2 scores",
+        "rank publish", "commit", "commit decide", "commit install", "done"}) {
     CAPTURE(point);
     const uint64_t unranked = db.Committed().version;
-    const ProcessResult killed = launch({std::string("WEBDB_KILL_AT=") + point,
-                                         "WEBDB_KILL_WRITER=1"});
+    const ProcessResult killed =
+        launch({std::string("WEBDB_KILL_AT=") + point, "WEBDB_KILL_WRITER=1"});
     INFO(killed.Describe());
     REQUIRE(killed.exit_code == 4);
     CHECK_THAT(killed.err, Catch::Contains("writer 1 (machine m1) (killed by signal 9 (SIGKILL))"));
@@ -172,10 +172,10 @@ TEST_CASE("launch --rank with writer 1 killed at each step, then launched again"
     }
     CHECK(TableFindings(db.VerifyFindings()) == "");
     // The rank undone for the next point: the unranked tables current again.
-    const ProcessResult rolled = testutil::RunProcess(
-        {PROJECT_BINARY_DIR "/tools/webdb", "rollback", "--config", db.config(),
-         std::to_string(unranked), "-q"},
-        {}, db.dir().File("rollback-" + std::to_string(n++)));
+    const ProcessResult rolled =
+        testutil::RunProcess({PROJECT_BINARY_DIR "/tools/webdb", "rollback", "--config",
+                              db.config(), std::to_string(unranked), "-q"},
+                             {}, db.dir().File("rollback-" + std::to_string(n++)));
     INFO(rolled.Describe());
     REQUIRE(rolled.exit_code == 0);
   }

@@ -36,7 +36,8 @@ class RankCliDb {
 
   const std::string& db() const { return db_; }
   nutchfs::Env& env() { return *env_; }
-  ProcessResult Run(const std::vector<std::string>& argv, const std::vector<std::string>& env = {}) {
+  ProcessResult Run(const std::vector<std::string>& argv,
+                    const std::vector<std::string>& env = {}) {
     return testutil::RunProcess(argv, env, tmp_.File(std::to_string(runs_++)));
   }
   ProcessResult Must(const std::vector<std::string>& argv) {
@@ -71,9 +72,13 @@ class RankCliDb {
 
 TEST_CASE("rank: bad options exit 2, a writer's lock exit 4, --json a summary") {
   RankCliDb db;
-  for (std::vector<std::string> bad :
-       {std::vector<std::string>{"--iterations", "0"}, {"--damping", "1"}, {"--damping", "-0.5"},
-        {"--epsilon", "-1"}, {"--epsilon", "abc"}, {"--iterations", "x"}, {"--keep", "3"}}) {
+  for (std::vector<std::string> bad : {std::vector<std::string>{"--iterations", "0"},
+                                       {"--damping", "1"},
+                                       {"--damping", "-0.5"},
+                                       {"--epsilon", "-1"},
+                                       {"--epsilon", "abc"},
+                                       {"--iterations", "x"},
+                                       {"--keep", "3"}}) {
     std::vector<std::string> argv = {kWebdb, "rank", db.db()};
     argv.insert(argv.end(), bad.begin(), bad.end());
     ProcessResult r = db.Run(argv);
@@ -100,15 +105,14 @@ TEST_CASE("rank: bad options exit 2, a writer's lock exit 4, --json a summary") 
   CHECK(db.Current().version == 3);
 }
 
-TEST_CASE("rank killed as each step begins: rerun gives the uninterrupted page tables",
-          "[fault]") {
+TEST_CASE("rank killed as each step begins: rerun gives the uninterrupted page tables", "[fault]") {
   RankCliDb db;
   db.Must({kWebdb, "rank", db.db(), "-q", "--iterations", "3", "--memory", "1M"});
   const std::string expected = db.PageTables();
   const webdb::RankInfo expected_rank = *db.Current().rank;
-  for (const char* step : {"rank graph", "rank edges", "rank iteration 1", "rank iteration 2 scores",
-                           "rank iteration 3 sums", "rank publish", "publish", "current",
-                           "collect"}) {
+  for (const char* step :
+       {"rank graph", "rank edges", "rank iteration 1", "rank iteration 2 scores",
+        "rank iteration 3 sums", "rank publish", "publish", "current", "collect"}) {
     CAPTURE(step);
     // The version before the last rank: its tables current again, unranked.
     db.Must({kWebdb, "rollback", db.db(), std::to_string(db.Current().version - 1), "-q"});
@@ -124,8 +128,8 @@ TEST_CASE("rank killed as each step begins: rerun gives the uninterrupted page t
     CHECK(db.Current().version == before + (switched ? 1 : 0));
     ProcessResult rerun =
         db.Must({kWebdb, "rank", db.db(), "--json", "--iterations", "3", "--memory", "1M"});
-    CHECK_THAT(rerun.out, Catch::Contains(switched ? "\"alreadyRanked\":true"
-                                                   : "\"alreadyRanked\":false"));
+    CHECK_THAT(rerun.out,
+               Catch::Contains(switched ? "\"alreadyRanked\":true" : "\"alreadyRanked\":false"));
     CHECK(db.PageTables() == expected);
     CHECK(db.Current().rank == expected_rank);
     CHECK(db.Must({kWebdb, "verify", db.db(), "-q"}).out.empty());
@@ -149,10 +153,11 @@ TEST_CASE("rank --config: the k writers rank a distributed db to the single mach
     CHECK(single.Must({kWebdb, "dump", "--config", cluster.config(), "--table", table}).out ==
           single.Must({kWebdb, "dump", single.db(), "--table", table}).out);
   }
-  CHECK_THAT(single.Must({kWebdb, "rank", "--config", cluster.config(), "--iterations", "5",
-                          "--json", "-q"})
-                 .out,
-             Catch::Contains("\"alreadyRanked\":true"));
+  CHECK_THAT(
+      single
+          .Must({kWebdb, "rank", "--config", cluster.config(), "--iterations", "5", "--json", "-q"})
+          .out,
+      Catch::Contains("\"alreadyRanked\":true"));
 }
 
 }  // namespace

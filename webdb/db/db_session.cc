@@ -17,8 +17,7 @@ Result<std::unique_ptr<DbSession>> DbSession::Open(nutchfs::Env& env, const std:
   NUTCHFS_RETURN_IF_ERROR(env.RemoveDirRecursively(dir + "/work"));
   NUTCHFS_RETURN_IF_ERROR(env.CreateDirs(dir + "/work"));
   NUTCHFS_RETURN_IF_ERROR(CollectGarbage(env, dir, current));
-  return std::unique_ptr<DbSession>(
-      new DbSession(env, dir, std::move(lock), std::move(current)));
+  return std::unique_ptr<DbSession>(new DbSession(env, dir, std::move(lock), std::move(current)));
 }
 
 DbSession::~DbSession() {

@@ -117,15 +117,14 @@ class Engine {
     Step("rank graph");
     NUTCHFS_ASSIGN_OR_RETURN(auto pages_table, Open(TableId::kPagesByMd5));
     NUTCHFS_ASSIGN_OR_RETURN(auto links_table, Open(TableId::kLinksByMd5));
-    NUTCHFS_ASSIGN_OR_RETURN(auto pages_file, EditFileWriter::Create(env_, WorkFile("pages"),
-                                                                     false, kRankPagesLabel));
-    NUTCHFS_ASSIGN_OR_RETURN(auto scores_file, EditFileWriter::Create(env_, ScoresPath(0), false,
-                                                                      kRankScoresLabel));
-    RunWriter pages(*pages_file), scores(*scores_file);
     NUTCHFS_ASSIGN_OR_RETURN(
-        SectionCounts counts,
-        ReadSectionGraph(*pages_table, *links_table, self_, pages, scores,
-                         plumbing_.Sink(RankStream::kUrls), params_.progress));
+        auto pages_file, EditFileWriter::Create(env_, WorkFile("pages"), false, kRankPagesLabel));
+    NUTCHFS_ASSIGN_OR_RETURN(auto scores_file,
+                             EditFileWriter::Create(env_, ScoresPath(0), false, kRankScoresLabel));
+    RunWriter pages(*pages_file), scores(*scores_file);
+    NUTCHFS_ASSIGN_OR_RETURN(SectionCounts counts,
+                             ReadSectionGraph(*pages_table, *links_table, self_, pages, scores,
+                                              plumbing_.Sink(RankStream::kUrls), params_.progress));
     NUTCHFS_RETURN_IF_ERROR(pages.Finish());
     NUTCHFS_RETURN_IF_ERROR(scores.Finish());
     // Work files: a killed rank starts again from the tables, so they need no sync.
@@ -136,9 +135,9 @@ class Engine {
                                : std::max<uint64_t>(1, params_.memory_budget / 2 / sizeof(Fixed));
     NUTCHFS_ASSIGN_OR_RETURN(
         std::vector<std::string> shares,
-        plumbing_.Share(kLayoutStep, RankLayout::Encode({counts.pages, counts.groups,
-                                                         std::min<uint64_t>(block_ids,
-                                                                            UINT32_MAX)})));
+        plumbing_.Share(kLayoutStep,
+                        RankLayout::Encode({counts.pages, counts.groups,
+                                            std::min<uint64_t>(block_ids, UINT32_MAX)})));
     NUTCHFS_ASSIGN_OR_RETURN(layout_, RankLayout::Decode(shares));
     return Status::OK();
   }
@@ -154,8 +153,7 @@ class Engine {
     {
       NUTCHFS_ASSIGN_OR_RETURN(auto edges, plumbing_.Incoming(RankStream::kEdges));
       NUTCHFS_ASSIGN_OR_RETURN(auto file, EditFileWriter::Create(env_, WorkFile("edges"),
-                                                                 /*sorted=*/true,
-                                                                 kRankEdgesLabel));
+                                                                 /*sorted=*/true, kRankEdgesLabel));
       EdgeWriter out(*file);
       NUTCHFS_RETURN_IF_ERROR(WriteEdges(*edges, layout_, self_, out));
       NUTCHFS_RETURN_IF_ERROR(out.Finish());
@@ -186,8 +184,8 @@ class Engine {
       Fixed total_dangling = 0;
       for (size_t w = 0; w < shares.size(); ++w) {
         if (shares[w].size() != 32) {
-          return Status::Corruption(fmt::format("rank iteration {}: writer {} shared {} bytes", i,
-                                                w, shares[w].size()));
+          return Status::Corruption(
+              fmt::format("rank iteration {}: writer {} shared {} bytes", i, w, shares[w].size()));
         }
         FixedSum l1_w;
         Fixed d_w;
@@ -254,8 +252,8 @@ class Engine {
     NUTCHFS_ASSIGN_OR_RETURN(auto pages_in, OpenWork(WorkFile("pages"), kRankPagesLabel));
     NUTCHFS_ASSIGN_OR_RETURN(auto scores_in, OpenWork(ScoresPath(i - 1), kRankScoresLabel));
     NUTCHFS_ASSIGN_OR_RETURN(auto edges_in, OpenWork(WorkFile("edges"), kRankEdgesLabel));
-    NUTCHFS_ASSIGN_OR_RETURN(auto next_file, EditFileWriter::Create(env_, ScoresPath(i), false,
-                                                                    kRankScoresLabel));
+    NUTCHFS_ASSIGN_OR_RETURN(auto next_file,
+                             EditFileWriter::Create(env_, ScoresPath(i), false, kRankScoresLabel));
     RunReader pages(*pages_in, WorkFile("pages")), scores(*scores_in, ScoresPath(i - 1));
     EdgeReader edges(*edges_in, WorkFile("edges"));
     RunWriter out(*next_file);
@@ -275,8 +273,7 @@ class Engine {
         edges.Pop();
       }
       while (block.done() < size) {
-        NUTCHFS_ASSIGN_OR_RETURN(std::span<const PageInfo> p,
-                                 pages.Pages(size - block.done()));
+        NUTCHFS_ASSIGN_OR_RETURN(std::span<const PageInfo> p, pages.Pages(size - block.done()));
         NUTCHFS_ASSIGN_OR_RETURN(std::span<const double> r, scores.Scores(p.size()));
         if (p.empty() || r.size() != p.size()) return Err(Mismatch(i, pages.position()));
         next.clear();
@@ -294,9 +291,9 @@ class Engine {
   }
 
   Status Mismatch(uint32_t i, uint64_t id) const {
-    return Status::Corruption(fmt::format(
-        "rank iteration {}: writer {}: the work files in {} disagree at id {}", i, self_,
-        params_.work_dir, id));
+    return Status::Corruption(
+        fmt::format("rank iteration {}: writer {}: the work files in {} disagree at id {}", i,
+                    self_, params_.work_dir, id));
   }
 
   // The page tables with the final scores: pagesByMD5 in its order, and the (url, score)
@@ -317,8 +314,8 @@ class Engine {
 
   Result<std::unique_ptr<TableWriter>> NewTable(TableId t, uint64_t rows, DeferredSyncs& syncs) {
     return TableWriter::Create(env_, params_.dir, TableFileName(t, params_.new_version),
-                               kTargetBlockSize, fmt::format("rank publish {}", TableName(t)),
-                               rows, params_.progress, syncs);
+                               kTargetBlockSize, fmt::format("rank publish {}", TableName(t)), rows,
+                               params_.progress, syncs);
   }
 
   Result<TableFile> WritePagesByMd5(DeferredSyncs& syncs) {

@@ -114,9 +114,8 @@ Status EdgeWriter::Add(uint32_t block, uint64_t group, uint32_t offset) {
     }
     NUTCHFS_RETURN_IF_ERROR(Flush());
   } else if (open_ && offset <= last_) {
-    return Status::Corruption(
-        fmt::format("rank edges: block {} group {}: target {} twice or out of order", block,
-                    group, offset));
+    return Status::Corruption(fmt::format(
+        "rank edges: block {} group {}: target {} twice or out of order", block, group, offset));
   }
   if (!open_) {
     open_ = true;

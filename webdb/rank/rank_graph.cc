@@ -147,8 +147,9 @@ Result<Numbered> DecodeNumbered(const EditView& e, const RankLayout& layout) {
     const uint64_t limit = page ? layout.of(out.writer).pages : layout.of(out.writer).groups;
     if (out.n < limit && e.kind <= 1) return out;
   }
-  return Err(Status::Corruption(fmt::format("rank urls stream: a malformed edit for url {}",
-                                            DescribeKey(TableId::kPagesByUrl, UrlOfJoinKey(e.key)))));
+  return Err(
+      Status::Corruption(fmt::format("rank urls stream: a malformed edit for url {}",
+                                     DescribeKey(TableId::kPagesByUrl, UrlOfJoinKey(e.key)))));
 }
 
 }  // namespace
@@ -197,9 +198,8 @@ Result<RankLayout> RankLayout::Decode(const std::vector<std::string>& shares) {
                                  (s.pages + s.block_ids - 1) / s.block_ids);
   }
   if (layout.total_pages() > kMaxRankPages) {
-    return Err(Status::InvalidArgument(
-        fmt::format("rank: {} pages, more than the {} it sums exactly", layout.total_pages(),
-                    kMaxRankPages)));
+    return Err(Status::InvalidArgument(fmt::format(
+        "rank: {} pages, more than the {} it sums exactly", layout.total_pages(), kMaxRankPages)));
   }
   return layout;
 }
@@ -223,14 +223,15 @@ Status RouteEdges(EditIterator& urls, const RankLayout& layout, EditSink& edges)
     if (e.kind == 0) {
       url.assign(e.key);
       target = layout.page_base(n.writer) + n.n;
-      block = static_cast<uint32_t>(layout.block_base(n.writer) +
-                                    n.n / layout.of(n.writer).block_ids);
+      block =
+          static_cast<uint32_t>(layout.block_base(n.writer) + n.n / layout.of(n.writer).block_ids);
       have_page = true;
       continue;
     }
     if (!have_page || e.key != url) {
-      return Status::Corruption(fmt::format("rank: a link targets pagesByURL {}, which is missing",
-                                            DescribeKey(TableId::kPagesByUrl, UrlOfJoinKey(e.key))));
+      return Status::Corruption(
+          fmt::format("rank: a link targets pagesByURL {}, which is missing",
+                      DescribeKey(TableId::kPagesByUrl, UrlOfJoinKey(e.key))));
     }
     const uint64_t group = layout.group_base(n.writer) + n.n;
     NUTCHFS_RETURN_IF_ERROR(edges.Add(EditView{EdgeKey(block, group), target, 0, {}}));
@@ -250,9 +251,8 @@ Status WriteEdges(EditIterator& edges, const RankLayout& layout, int self, EdgeW
     if (e.key.size() != 12 || block < first_block || local_block >= layout.blocks(self) ||
         e.order < layout.page_base(self) || id / ids != local_block ||
         group >= layout.group_base(layout.writers())) {
-      return Status::Corruption(
-          fmt::format("rank: edge to id {} in block {}, which writer {} does not hold", e.order,
-                      block, self));
+      return Status::Corruption(fmt::format(
+          "rank: edge to id {} in block {}, which writer {} does not hold", e.order, block, self));
     }
     NUTCHFS_RETURN_IF_ERROR(out.Add(static_cast<uint32_t>(local_block), group,
                                     static_cast<uint32_t>(id - local_block * ids)));

@@ -20,7 +20,7 @@
 
 namespace webdb {
 
-using Fixed = __int128;            // a count of 2^-64
+using Fixed = __int128;              // a count of 2^-64
 using FixedSum = unsigned __int128;  // a sum of magnitudes, same unit
 
 constexpr double kMaxStartScore = 0x1p30;
@@ -31,9 +31,7 @@ constexpr uint64_t kMaxRankPages = uint64_t{1} << 32;
 Status ValidateRankOptions(const RankOptions& options);
 
 // The Fixed nearest to x (ties to even). REQUIRES: |x| < 2^62.
-inline Fixed ToFixed(double x) {
-  return static_cast<Fixed>(__builtin_nearbyint(x * 0x1p64));
-}
+inline Fixed ToFixed(double x) { return static_cast<Fixed>(__builtin_nearbyint(x * 0x1p64)); }
 // The double nearest to f's value.
 inline double ToDouble(Fixed f) { return static_cast<double>(f) * 0x1p-64; }
 inline double ToDouble(FixedSum f) { return static_cast<double>(f) * 0x1p-64; }

@@ -187,16 +187,18 @@ TEST_CASE("random graphs match a dense power iteration", "[rank][random]") {
   }
 }
 
-TEST_CASE("the page tables are the same bytes whatever the memory budget and blocks",
-          "[rank]") {
+TEST_CASE("the page tables are the same bytes whatever the memory budget and blocks", "[rank]") {
   const RankGraph g = RankGraph::Random(7, 400, 250, 10, true);
   RankTestDb reference(g, "reference");
   reference.MustRank();
   const std::string expected = reference.PageTableBytes();
   // One block of every id, blocks of a few ids (many blocks, the sums read again for
   // each), and budgets that spill every sort (16 KiB: runs of a few hundred edits).
-  for (auto [memory, block_ids] : {std::pair<size_t, uint64_t>{1 << 20, 0}, {64 << 20, 1},
-                                   {64 << 20, 7}, {64 << 20, 128}, {16 << 10, 0},
+  for (auto [memory, block_ids] : {std::pair<size_t, uint64_t>{1 << 20, 0},
+                                   {64 << 20, 1},
+                                   {64 << 20, 7},
+                                   {64 << 20, 128},
+                                   {16 << 10, 0},
                                    {16 << 10, 3}}) {
     CAPTURE(memory, block_ids);
     RankTestDb db(g);
@@ -249,8 +251,7 @@ TEST_CASE("a rank is a version: links shared, rank line, idempotent, kept and ro
   CHECK_FALSE(db.Current().rank.has_value());
 }
 
-TEST_CASE("a rank with bad options or while a writer holds the lock changes nothing",
-          "[rank]") {
+TEST_CASE("a rank with bad options or while a writer holds the lock changes nothing", "[rank]") {
   RankTestDb db(Cycle(3));
   const Manifest before = db.Current();
   for (RankOptions bad : {RankOptions{0, 1e-4, 0.85}, RankOptions{10, -1, 0.85},

@@ -118,8 +118,8 @@ TEST_CASE("edges: one record a (block, group), offsets increasing", "[rank]") {
   REQUIRE(w.Add(0, 5, 90000).ok());
   REQUIRE(w.Add(0, 9, 0).ok());
   REQUIRE(w.Add(2, 1, 7).ok());
-  CHECK(w.Add(2, 1, 7).IsCorruption());   // twice
-  CHECK(w.Add(1, 4, 0).IsCorruption());   // an earlier block
+  CHECK(w.Add(2, 1, 7).IsCorruption());  // twice
+  CHECK(w.Add(1, 4, 0).IsCorruption());  // an earlier block
   REQUIRE(w.Finish().ok());
   CHECK(w.count() == 4);
   REQUIRE(v.edits.size() == 3);

@@ -21,7 +21,8 @@ TEST_CASE("fixed point: exact conversions, nearest rounding, order-free sums", "
   // Doubles summed in two orders differ; their Fixed sums never do.
   std::mt19937_64 rng(5);
   std::vector<double> xs;
-  for (int i = 0; i < 1000; ++i) xs.push_back(std::ldexp(static_cast<double>(rng() % 1000000), -17));
+  for (int i = 0; i < 1000; ++i)
+    xs.push_back(std::ldexp(static_cast<double>(rng() % 1000000), -17));
   double forward = 0, backward = 0;
   Fixed fixed_forward = 0, fixed_backward = 0;
   for (size_t i = 0; i < xs.size(); ++i) {
@@ -51,9 +52,9 @@ TEST_CASE("shares, changes, next scores and the stop", "[rank]") {
 TEST_CASE("rank options and starting scores out of range are refused", "[rank]") {
   CHECK(ValidateRankOptions({}).ok());
   CHECK(ValidateRankOptions({1, 0, 0}).ok());
-  for (RankOptions bad : {RankOptions{0, 1e-4, 0.85}, RankOptions{10, -1e-9, 0.85},
-                          RankOptions{10, INFINITY, 0.85}, RankOptions{10, 1e-4, 1.0},
-                          RankOptions{10, 1e-4, -0.01}, RankOptions{10, 1e-4, NAN}}) {
+  for (RankOptions bad :
+       {RankOptions{0, 1e-4, 0.85}, RankOptions{10, -1e-9, 0.85}, RankOptions{10, INFINITY, 0.85},
+        RankOptions{10, 1e-4, 1.0}, RankOptions{10, 1e-4, -0.01}, RankOptions{10, 1e-4, NAN}}) {
     Status s = ValidateRankOptions(bad);
     CHECK(s.IsInvalidArgument());
   }

@@ -16,10 +16,8 @@ constexpr uint8_t kSelf = PageInfo::kSelfLink;
 TEST_CASE("pass A: group sums and the dangling sum", "[rank]") {
   // md5 A (two pages, 2 links; the second links to itself), md5 B (no links), md5 C
   // (one page whose only link is to itself: dangling).
-  const std::vector<PageInfo> pages = {{2, kFirst | kGroup},
-                                       {1, kGroup | kSelf},
-                                       {0, kFirst},
-                                       {0, kFirst | kGroup | kSelf}};
+  const std::vector<PageInfo> pages = {
+      {2, kFirst | kGroup}, {1, kGroup | kSelf}, {0, kFirst}, {0, kFirst | kGroup | kSelf}};
   const std::vector<double> scores = {1.0, 3.0, 0.5, 2.0};
   for (size_t cut = 0; cut <= pages.size(); ++cut) {
     CAPTURE(cut);
