@@ -281,7 +281,10 @@ Status Rank(const Args& a, const distwriter::DistConfig& config) {
   const auto start = std::chrono::steady_clock::now();
   tools::ProgressReporter reporter(stderr, fmt::format("distwriter: writer {}", *a.writer));
   std::vector<webdb::IterationReport> iterations;
-  distwriter::RunOptions options{*a.writer, {}, memory, {}, tools::StepObserver(*a.writer)};
+  distwriter::RunOptions options;
+  options.writer = *a.writer;
+  options.memory_budget = memory;
+  options.before_step = tools::StepObserver(*a.writer);
   options.rank = a.rank_options;
   options.on_iteration = [&](const webdb::IterationReport& it) {
     iterations.push_back(it);
@@ -305,8 +308,11 @@ Status Run(const Args& a, const distwriter::DistConfig& config) {
   NUTCHFS_RETURN_IF_ERROR(CheckWriterRange(a, config));
   NUTCHFS_ASSIGN_OR_RETURN(size_t memory, MemoryBudget(a, config));
   tools::ProgressReporter reporter(stderr, fmt::format("distwriter: writer {}", *a.writer));
-  distwriter::RunOptions options{*a.writer, a.files, memory, {},
-                                  tools::StepObserver(*a.writer)};
+  distwriter::RunOptions options;
+  options.writer = *a.writer;
+  options.call_files = a.files;
+  options.memory_budget = memory;
+  options.before_step = tools::StepObserver(*a.writer);
   if (!a.quiet) options.progress = reporter.AsProgressFn();
   NUTCHFS_ASSIGN_OR_RETURN(auto report, RunWriter(a, config, options));
   if (report.already_applied && !a.quiet) {
