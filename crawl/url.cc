@@ -1,11 +1,15 @@
 #include "crawl/url.h"
 
 #include <arpa/inet.h>
+#include <fmt/format.h>
 #include <idn2.h>
 #include <uriparser/Uri.h>
 
+#include <charconv>
 #include <cstdlib>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "webdb/table/record.h"
 
@@ -133,9 +137,61 @@ Result<std::string> NormalizeRegName(std::string_view text) {
   return host;
 }
 
+// One part of a WHATWG IPv4 host: decimal, octal after a leading 0, hex after 0x.
+std::optional<uint64_t> ParseIpv4Number(std::string_view part) {
+  if (part.empty()) return std::nullopt;
+  int base = 10;
+  if (part.size() >= 2 && part[0] == '0' && (part[1] == 'x' || part[1] == 'X')) {
+    base = 16;
+    part.remove_prefix(2);
+  } else if (part.size() >= 2 && part[0] == '0') {
+    base = 8;
+    part.remove_prefix(1);
+  }
+  if (part.empty()) return 0;
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), value, base);
+  if (ec == std::errc::result_out_of_range) return uint64_t{1} << 32;  // too big, whatever it is
+  if (ec != std::errc() || end != part.data() + part.size()) return std::nullopt;
+  return value;
+}
+
+// The WHATWG URL standard's "ends in a number" check and IPv4 parser, so that a host is
+// read as browsers read it: a host whose last label is a number is an address (127.1,
+// 0x7f.0.0.1 and 2130706433 are 127.0.0.1), written in dotted decimal; one that is not a
+// valid address (256.1.1.1) is refused. Other hosts are returned unchanged.
+Result<std::string> NormalizeIpv4(std::string host) {
+  std::vector<std::string_view> parts;
+  for (std::string_view rest = host;;) {
+    size_t dot = rest.find('.');
+    parts.push_back(rest.substr(0, dot));
+    if (dot == std::string_view::npos) break;
+    rest.remove_prefix(dot + 1);
+  }
+  if (parts.size() > 1 && parts.back().empty()) parts.pop_back();
+  std::string_view last = parts.back();
+  bool numeric = !last.empty() && last.find_first_not_of("0123456789") == std::string_view::npos;
+  if (!numeric && !ParseIpv4Number(last)) return host;
+  auto invalid = [&host] {
+    return Err(Status::InvalidArgument("host '" + host + "' ends in a number but is not an IPv4 "
+                                       "address"));
+  };
+  if (parts.size() > 4) return invalid();
+  uint64_t address = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::optional<uint64_t> n = ParseIpv4Number(parts[i]);
+    const int shift = 8 * static_cast<int>(4 - parts.size());
+    if (!n) return invalid();
+    if (i + 1 < parts.size() ? *n > 255 : *n >= (uint64_t{256} << shift)) return invalid();
+    address = i + 1 < parts.size() ? (address << 8) | *n : (address << (8 + shift)) | *n;
+  }
+  return fmt::format("{}.{}.{}.{}", address >> 24, (address >> 16) & 255, (address >> 8) & 255,
+                     address & 255);
+}
+
 Result<std::string> NormalizeHost(const UriUriA& uri) {
   std::string_view text = Text(uri.hostText);
-  if (uri.hostData.ip4 != nullptr) return std::string(text);
+  if (uri.hostData.ip4 != nullptr) return NormalizeIpv4(std::string(text));
   if (uri.hostData.ip6 != nullptr) {
     // The RFC 5952 text of the address: one spelling however it was written (uriparser
     // spells out all eight groups when it recomposes a resolved reference).
@@ -146,26 +202,38 @@ Result<std::string> NormalizeHost(const UriUriA& uri) {
     return "[" + std::string(buf) + "]";
   }
   if (uri.hostData.ipFuture.first != nullptr) {
-    std::string host = "[";
-    for (char c : text) host.push_back(ToLower(c));
-    return host + "]";
+    return Err(Status::InvalidArgument("IPvFuture host [" + std::string(text) +
+                                       "] names no address a crawler can reach"));
   }
   if (text.empty()) return Err(Status::InvalidArgument("URL has no host"));
-  return NormalizeRegName(text);
+  NUTCHFS_ASSIGN_OR_RETURN(std::string host, NormalizeRegName(text));
+  return NormalizeIpv4(std::move(host));
 }
 
-// Recomposes a syntax-normalized http(s) URI with the crawl rules applied.
+// The port without leading zeros; empty if none is given. 0 and ports past 65535 name
+// nothing a crawler can connect to.
+Result<std::string_view> NormalizePort(std::string_view port) {
+  if (port.empty()) return port;
+  while (port.size() > 1 && port[0] == '0') port.remove_prefix(1);
+  int value = 0;
+  auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+  if (ec != std::errc() || end != port.data() + port.size() || value < 1 || value > 65535) {
+    return Err(Status::InvalidArgument("port " + std::string(port.substr(0, 30)) +
+                                       " is not in 1..65535"));
+  }
+  return port;
+}
+
+// Recomposes a syntax-normalized http(s) URI with the crawl rules applied. The user info
+// is left out: it names no resource (RFC 9110 section 4.2.4: a request never carries
+// it), and kept it would make http://@h/ and http://h/ two pages and put credentials in
+// the db.
 Result<std::string> Recompose(const UriUriA& uri, std::string_view scheme) {
   NUTCHFS_ASSIGN_OR_RETURN(std::string host, NormalizeHost(uri));
+  NUTCHFS_ASSIGN_OR_RETURN(std::string_view port, NormalizePort(Text(uri.portText)));
   std::string out(scheme);
   out += "://";
-  if (uri.userInfo.first != nullptr) {
-    out += Text(uri.userInfo);
-    out += '@';
-  }
   out += host;
-  std::string_view port = Text(uri.portText);
-  while (port.size() > 1 && port[0] == '0') port.remove_prefix(1);
   bool default_port = (scheme == "http" && port == "80") || (scheme == "https" && port == "443");
   if (!port.empty() && !default_port) {
     out += ':';

@@ -4,8 +4,10 @@
 //
 // NormalizeUrl is RFC 3986 section 6.2.2 syntax normalization (lower-case scheme and
 // host, upper-case percent-escapes, unreserved characters decoded, dot segments
-// removed) plus: the default port removed, an empty path written "/", an IDN host
-// converted to punycode (IDNA2008 / UTS #46 via libidn2), the fragment dropped. Bytes
+// removed) plus: the user info and the default port removed, an empty path written "/",
+// an IDN host converted to punycode (IDNA2008 / UTS #46 via libidn2), a host ending in
+// a number read as an IPv4 address (WHATWG), the fragment dropped. Ports outside
+// 1..65535, numeric hosts that are no IPv4 address and IPvFuture hosts are refused. Bytes
 // that may not appear in a URI (non-ASCII, space, quotes, ...) are percent-encoded
 // first, so text copied from HTML is accepted. Only absolute http and https URLs with
 // a host, at most 65535 bytes once normalized (what the db accepts, webdb::ValidateUrl),
@@ -45,7 +47,8 @@ Result<std::string> ResolveReference(std::string_view base, std::string_view ref
 // it are removed (as browsers do with href attributes).
 Result<std::string> ResolveUrl(std::string_view base, std::string_view ref);
 
-// The host[:port] of a normalized URL (the authority without user info).
+// The host[:port] of a normalized URL (the authority without user info, which urls
+// stored before user info was removed may hold).
 std::string_view HostOfUrl(std::string_view normalized_url);
 
 }  // namespace crawl

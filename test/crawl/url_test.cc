@@ -159,7 +159,65 @@ TEST_CASE("fragments, queries and user info", "[url]") {
   CHECK(Norm("http://a.example/x#frag") == "http://a.example/x");
   CHECK(Norm("http://a.example/x?#frag") == "http://a.example/x?");
   CHECK(Norm("http://a.example/x?b=1&a=2") == "http://a.example/x?b=1&a=2");
-  CHECK(Norm("http://user:pw@A.example/") == "http://user:pw@a.example/");
+}
+
+// Issue 36, item 9: the user info named a second page for the same resource.
+TEST_CASE("user info is removed: it names no resource", "[url]") {
+  CHECK(Norm("http://user:pw@A.example/") == "http://a.example/");
+  CHECK(Norm("http://@h.example/") == "http://h.example/");
+  CHECK(Norm("http://:@h.example/x") == "http://h.example/x");
+  CHECK(Norm("https://www.example.com@evil.example/") == "https://evil.example/");
+  auto linked = ResolveUrl("http://a.example/", "//u@b.example/p");
+  REQUIRE(linked);
+  CHECK(*linked == "http://b.example/p");
+}
+
+// Issue 36, item 9: no crawler can fetch these; they were stored as pages.
+TEST_CASE("ports outside 1..65535 are refused", "[url]") {
+  for (const char* url : {"http://h.example:0/", "http://h.example:000/", "http://h.example:65536/",
+                          "http://h.example:99999/", "http://h.example:18446744073709551617/",
+                          "http://h.example:000000000000000000000065536/"}) {
+    INFO(url);
+    auto r = NormalizeUrl(url);
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message(), Catch::Contains("port") && Catch::Contains("1..65535"));
+  }
+  CHECK(Norm("http://h.example:65535/") == "http://h.example:65535/");
+  CHECK(Norm("http://h.example:1/") == "http://h.example:1/");
+  CHECK(Norm("http://h.example:00081/") == "http://h.example:81/");
+}
+
+// Issue 36, item 9: a host that ends in a number is an IPv4 address, as browsers read it
+// (the WHATWG URL standard's IPv4 parser): written in dotted decimal, refused if it is
+// not one.
+TEST_CASE("numeric hosts are IPv4 addresses or refused", "[url]") {
+  for (const char* url : {"http://256.1.1.1/", "http://1.2.3.256/", "http://1.2.3.4.5/",
+                          "http://4294967296/", "http://0x100.1.1.1/", "http://1.2.3.09/",
+                          "http://a.b.99999999999/", "http://1..2.3/"}) {
+    INFO(url);
+    auto r = NormalizeUrl(url);
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message(), Catch::Contains("IPv4"));
+  }
+  CHECK(Norm("http://127.1/") == "http://127.0.0.1/");
+  CHECK(Norm("http://0x7f.0.0.1/") == "http://127.0.0.1/");
+  CHECK(Norm("http://0177.0.0.1/") == "http://127.0.0.1/");
+  CHECK(Norm("http://2130706433/") == "http://127.0.0.1/");
+  CHECK(Norm("http://1.2.3.4./") == "http://1.2.3.4/");
+  CHECK(Norm("http://%31.2.3.4/") == "http://1.2.3.4/");
+  CHECK(Norm("http://255.255.255.255/") == "http://255.255.255.255/");
+  CHECK(Norm("http://1.2.3.a/") == "http://1.2.3.a/");
+  CHECK(Norm("http://1a.example/") == "http://1a.example/");
+}
+
+// Issue 36, item 9: an IPvFuture literal names no host a crawler can reach.
+TEST_CASE("IPvFuture hosts are refused", "[url]") {
+  for (const char* url : {"http://[v1.fe]/", "http://[V7.a:b]/x"}) {
+    INFO(url);
+    auto r = NormalizeUrl(url);
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message(), Catch::Contains("IPvFuture"));
+  }
 }
 
 TEST_CASE("IDN hosts become punycode", "[url]") {
@@ -190,7 +248,7 @@ TEST_CASE("IP hosts", "[url]") {
 TEST_CASE("an IPv6 host has one spelling, in a seed and in a link", "[url]") {
   const char kFuzzInput[] = "https://user:pw@[2001:DB8::1]:443/";
   const std::string once = Norm(kFuzzInput);
-  CHECK(once == "https://user:pw@[2001:db8::1]/");
+  CHECK(once == "https://[2001:db8::1]/");
   for (const char* base : {kFuzzInput, "http://h/a/b?q"}) {
     auto linked = ResolveUrl(base, once);
     REQUIRE(linked);
