@@ -121,16 +121,16 @@ Result<std::string> DecodeContent(std::string_view encoding, std::string_view bo
 Result<HttpResponse> ParseHttpResponse(std::string_view block) {
   HttpResponse response;
   std::string_view line;
-  if (!NextLine(&block, &line) || line.substr(0, 7) != "HTTP/1." || line.size() < 12 ||
-      line[8] != ' ') {
+  // HTTP/1.x SP 3DIGIT [SP reason]: a fourth digit is no status this reader may guess.
+  const bool read = NextLine(&block, &line);
+  auto digit = [&line](size_t i) { return line[i] >= '0' && line[i] <= '9'; };
+  if (!read || line.size() < 12 || line.substr(0, 7) != "HTTP/1." || !digit(7) ||
+      line[8] != ' ' || !digit(9) || !digit(10) || !digit(11) || line[9] == '0' ||
+      (line.size() > 12 && line[12] != ' ')) {
     return nutchfs::Err(Status::Corruption("bad HTTP status line '" +
                                            std::string(line.substr(0, 60)) + "'"));
   }
-  std::string_view code = line.substr(9, 3);
-  auto [p, ec] = std::from_chars(code.data(), code.data() + 3, response.status);
-  if (ec != std::errc() || p != code.data() + 3 || response.status < 100) {
-    return nutchfs::Err(Status::Corruption("bad HTTP status code '" + std::string(code) + "'"));
-  }
+  response.status = (line[9] - '0') * 100 + (line[10] - '0') * 10 + (line[11] - '0');
   while (true) {
     if (!NextLine(&block, &line)) return nutchfs::Err(Status::Corruption("truncated HTTP header"));
     if (line.empty()) break;

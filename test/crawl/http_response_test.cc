@@ -28,6 +28,25 @@ TEST_CASE("bare LF line ends and a status line without reason", "[http]") {
   CHECK(r->body == "not found");
 }
 
+// Issue 36, item 10: "HTTP/1.1 4040" was read as 404, and the page marked gone for ever.
+TEST_CASE("a status code is exactly three digits, then a space or the end of the line", "[http]") {
+  for (const char* line : {"HTTP/1.1 4040 Not Found", "HTTP/1.1 4040", "HTTP/1.1 200OK",
+                           "HTTP/1.1 20", "HTTP/1.1 099 x", "HTTP/1.x 200 OK", "HTTP/1.1  200 OK",
+                           "HTTP/1.1 2000000000000000000000 OK"}) {
+    INFO(line);
+    auto r = ParseHttpResponse(std::string(line) + "\r\n\r\n");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().IsCorruption());
+    CHECK_THAT(r.error().message(), Catch::Contains("bad HTTP status line"));
+  }
+  for (const char* line : {"HTTP/1.1 404", "HTTP/1.1 404 ", "HTTP/1.0 999 Request denied"}) {
+    INFO(line);
+    auto r = ParseHttpResponse(std::string(line) + "\r\n\r\n");
+    REQUIRE(r);
+    CHECK(r->status == std::stoi(std::string(line).substr(9, 3)));
+  }
+}
+
 TEST_CASE("a compressed body that decodes past the limit is refused", "[http]") {
   const std::string bomb = testutil::Gzip(std::string(kMaxDecodedBody + 1, 'a'));
   CHECK(bomb.size() < kMaxDecodedBody / 200);  // deflate shrinks a run about 1000-fold
