@@ -66,6 +66,16 @@ std::optional<int64_t> ParseWarcDate(std::string_view date) {
     if (i < 3) ms = ms * 10 + (fraction[i] - '0');
   }
   for (size_t i = fraction.size(); i < 3; ++i) ms *= 10;
+  // timegm would carry an out-of-range field into the next one (month 13 is next
+  // January), making a date of what W3C-DTF says is none.
+  const int year = parts[0];
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  static constexpr int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (parts[1] < 1 || parts[1] > 12 || parts[2] < 1 ||
+      parts[2] > kDays[parts[1] - 1] + (parts[1] == 2 && leap ? 1 : 0) || parts[3] > 23 ||
+      parts[4] > 59 || parts[5] > 59) {
+    return std::nullopt;
+  }
   std::tm tm{};
   tm.tm_year = parts[0] - 1900;
   tm.tm_mon = parts[1] - 1;

@@ -225,5 +225,19 @@ TEST_CASE("WARC dates", "[warc]") {
   CHECK(!ParseWarcDate("2026-01-02T03:-4:05Z"));
 }
 
+// Issue 36, item 11: 2024-13-45T99:99:99Z was read as a date in 2025 (timegm carries).
+TEST_CASE("a WARC date out of range is not a date", "[warc]") {
+  for (const char* date : {"2024-13-45T99:99:99Z", "2024-00-10Z", "2024-13Z", "2024-01-00Z",
+                           "2024-01-32Z", "2023-02-29Z", "2024-02-30Z", "2100-02-29Z",
+                           "2024-04-31Z", "2024-01-01T24:00:00Z", "2024-01-01T23:60:00Z",
+                           "2024-01-01T23:59:60Z"}) {
+    INFO(date);
+    CHECK_FALSE(ParseWarcDate(date));
+  }
+  CHECK(ParseWarcDate("2024-02-29Z") == int64_t{1709164800} * 1000);
+  CHECK(ParseWarcDate("2000-02-29T23:59:59Z") == int64_t{951868799} * 1000);
+  CHECK(ParseWarcDate("2024-12-31T23:59:59Z") == int64_t{1735689599} * 1000);
+}
+
 }  // namespace
 }  // namespace crawl
