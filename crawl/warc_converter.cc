@@ -11,6 +11,7 @@
 #include "crawl/http_response.h"
 #include "crawl/url.h"
 #include "crawl/url_list.h"
+#include "nutchfs/strings.h"
 
 namespace crawl {
 
@@ -147,7 +148,13 @@ Status WarcConverter::AddResponse(const std::string& url, int64_t date, const Wa
   if (status >= 300 && status < 400) {
     ++stats_.redirects;
     std::vector<Outlink> links;
-    auto target = ResolveUrl(url, response->Header("Location"));
+    // An empty reference resolves to the page itself: a redirect without a Location
+    // points nowhere, not back at itself.
+    const std::string_view location = nutchfs::Trim(response->Header("Location"));
+    std::optional<std::string> target;
+    if (auto resolved = ResolveUrl(url, location); !location.empty() && resolved) {
+      target = std::move(*resolved);
+    }
     if (target && (options_.filter == nullptr || options_.filter->Accepts(*target))) {
       links.push_back(Outlink{*target, ""});
     }

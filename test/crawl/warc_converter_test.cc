@@ -163,6 +163,23 @@ TEST_CASE("a redirect has one outlink to the resolved Location", "[update]") {
   CHECK(f.stats.redirects == 1);
 }
 
+// Issue 36, item 12: an absent or empty Location resolved to the page itself, and the
+// redirect stored a link from the page to itself.
+TEST_CASE("a redirect without a Location has no outlink", "[update]") {
+  for (const char* headers : {"", "Location:\r\n", "Location:   \r\n", "Location: \t\r\n"}) {
+    INFO(headers);
+    Fixture f;
+    REQUIRE(f.Convert(Response("http://a.example/old", 302, headers, "")).ok());
+    auto& calls = f.sink.calls;
+    REQUIRE(calls.size() == 1);
+    CHECK(calls[0].op == Call::Op::kAddPage);
+    CHECK(calls[0].page.num_outlinks == 0);
+    CHECK(calls[0].page.md5 == webdb::Md5Of("Location: "));
+    CHECK(f.stats.redirects == 1);
+    CHECK(f.stats.links == 0);
+  }
+}
+
 TEST_CASE("404 and 410 are never due again", "[update]") {
   Fixture f;
   REQUIRE(f.Convert(Response("http://a.example/gone", 410, "", "") +
