@@ -218,6 +218,13 @@ Status FillGenerateArgs(const po::variables_map& vm, CrawlArgs* c) {
     NUTCHFS_ASSIGN_OR_RETURN(int64_t d, ParseIntArg("lease-days", *days, 0, 100000));
     c->lease_ms = d * 24 * 3600 * 1000;
   }
+  // nextFetch 2^63-1 is "never" (a gone page): a lease past it would wrap negative and
+  // hand the pages out again at once, and a "now" at it would make gone pages due.
+  if (c->now && *c->now > kMax - 1 - c->lease_ms) {
+    return Usage(fmt::format("--now {} --lease-days {}: the lease would end past {} ms, the "
+                             "latest time the db can hold before 'never'",
+                             *c->now, c->lease_ms / (24 * 3600 * 1000), kMax - 1));
+  }
   if (auto out = opt("out")) c->out = *out;
   c->dry_run = vm["dry-run"].as<bool>();
   return Status::OK();

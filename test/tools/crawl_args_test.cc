@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,21 @@ TEST_CASE("crawl commands: usage errors", "[cli]") {
   CheckUsage({"calls", "warc", "db"}, "usage: webdb calls");
   CheckUsage({"calls", "inject", "--config", "c", "s"}, "usage: webdb calls");
   CheckUsage({"inject", "db", "-", "-"}, "read only once");
+}
+
+// Issue 36, item 13: now + lease wrapped past 2^63-1, the lease was negative, and the next
+// generate handed the same pages out again.
+TEST_CASE("generate: a lease must end before the db's 'never' (2^63-1 ms)", "[cli]") {
+  const std::string max = "9223372036854775807";
+  CheckUsage({"generate", "db", "--top", "1", "--now", max}, "the lease would end");
+  CheckUsage({"generate", "db", "--top", "1", "--now", "9223372036854775000"}, "--lease-days 7");
+  CheckUsage({"generate", "db", "--top", "1", "--now", max, "--lease-days", "0"},
+             "the lease would end");
+  CheckUsage({"generate", "db", "--top", "1", "--now", "9223372036854775000", "--dry-run"},
+             "the lease would end");
+  const int64_t last = std::numeric_limits<int64_t>::max() - 1 - 7 * 86400000LL;
+  Invocation ok = MustParse({"generate", "db", "--top", "1", "--now", std::to_string(last)});
+  CHECK(*ok.crawl.now + ok.crawl.lease_ms == std::numeric_limits<int64_t>::max() - 1);
 }
 
 }  // namespace
