@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <cstring>
 #include <limits>
-#include <unordered_set>
 
 #include "crawl/domain.h"
 #include "crawl/http_response.h"
@@ -76,13 +74,6 @@ Status WarcConverter::AddFile(nutchfs::Env& env, const std::string& path) {
   }
 }
 
-uint64_t WarcConverter::UrlKey(std::string_view url) {
-  webdb::Md5 md5 = webdb::Md5Of(url);
-  uint64_t key;
-  std::memcpy(&key, md5.data(), sizeof(key));
-  return key;
-}
-
 Status WarcConverter::AddRecord(const WarcRecord& record) {
   ++stats_.records;
   auto date = ParseWarcDate(record.Header("WARC-Date"));
@@ -101,23 +92,26 @@ Status WarcConverter::AddRecord(const WarcRecord& record) {
   }
   auto url = NormalizeUrl(target);
   if (!url) return Status::Corruption("WARC-Target-URI: " + url.error().message());
-  answered_.push_back(UrlKey(*url));
+  // The first record about a url decides; a later one's addPage would lose to the first
+  // anyway, but its links would still make pages of their targets.
+  if (answered_.Contains(*url)) {
+    ++stats_.skipped["url answered by an earlier record"];
+    return Status::OK();
+  }
   if (!date) {
     return Status::Corruption("bad WARC-Date '" + std::string(record.Header("WARC-Date")) + "'");
   }
-  if (type == "revisit") return AddRevisit(*url, *date);
-  return AddResponse(*url, *date, record);
+  Status st = type == "revisit" ? AddRevisit(*url, *date) : AddResponse(*url, *date, record);
+  if (st.ok()) answered_.Insert(*url);
+  return st;
 }
 
 Status WarcConverter::AddFetchList(nutchfs::Env& env, const std::string& path, int64_t now_ms) {
-  std::sort(answered_.begin(), answered_.end());
-  std::unordered_set<uint64_t> failed;
+  UrlKeySet failed;
   int64_t date = latest_date_.value_or(now_ms);
   UrlListOptions list{options_.skip_bad, &stats_.bad_records};
   return ReadUrlList(env, path, list, [&](std::string url) -> Status {
-    uint64_t key = UrlKey(url);
-    if (std::binary_search(answered_.begin(), answered_.end(), key)) return Status::OK();
-    if (!failed.insert(key).second) return Status::OK();
+    if (answered_.Contains(url) || !failed.Insert(url)) return Status::OK();
     ++stats_.network_failures;
     return AddFailure(url, date);
   });

@@ -3,7 +3,8 @@
 // short: 2xx pages get the md5 of their body and their outlinks (addLink plus
 // addPageIfNotPresent with that link per target), 3xx pages one outlink to the resolved
 // Location, 404/410 pages are never due again, other failures are retried and deleted
-// past max_retries, revisits (and 304s) only move nextFetch. A fetch list, given after
+// past max_retries, revisits (and 304s) only move nextFetch. The first response or
+// revisit record about a url decides; later ones are skipped. A fetch list, given after
 // the WARCs, names the URLs the crawler was asked for: those without a response or
 // revisit record are network failures, retried like other failures.
 //
@@ -23,6 +24,7 @@
 
 #include "crawl/link_extractor.h"
 #include "crawl/url_filter.h"
+#include "crawl/url_key_set.h"
 #include "crawl/warc_reader.h"
 #include "webdb/calls/call_sink.h"
 #include "webdb/table/record.h"
@@ -73,7 +75,7 @@ class WarcConverter {
   // Converts one record; errors are reasons without file context.
   Status AddRecord(const WarcRecord& record);
   // After every WARC: each URL of the fetch list at path (crawl/url_list.h) that no
-  // response or revisit record so far was about is a network failure, dated by the
+  // response or revisit record so far decided is a network failure, dated by the
   // latest WARC-Date of any record seen (now_ms if there was none). A URL listed twice
   // fails once. A bad line is InvalidArgument "FILE:LINE: reason" unless skip_bad.
   Status AddFetchList(nutchfs::Env& env, const std::string& path, int64_t now_ms);
@@ -87,16 +89,15 @@ class WarcConverter {
   Status AddRevisit(const std::string& url, int64_t date);
   Status AddFailure(const std::string& url, int64_t date);
   Result<webdb::Page> Lookup(const std::string& url);
-  static uint64_t UrlKey(std::string_view url);
 
   UpdateOptions options_;
   PageLookup lookup_;
   webdb::CallSink& sink_;
   UpdateStats stats_;
-  // UrlKey of every URL a response or revisit record was about, unsorted; 8 bytes a
-  // record. A 64-bit key collision could hide one network failure, whose page then
-  // comes due when its lease ends, as without a fetch list.
-  std::vector<uint64_t> answered_;
+  // Every URL a response or revisit record was converted for. A key collision
+  // (crawl/url_key_set.h) could skip one record as a repeat or hide one network
+  // failure: its page then comes due when its lease ends, as if it had not been fetched.
+  UrlKeySet answered_;
   std::optional<int64_t> latest_date_;  // of any record
 };
 

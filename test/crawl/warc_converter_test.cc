@@ -227,21 +227,25 @@ TEST_CASE("revisits and 304 move nextFetch only, other records are counted", "[u
   known.md5 = webdb::Md5Of("content");
   known.num_outlinks = 4;
   f.db[known.url] = known;
+  webdb::Page known2 = known;
+  known2.url = "http://a.example/k2";
+  f.db[known2.url] = known2;
   REQUIRE(f.Convert(WarcRecordText("warcinfo", "", "x") +
                     WarcRecordText("request", "http://a.example/k", "GET") +
                     WarcRecordText("revisit", "http://a.example/k", "HTTP/1.1 200 OK\r\n\r\n") +
                     WarcRecordText("revisit", "http://a.example/unknown", "") +
-                    Response("http://a.example/k", 304, "", "") +
+                    Response("http://a.example/k2", 304, "", "") +
                     WarcRecordText("metadata", "http://a.example/k", "m") +
                     WarcRecordText("resource", "dns:a.example", "1.2.3.4") +
                     WarcRecordText("response", "dns:a.example", "1.2.3.4"))
               .ok());
   REQUIRE(f.sink.calls.size() == 2);
   for (const Call& c : f.sink.calls) {
-    webdb::Page want = known;
+    webdb::Page want = c.page.url == known.url ? known : known2;
     want.next_fetch = kDate + 30 * kDay;
     CHECK(c.page == want);
   }
+  CHECK(f.sink.calls[1].page.url == known2.url);
   CHECK(f.stats.revisits == 2);
   CHECK(f.stats.skipped == std::map<std::string, uint64_t>{{"metadata", 1},
                                                            {"request", 1},
@@ -264,9 +268,42 @@ TEST_CASE("bad records: error with file and offset, or skipped and counted", "[u
   skip.options.skip_bad = true;
   REQUIRE(skip.Convert(text + text.substr(0, 50)).ok());
   CHECK(skip.stats.bad_records == 2);  // the bad record and the truncated tail
-  CHECK(skip.sink.calls.size() == 2);
+  CHECK(skip.sink.calls.size() == 1);  // the second good record is about the same url
+  CHECK(skip.stats.skipped.at("url answered by an earlier record") == 1);
+  Fixture bad_first;  // a bad record answers nothing: the next record about its url decides
+  bad_first.options.skip_bad = true;
+  REQUIRE(bad_first.Convert(bad + WarcRecordText("response", "http://a.example/b",
+                                                 HttpText(200, "", "y")))
+              .ok());
+  CHECK(bad_first.sink.calls.size() == 1);
   Fixture bad_uri;
   CHECK(bad_uri.Convert(Response("http://exa mple.com/", 200, "", "")).IsCorruption());
+}
+
+// Issue 36, item 14: the first response won the page, but the later ones' links still
+// made pages of their targets.
+TEST_CASE("the first record about a url decides, later ones make no calls", "[update]") {
+  Fixture f;
+  const std::string html = "Content-Type: text/html\r\n";
+  REQUIRE(f.Convert(Response("http://a.example/", 200, html, "<a href=/first>1</a>") +
+                    Response("http://a.example/", 200, html, "<a href=/second>2</a>") +
+                    Response("HTTP://A.example/#x", 301, "Location: /moved\r\n", "") +
+                    WarcRecordText("revisit", "http://a.example/", "") +
+                    Response("http://a.example/", 500, "", ""))
+              .ok());
+  auto& calls = f.sink.calls;
+  REQUIRE(calls.size() == 3);
+  CHECK(calls[0].page.md5 == webdb::Md5Of("<a href=/first>1</a>"));
+  CHECK(calls[1].link->url == "http://a.example/first");
+  CHECK(calls[2].page.url == "http://a.example/first");
+  for (const Call& c : calls) {
+    CHECK(c.page.url != "http://a.example/second");
+    CHECK(c.page.url != "http://a.example/moved");
+  }
+  CHECK(f.stats.html_pages == 1);
+  CHECK(f.stats.redirects == 0);
+  CHECK(f.stats.failures == 0);
+  CHECK(f.stats.skipped.at("url answered by an earlier record") == 4);
 }
 
 TEST_CASE("fetch list URLs without a record are network failures", "[update]") {
