@@ -2,6 +2,8 @@
 
 #include <re2/re2.h>
 
+#include "crawl/text_lines.h"
+
 namespace crawl {
 
 UrlFilter::UrlFilter() = default;
@@ -11,27 +13,22 @@ UrlFilter& UrlFilter::operator=(UrlFilter&&) noexcept = default;
 
 Result<UrlFilter> UrlFilter::Parse(std::string_view text, const std::string& name) {
   UrlFilter filter;
-  uint64_t line_no = 0;
-  while (!text.empty()) {
-    size_t eol = text.find('\n');
-    std::string_view line = text.substr(0, eol);
-    text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty() || line[0] == '#') continue;
+  Status st = TextLines::Split(text, [&](std::string_view line, uint64_t line_no) {
+    if (line.empty() || line[0] == '#') return Status::OK();
     std::string where = name + ":" + std::to_string(line_no) + ": ";
     if (line[0] != '+' && line[0] != '-') {
-      return nutchfs::Err(Status::InvalidArgument(where + "a rule starts with + or -"));
+      return Status::InvalidArgument(where + "a rule starts with + or -");
     }
     RE2::Options options;
     options.set_log_errors(false);
     auto regex = std::make_unique<RE2>(re2::StringPiece(line.data() + 1, line.size() - 1), options);
     if (!regex->ok()) {
-      return nutchfs::Err(Status::InvalidArgument(where + "bad regular expression: " +
-                                                  regex->error()));
+      return Status::InvalidArgument(where + "bad regular expression: " + regex->error());
     }
     filter.rules_.push_back(Rule{line[0] == '+', std::move(regex)});
-  }
+    return Status::OK();
+  });
+  if (!st.ok()) return nutchfs::Err(st);
   return filter;
 }
 

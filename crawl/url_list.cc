@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "crawl/text_lines.h"
 #include "crawl/url.h"
 #include "nutchfs/strings.h"
 
@@ -9,14 +10,33 @@ namespace crawl {
 
 namespace {
 
-// White space other than a line feed (lines are cut at line feeds).
-std::string_view TrimLine(std::string_view line) { return nutchfs::Trim(line, " \t\r\f\v"); }
+constexpr std::string_view kLineBlanks = " \t\f\v";
+
+// The URL of a line: surrounding white space and a comment (`#` after white space, or
+// at the start) removed; empty if there is none. White space inside what is left is an
+// error: a line holds one URL, and a raw space is in no URL.
+Result<std::string_view> UrlOfLine(std::string_view line) {
+  line = nutchfs::Trim(line, kLineBlanks);
+  for (size_t hash = line.find('#'); hash != std::string_view::npos;
+       hash = line.find('#', hash + 1)) {
+    if (hash == 0 || kLineBlanks.find(line[hash - 1]) != std::string_view::npos) {
+      line = nutchfs::Trim(line.substr(0, hash), kLineBlanks);
+      break;
+    }
+  }
+  if (line.find_first_of(kLineBlanks) != std::string_view::npos) {
+    return nutchfs::Err(Status::InvalidArgument(
+        "white space inside the URL '" + std::string(line.substr(0, 80)) +
+        "' (one URL a line; a comment starts with white space and #)"));
+  }
+  return line;
+}
 
 Status ReadLine(std::string_view line, const std::string& path, uint64_t line_no,
                 const UrlListOptions& options, const std::function<Status(std::string)>& fn) {
-  line = TrimLine(line);
-  if (line.empty() || line.front() == '#') return Status::OK();
-  auto url = NormalizeUrl(line);
+  auto text = UrlOfLine(line);
+  if (text && text->empty()) return Status::OK();
+  Result<std::string> url = text ? NormalizeUrl(*text) : nutchfs::Err(text.error());
   if (url) return fn(std::move(*url));
   if (!options.skip_bad) {
     return Status::InvalidArgument(path + ":" + std::to_string(line_no) + ": " +
@@ -32,23 +52,15 @@ Status ReadUrlList(nutchfs::Env& env, const std::string& path, const UrlListOpti
                    const std::function<Status(std::string url)>& fn) {
   NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewSequentialFile(path == "-" ? "/dev/stdin" : path));
   std::string scratch(size_t{1} << 16, '\0');
-  std::string pending;
-  uint64_t line_no = 0;
+  TextLines lines;
+  const TextLines::LineFn each = [&](std::string_view line, uint64_t line_no) {
+    return ReadLine(line, path, line_no, options, fn);
+  };
   while (true) {
     NUTCHFS_ASSIGN_OR_RETURN(std::string_view chunk, file->Read(scratch.size(), scratch.data()));
-    if (chunk.empty()) break;
-    pending.append(chunk);
-    size_t start = 0;
-    size_t eol;
-    while ((eol = pending.find('\n', start)) != std::string::npos) {
-      NUTCHFS_RETURN_IF_ERROR(ReadLine(std::string_view(pending).substr(start, eol - start), path,
-                                       ++line_no, options, fn));
-      start = eol + 1;
-    }
-    pending.erase(0, start);
+    if (chunk.empty()) return lines.Finish(each);
+    NUTCHFS_RETURN_IF_ERROR(lines.Add(chunk, each));
   }
-  if (!pending.empty()) return ReadLine(pending, path, ++line_no, options, fn);
-  return Status::OK();
 }
 
 }  // namespace crawl

@@ -1,7 +1,9 @@
 // URL list files, the one format of seed files (inject) and fetch lists (generate's
-// output, update's --fetchlist): one URL a line; surrounding white space is ignored;
-// blank lines and lines whose first non-blank character is `#` are skipped. Each URL is
-// normalized by crawl::NormalizeUrl. docs/CRAWL.md, "Inject".
+// output, update's --fetchlist): one URL a line (lines cut by crawl/text_lines.h);
+// surrounding white space is ignored; blank lines and lines whose first non-blank
+// character is `#` are skipped, and a `#` after white space starts a comment. White space
+// inside the URL is an error. Each URL is normalized by crawl::NormalizeUrl.
+// docs/CRAWL.md, "Inject".
 //
 // Plain function; thread-safe as long as fn is.
 #ifndef CRAWL_URL_LIST_H_

@@ -37,6 +37,18 @@ TEST_CASE("accept before reject", "[filter]") {
   CHECK_FALSE(filter->Accepts("http://a/other"));
 }
 
+// Issue 36, item 18: a BOM made the first rule "not a rule"; a lone CR merged two rules.
+TEST_CASE("rules files: a BOM, and lines ending in a lone CR", "[filter]") {
+  auto filter = UrlFilter::Parse("\xEF\xBB\xBF-/private/\r+^http://a\\.example/\r", "f");
+  REQUIRE(filter);
+  CHECK(filter->num_rules() == 2);
+  CHECK(filter->Accepts("http://a.example/x"));
+  CHECK_FALSE(filter->Accepts("http://a.example/private/"));
+  auto bad = UrlFilter::Parse("+a\r\rfoo\r", "rules.txt");
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(bad.error().message(), Catch::StartsWith("rules.txt:3: "));
+}
+
 TEST_CASE("bad rules name file and line", "[filter]") {
   auto no_sign = UrlFilter::Parse("+a\nfoo\n", "rules.txt");
   REQUIRE_FALSE(no_sign);

@@ -67,6 +67,51 @@ TEST_CASE("URL lists: a bad line is FILE:LINE: reason, or skipped and counted", 
   CHECK(lenient.urls == std::vector<std::string>{"http://a.example/", "http://c.example/"});
 }
 
+// Issue 36, item 20: a lone CR ended no line, so two lines became one url.
+TEST_CASE("URL lists: lines end in LF, CRLF or a lone CR", "[urllist]") {
+  for (const char* text : {"http://a.example/\rhttp://b.example/\r",
+                           "http://a.example/\r\nhttp://b.example/",
+                           "http://a.example/\n\rhttp://b.example/\r\n\r\n",
+                           "http://a.example/\r\r\rhttp://b.example/\n"}) {
+    INFO(text);
+    Read r = ReadText(text, false);
+    REQUIRE(r.status.ok());
+    CHECK(r.urls == std::vector<std::string>{"http://a.example/", "http://b.example/"});
+  }
+  Read numbered = ReadText("http://a.example/\r\rftp://x/\r\n", false);
+  REQUIRE_FALSE(numbered.status.ok());
+  CHECK_THAT(numbered.status.message(), Catch::StartsWith("list:3: "));
+}
+
+// A CR and its LF in two reads of 64 KiB are one line end, not two.
+TEST_CASE("URL lists: a CRLF split across reads ends one line", "[urllist]") {
+  const std::string first = "http://a.example/" + std::string(65535 - 17, 'p');
+  REQUIRE(first.size() == 65535);
+  Read r = ReadText(first + "\r\nbad\n", false);
+  REQUIRE_FALSE(r.status.ok());
+  CHECK_THAT(r.status.message(), Catch::StartsWith("list:2: "));
+}
+
+// Issue 36, items 18 and 20: `URL # comment` became the url "URL%20"; a BOM made the
+// first line an invalid URL.
+TEST_CASE("URL lists: a comment after the URL, a BOM, white space inside", "[urllist]") {
+  Read r = ReadText("\xEF\xBB\xBFhttp://a.example/\nhttp://b.example/ # the second seed\n"
+                    "http://c.example/x\t#tab, then a comment\n",
+                    false);
+  REQUIRE(r.status.ok());
+  CHECK(r.urls == std::vector<std::string>{"http://a.example/", "http://b.example/",
+                                           "http://c.example/x"});
+  Read bom_only = ReadText("\xEF\xBB\xBF\n# seeds\n", false);
+  REQUIRE(bom_only.status.ok());
+  CHECK(bom_only.urls.empty());
+  Read two = ReadText("http://a.example/ http://b.example/\n", false);
+  REQUIRE_FALSE(two.status.ok());
+  CHECK_THAT(two.status.message(),
+             Catch::StartsWith("list:1: ") && Catch::Contains("white space inside"));
+  CHECK(ReadText("http://a.example/a%20b#frag\n", false).urls ==
+        std::vector<std::string>{"http://a.example/a%20b"});
+}
+
 TEST_CASE("URL lists: an error of the callback stops the reading", "[urllist]") {
   testutil::TempDir dir;
   testutil::WriteFile(dir.File("list"), "http://a.example/\nhttp://b.example/\n");
