@@ -53,7 +53,7 @@ constexpr char kUsage[] =
     "  distwriter machines --config FILE      (one line per writer, for scripts)\n"
     "  distwriter config --config FILE --get KEY\n"
     "options: --memory SIZE (default: the config's memory, else 256M), --quiet,\n"
-    "         --log-level LEVEL; init-local --force replaces an existing FILE\n"
+    "         --log-level LEVEL; init-local --force replaces an existing regular FILE\n"
     "rank options (webdb rank, docs/CLI.md): --iterations K (default 10), --epsilon E\n"
     "         (default 0.0001), --damping D (default 0.85)\n";
 
