@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "nutchfs/nutchfile.h"
 #include "nutchfs/strings.h"
@@ -131,18 +133,30 @@ Status ParseTopKey(const ConfigFile &file, const ConfigEntry &e, ClusterConfig *
   return Status::OK();
 }
 
+// The entries of each section, by section name, gathered in one pass: looking them up
+// section by section went through every entry once per section, quadratic in the
+// config's size.
+using SectionEntries = std::unordered_map<std::string_view, std::vector<const ConfigEntry *>>;
+
+SectionEntries EntriesBySection(const ConfigFile &file) {
+  SectionEntries by_section;
+  for (const ConfigEntry &e : file.entries()) by_section[e.section].push_back(&e);
+  return by_section;
+}
+
 // The entries of one [machine.*] or [group.*] section: only `key` is allowed,
 // and required.
-Result<const ConfigEntry *> SectionKey(const ConfigFile &file, const ConfigSection &section,
-                                       std::string_view key) {
+Result<const ConfigEntry *> SectionKey(const ConfigFile &file, const SectionEntries &entries,
+                                       const ConfigSection &section, std::string_view key) {
+  static const std::vector<const ConfigEntry *> kNone;
   const ConfigEntry *found = nullptr;
-  for (const ConfigEntry &e : file.entries()) {
-    if (e.section != section.name) continue;
-    if (e.key != section.name + "." + std::string(key)) {
-      return Err(file.ErrorAt(e.line, "unknown key '" + e.key.substr(section.name.size() + 1) +
-                                          "' in [" + section.name + "]"));
+  auto it = entries.find(section.name);
+  for (const ConfigEntry *e : it == entries.end() ? kNone : it->second) {
+    if (e->key != section.name + "." + std::string(key)) {
+      return Err(file.ErrorAt(e->line, "unknown key '" + e->key.substr(section.name.size() + 1) +
+                                           "' in [" + section.name + "]"));
     }
-    found = &e;
+    found = e;
   }
   if (found == nullptr) {
     return Err(
@@ -151,33 +165,42 @@ Result<const ConfigEntry *> SectionKey(const ConfigFile &file, const ConfigSecti
   return found;
 }
 
-Status ParseMachine(const ConfigFile &file, const ConfigSection &section, ClusterConfig *c) {
+// Machine names and locations seen so far, each with the machine that has it.
+struct MachineIndex {
+  std::unordered_map<std::string, std::string> by_location;
+  std::unordered_set<std::string> names;
+};
+
+Status ParseMachine(const ConfigFile &file, const SectionEntries &entries,
+                    const ConfigSection &section, MachineIndex *index, ClusterConfig *c) {
   MachineConfig m;
   m.name = section.name.substr(kMachinePrefix.size());
   Status s = ValidateComponent("machine name", m.name);
   if (!s.ok()) return file.ErrorAt(section.line, s.message());
-  NUTCHFS_ASSIGN_OR_RETURN(const ConfigEntry *e, SectionKey(file, section, "location"));
+  NUTCHFS_ASSIGN_OR_RETURN(const ConfigEntry *e, SectionKey(file, entries, section, "location"));
   m.line = e->line;
   auto loc = Location::Parse(e->value);
   if (!loc) return file.ErrorAt(e->line, loc.error().message());
   m.location = std::move(*loc);
-  for (const MachineConfig &other : c->machines) {
-    if (other.location == m.location) {
-      return file.ErrorAt(e->line, "machines '" + other.name + "' and '" + m.name +
-                                       "' have the same location " + m.location.ToString());
-    }
+  auto [other, added] = index->by_location.emplace(m.location.ToString(), m.name);
+  if (!added) {
+    return file.ErrorAt(e->line, "machines '" + other->second + "' and '" + m.name +
+                                     "' have the same location " + m.location.ToString());
   }
+  index->names.insert(m.name);
   c->machines.push_back(std::move(m));
   return Status::OK();
 }
 
-Status ParseGroup(const ConfigFile &file, const ConfigSection &section, ClusterConfig *c) {
+Status ParseGroup(const ConfigFile &file, const SectionEntries &entries,
+                  const ConfigSection &section, const MachineIndex &index, ClusterConfig *c) {
   GroupConfig g;
   g.name = section.name.substr(kGroupPrefix.size());
   Status s = ValidateComponent("share group name", g.name);
   if (!s.ok()) return file.ErrorAt(section.line, s.message());
-  NUTCHFS_ASSIGN_OR_RETURN(const ConfigEntry *e, SectionKey(file, section, "machines"));
+  NUTCHFS_ASSIGN_OR_RETURN(const ConfigEntry *e, SectionKey(file, entries, section, "machines"));
   g.line = e->line;
+  std::unordered_set<std::string> listed;
   std::string_view list = e->value;
   while (!Trim(list).empty()) {
     size_t comma = list.find(',');
@@ -185,10 +208,10 @@ Status ParseGroup(const ConfigFile &file, const ConfigSection &section, ClusterC
     list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
     std::string where = "share group '" + g.name + "' ";
     if (name.empty()) return file.ErrorAt(e->line, where + "has an empty machine name");
-    if (c->FindMachine(name) == nullptr) {
+    if (!index.names.contains(name)) {
       return file.ErrorAt(e->line, where + "names unknown machine '" + name + "'");
     }
-    if (std::find(g.machines.begin(), g.machines.end(), name) != g.machines.end()) {
+    if (!listed.insert(name).second) {
       return file.ErrorAt(e->line, where + "lists machine '" + name + "' twice");
     }
     g.machines.push_back(std::move(name));
@@ -200,11 +223,17 @@ Status ParseGroup(const ConfigFile &file, const ConfigSection &section, ClusterC
 }
 
 Status ParseSections(const ConfigFile &file, ClusterConfig *c) {
+  const SectionEntries entries = EntriesBySection(file);
+  MachineIndex index;
   for (const ConfigSection &s : file.sections()) {
-    if (s.name.starts_with(kMachinePrefix)) NUTCHFS_RETURN_IF_ERROR(ParseMachine(file, s, c));
+    if (s.name.starts_with(kMachinePrefix)) {
+      NUTCHFS_RETURN_IF_ERROR(ParseMachine(file, entries, s, &index, c));
+    }
   }
   for (const ConfigSection &s : file.sections()) {
-    if (s.name.starts_with(kGroupPrefix)) NUTCHFS_RETURN_IF_ERROR(ParseGroup(file, s, c));
+    if (s.name.starts_with(kGroupPrefix)) {
+      NUTCHFS_RETURN_IF_ERROR(ParseGroup(file, entries, s, index, c));
+    }
   }
   if (c->machines.empty()) return file.ErrorAt(0, "no [machine.NAME] section");
   return Status::OK();

@@ -65,6 +65,15 @@ TEST_CASE("nutchfs_bench times a put against cp and the latency of WaitFor") {
   CHECK_THAT(out, Catch::Contains("WaitFor latency, local env (inotify + polling), 5 waits"));
 }
 
+TEST_CASE("config_bench parses growing configs and reports the time per machine") {
+  testutil::TempDir tmp;
+  const std::string out =
+      MustRun(tmp, {kBench + "config_bench", "--machines=50", "--steps=2", "--runs=1"});
+  CHECK_THAT(out, Catch::Contains("machines 50: "));
+  CHECK_THAT(out, Catch::Contains("machines 200: "));
+  CHECK_THAT(out, Catch::Contains("per-machine time ratio, 200 / 50 machines: "));
+}
+
 // Starts a test host (network namespace and sshd, scripts/testhosts.sh): needs root.
 TEST_CASE("sftp_bench puts and gets a file through a test host, checked byte for byte") {
   testutil::TempDir tmp;
