@@ -1,6 +1,7 @@
 #include "nutchfs/fault_env.h"
 
 #include <array>
+#include <cerrno>
 #include <mutex>
 #include <optional>
 
@@ -31,6 +32,8 @@ const char* OpName(FaultOp op) {
 // for a rename "FROM to TO").
 Status Injected(const FaultSpec& spec, const std::string& what) {
   const std::string context = std::string(OpName(spec.op)) + " " + what;
+  // As the local Env reports a file that is not there.
+  if (spec.error == ENOENT) return Status::NotFound(context + ": no such file or directory");
   if (spec.error != 0) return Status::FromErrno(context, spec.error);
   return Status::IOError("injected fault: " + context);
 }

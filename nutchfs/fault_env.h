@@ -6,7 +6,8 @@
 // Kinds of fault:
 //   kError     the operation returns IOError("injected fault: ...") and does nothing; or,
 //              with an errno (ENOSPC, EIO, EDQUOT, ...), the IOError the local Env gives
-//              for a system call failing so: "<operation> <path>: <strerror> (<ENAME>)".
+//              for a system call failing so: "<operation> <path>: <strerror> (<ENAME>)"
+//              (ENOENT: NotFound, "<operation> <path>: no such file or directory").
 //   kDrop      it returns OK and does nothing (a lost rename, remove or sync).
 //   kTruncate  (kNewWritable only) the file opens, every Append and Close report OK, but
 //              only the first `keep_bytes` bytes reach the file: a silently cut transfer.

@@ -41,8 +41,12 @@ Result<LockOwner> ReadLockFile(Env& env, const std::string& path) {
 Status AcquireLockFile(Env& env, const std::string& path, const LockOwner& me) {
   NUTCHFS_RETURN_IF_ERROR(env.CreateDirs(DirOf(path)));
   const std::string contents = EncodeLockOwner(me);
+  Status s;
   for (int attempt = 0; attempt < 3; ++attempt) {
-    Status s = env.CreateExclusive(path, contents);
+    s = env.CreateExclusive(path, contents);
+    // NotFound: the temporary file made to be linked as the lock was removed first, by
+    // the clean-up of a writer that took the lock meanwhile: the next try names it.
+    if (s.IsNotFound()) continue;
     if (!s.IsBusy()) return s;
     auto text = ReadFileToString(env, path);
     if (!text && text.error().IsNotFound()) continue;  // released meanwhile
@@ -53,6 +57,7 @@ Status AcquireLockFile(Env& env, const std::string& path, const LockOwner& me) {
     Status removed = RemoveIfUnchanged(env, path, *text);
     if (!removed.ok() && !removed.IsNotFound() && !removed.IsBusy()) return removed;
   }
+  if (s.IsNotFound()) return s;
   return Status::Busy("lock " + path + " is contended; gave up after 3 attempts");
 }
 
@@ -64,6 +69,12 @@ Status ReleaseLockFile(Env& env, const std::string& path, const LockOwner& me) {
     return Status::Busy("lock " + path + " is not held by this process any more");
   }
   return RemoveIfUnchanged(env, path, *text);
+}
+
+bool BreakableByForce(Env& env, const std::string& path) {
+  auto text = ReadFileToString(env, path);
+  if (!text) return !text.error().IsNotFound();
+  return JudgeLock(DecodeLockOwner(*text, path), CurrentProcess(""), NowMs(), 0, true).breakable;
 }
 
 Result<std::string> BreakLockFile(Env& env, const std::string& path, const LockOwner& me,

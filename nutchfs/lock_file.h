@@ -32,6 +32,11 @@ Status ReleaseLockFile(Env& env, const std::string& path, const LockOwner& me);
 Result<std::string> BreakLockFile(Env& env, const std::string& path, const LockOwner& me,
                                   int64_t now_ms, int64_t lease_ms, bool force);
 
+// Whether BreakLockFile with force and no lease, what the unlock commands do, would
+// remove the lock at path now: false if there is none or a live process on this host
+// holds it. For messages that suggest such a command only where it would work.
+bool BreakableByForce(Env& env, const std::string& path);
+
 // The owner recorded in the lock file at path (Corruption if unreadable).
 Result<LockOwner> ReadLockFile(Env& env, const std::string& path);
 

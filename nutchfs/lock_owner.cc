@@ -148,12 +148,19 @@ LockVerdict JudgeLock(const Result<LockOwner>& owner, const LockOwner& me, int64
     age_ms = o.acquired_ms < 0 ? std::numeric_limits<int64_t>::max()
                                : std::numeric_limits<int64_t>::min();
   }
-  std::string held = "held by " + Describe(o) + " for " + std::to_string(age_ms) + " ms";
-  if (age_ms < lease_ms) {
-    return {false, held + ", less than the lease of " + std::to_string(lease_ms) + " ms"};
+  std::string held = "held by " + Describe(o) + " for " + std::to_string(age_ms) +
+                     " ms; another host's process cannot be checked from here";
+  // A lease only matters to a forced break that asks for one (lease_ms > 0): no message
+  // speaks of a lease otherwise.
+  if (lease_ms > 0 && age_ms < lease_ms) {
+    return {false, held + ", and the lock is younger than the lease of " +
+                       std::to_string(lease_ms) + " ms"};
   }
-  if (!force) return {false, held + ", over the lease; breaking it needs force"};
-  return {true, held + ", over the lease of " + std::to_string(lease_ms) + " ms, forced"};
+  if (!force) return {false, held + "; breaking it needs force"};
+  if (lease_ms > 0) {
+    return {true, held + "; older than the lease of " + std::to_string(lease_ms) + " ms, forced"};
+  }
+  return {true, held + "; forced"};
 }
 
 }  // namespace nutchfs

@@ -150,7 +150,7 @@ Result<int> RunApply(nutchfs::Env& env, const Invocation& inv, Output&) {
   if (!inv.quiet) progress.reporter = &reporter;
   NUTCHFS_ASSIGN_OR_RETURN(progress.total_bytes, TotalSize(env, inv.call_files));
   auto opened = Writer::Open(env, inv.db, options);
-  if (!opened) return Err(WithUnlockHint(opened.error(), inv.db));
+  if (!opened) return Err(WithUnlockHint(env, opened.error(), inv.db));
   std::unique_ptr<Writer> writer = std::move(*opened);
   if (inv.keep) writer->set_keep(*inv.keep);
   for (const std::string& path : inv.call_files) {
@@ -294,8 +294,10 @@ std::string DistwriterBinary() {
       .string();
 }
 
-Status WithUnlockHint(const Status& s, const std::string& db) {
-  if (!s.IsBusy()) return s;
+Status WithUnlockHint(nutchfs::Env& env, const Status& s, const std::string& db) {
+  // `webdb unlock` refuses a live process of this host: its message says what holds the
+  // lock, and pointing to a command that would refuse helps no one.
+  if (!s.IsBusy() || !nutchfs::BreakableByForce(env, db + "/LOCK")) return s;
   return Status::Busy(s.message() + " (if no writer runs on " + db + " any more, `webdb unlock " +
                       db + "` removes the lock)");
 }

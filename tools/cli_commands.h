@@ -47,8 +47,9 @@ Status WriteToStream(std::FILE* out, std::string_view text);
 // The `distwriter` binary beside this one, which `--config` forms launch the writers with.
 std::string DistwriterBinary();
 
-// s, and when it is Busy (a writer holds db's LOCK), how to break a lock left behind.
-Status WithUnlockHint(const Status& s, const std::string& db);
+// s, and when it is Busy (a writer holds db's LOCK) and `webdb unlock` could remove that
+// lock, how to break a lock left behind.
+Status WithUnlockHint(nutchfs::Env& env, const Status& s, const std::string& db);
 
 }  // namespace tools
 

@@ -58,7 +58,9 @@ class CrawlSession {
       webdb::WriterOptions options;
       options.memory_budget = inv.memory_budget;
       if (!inv.quiet) options.progress = s->reporter_.AsProgressFn();
-      NUTCHFS_ASSIGN_OR_RETURN(s->writer_, webdb::Writer::Open(env, inv.db, options));
+      auto writer = webdb::Writer::Open(env, inv.db, options);
+      if (!writer) return Err(WithUnlockHint(env, writer.error(), inv.db));
+      s->writer_ = std::move(*writer);
       return s;
     }
     NUTCHFS_ASSIGN_OR_RETURN(s->scratch_, ScratchDir::Create(env, "crawl"));

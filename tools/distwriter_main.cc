@@ -228,6 +228,15 @@ Status CheckWriterRange(const Args& a, const distwriter::DistConfig& config) {
                                              a.config, config.k, config.k - 1));
 }
 
+// Whether `distwriter unlock` would remove writer's LOCK now (not when a live process of
+// this host holds it): only then do messages suggest it.
+bool UnlockWouldBreak(const distwriter::DistConfig& config, int writer) {
+  auto fs = nutchfs::NutchFs::Open(config.cluster, "");
+  if (!fs) return false;
+  auto at = (*fs)->Locate(config.WriterFile(writer, "LOCK"));
+  return at && nutchfs::BreakableByForce(*at->env, at->path);
+}
+
 // Breaks writer I's LOCK unless a live process on this host holds it.
 Status Unlock(const Args& a, const distwriter::DistConfig& config) {
   NUTCHFS_RETURN_IF_ERROR(CheckWriterRange(a, config));
@@ -249,7 +258,7 @@ Status Unlock(const Args& a, const distwriter::DistConfig& config) {
 Result<distwriter::RoundReport> RunWriter(const Args& a, const distwriter::DistConfig& config,
                                           const distwriter::RunOptions& options) {
   auto ran = distwriter::RunRound(config, options);
-  if (!ran && ran.error().IsBusy()) {
+  if (!ran && ran.error().IsBusy() && UnlockWouldBreak(config, *a.writer)) {
     return nutchfs::Err(Status::Busy(
         fmt::format("{} (if writer {} runs no more, `distwriter unlock --config {} --writer {}` "
                     "removes its lock)",

@@ -108,7 +108,7 @@ Result<int> RunRank(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
                stderr);
   };
   auto report = webdb::RankDb(env, params);
-  if (!report) return Err(WithUnlockHint(report.error(), inv.db));
+  if (!report) return Err(WithUnlockHint(env, report.error(), inv.db));
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (inv.json) {
     NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, RankJson(*report, iterations, seconds, steps)));

@@ -85,7 +85,7 @@ Result<int> RunRollback(nutchfs::Env& env, const Invocation& inv, std::FILE*) {
     return kExitOk;
   }
   auto result = webdb::RollbackDb(env, inv.db, *inv.version, StepObserver());
-  if (!result) return Err(WithUnlockHint(result.error(), inv.db));
+  if (!result) return Err(WithUnlockHint(env, result.error(), inv.db));
   SayRolledBack(inv, *result, "version");
   return kExitOk;
 }
@@ -100,7 +100,7 @@ Result<int> RunKeep(nutchfs::Env& env, const Invocation& inv, std::FILE*) {
     return kExitOk;
   }
   auto opened = webdb::Writer::Open(env, inv.db, webdb::WriterOptions{});
-  if (!opened) return Err(WithUnlockHint(opened.error(), inv.db));
+  if (!opened) return Err(WithUnlockHint(env, opened.error(), inv.db));
   (*opened)->set_keep(*inv.keep);
   NUTCHFS_RETURN_IF_ERROR((*opened)->Close());
   Say(inv, fmt::format("{} keeps {} versions", inv.db, *inv.keep));

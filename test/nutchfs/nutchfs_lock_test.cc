@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <limits>
 #include <thread>
 
 #include "nutchfs/clock.h"
+#include "nutchfs/fault_env.h"
 #include "nutchfs/lock_file.h"
 #include "nutchfs/lock_owner.h"
 #include "nutchfs/nutchfs.h"
@@ -206,6 +208,38 @@ TEST_CASE("of many threads taking one lock, exactly one wins", "[nutchfs]") {
   CHECK(winners == 1);
 }
 
+// Issue 36, item 17: of eight concurrent applies, losers failed with "LOCK: no such file
+// or directory": the winner's clean-up removed the temporary file a loser was about to
+// link as LOCK (CreateExclusive then fails NotFound), instead of the loser naming the
+// holder.
+TEST_CASE("a lock whose temporary file vanishes before it is linked is tried again",
+          "[nutchfs][fault]") {
+  testutil::TempDir dir;
+  auto local = nutchfs::NewLocalEnv();
+  auto env = nutchfs::NewFaultEnv(local.get());
+  const std::string path = dir.File("db/LOCK");
+  const LockOwner me = nutchfs::CurrentProcess("m");
+  REQUIRE(env->Inject({nutchfs::FaultOp::kCreateExclusive, 1, nutchfs::FaultKind::kError, 1, 0,
+                       ENOENT})
+              .ok());
+  nutchfs::Status taken = nutchfs::AcquireLockFile(*env, path, me);
+  INFO(taken.ToString());
+  CHECK(taken.ok());
+  CHECK(nutchfs::ReadLockFile(*local, path)->token == me.token);
+  // Held: a second process's vanished temporary file ends in the holder's name.
+  REQUIRE(env->Inject({nutchfs::FaultOp::kCreateExclusive, 1, nutchfs::FaultKind::kError, 1, 0,
+                       ENOENT})
+              .ok());
+  nutchfs::Status busy = nutchfs::AcquireLockFile(*env, path, nutchfs::CurrentProcess("other"));
+  CHECK(busy.IsBusy());
+  CHECK_THAT(busy.message(), Catch::Contains("held by live pid"));
+  // A lock directory that is gone for good is NotFound after the tries.
+  REQUIRE(env->Inject({nutchfs::FaultOp::kCreateExclusive, 1, nutchfs::FaultKind::kError, -1, 0,
+                       ENOENT})
+              .ok());
+  CHECK(nutchfs::AcquireLockFile(*env, dir.File("x/LOCK"), me).IsNotFound());
+}
+
 TEST_CASE("lock owners encode and decode, bad files are Corruption", "[nutchfs]") {
   LockOwner o = nutchfs::CurrentProcess("m1");
   auto back = nutchfs::DecodeLockOwner(nutchfs::EncodeLockOwner(o), "/x/LOCK");
@@ -238,7 +272,7 @@ TEST_CASE("a lock file's time far from now gives an age, not an overflow", "[nut
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   auto verdict = nutchfs::JudgeLock(owner, me, kMax, 3600000, true);
   CHECK(verdict.breakable);
-  CHECK_THAT(verdict.reason, Catch::Contains("over the lease"));
+  CHECK_THAT(verdict.reason, Catch::Contains("older than the lease"));
 
   LockOwner ancient = *owner;
   ancient.acquired_ms = std::numeric_limits<int64_t>::min();
@@ -248,5 +282,5 @@ TEST_CASE("a lock file's time far from now gives an age, not an overflow", "[nut
   future.acquired_ms = kMax;
   verdict = nutchfs::JudgeLock(future, me, -nutchfs::NowMs(), 3600000, true);
   CHECK_FALSE(verdict.breakable);
-  CHECK_THAT(verdict.reason, Catch::Contains("less than the lease"));
+  CHECK_THAT(verdict.reason, Catch::Contains("younger than the lease"));
 }

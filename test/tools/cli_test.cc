@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "nutchfs/clock.h"
 #include "nutchfs/lock_owner.h"
 #include "test/util/model.h"
 #include "test/util/session.h"
@@ -290,6 +291,39 @@ TEST_CASE("unlock removes the lock of a writer that is gone, never a live one") 
   RunResult live = Run(dir, {"unlock", db});
   CHECK(live.exit_code == 4);
   CHECK_THAT(live.err, Catch::Contains("live"));
+}
+
+// Issue 36, item 17: a 172 ms old lock of another host was "over the lease" when apply
+// met it, and "over the lease of 0 ms" when unlock removed it; a live local holder's
+// message pointed to `webdb unlock`, which refuses it.
+TEST_CASE("lock messages say what holds the lock and only suggest what works") {
+  testutil::TempDir dir;
+  const std::string db = dir.File("db");
+  MustRun(dir, {"create", db});
+  WriteWholeFile(dir.File("calls.jsonl"), kCalls);
+  nutchfs::LockOwner other = nutchfs::CurrentProcess("webdb writer");
+  other.host = "elsewhere.example";
+  other.acquired_ms = nutchfs::NowMs() - 172;
+  auto env = nutchfs::NewLocalEnv();
+  REQUIRE(env->CreateExclusive(db + "/LOCK", nutchfs::EncodeLockOwner(other)).ok());
+  RunResult busy = Run(dir, {"apply", db, dir.File("calls.jsonl"), "-q"});
+  CHECK(busy.exit_code == 4);
+  CHECK_THAT(busy.err, Catch::Contains("held by pid " + std::to_string(other.pid) +
+                                       " on host elsewhere.example") &&
+                           Catch::Contains("another host") && !Catch::Contains("lease") &&
+                           Catch::Contains("`webdb unlock " + db + "`"));
+  RunResult unlocked = Run(dir, {"unlock", db});
+  CHECK(unlocked.exit_code == 0);
+  CHECK_THAT(unlocked.err, Catch::Contains("removed the lock of " + db) &&
+                               Catch::Contains("elsewhere.example") && !Catch::Contains("lease"));
+  // A live local holder (this test process): stop it, unlock would refuse.
+  REQUIRE(env->CreateExclusive(db + "/LOCK",
+                               nutchfs::EncodeLockOwner(nutchfs::CurrentProcess("test")))
+              .ok());
+  RunResult live = Run(dir, {"apply", db, dir.File("calls.jsonl"), "-q"});
+  CHECK(live.exit_code == 4);
+  CHECK_THAT(live.err, Catch::Contains("held by live pid " + std::to_string(::getpid())) &&
+                           !Catch::Contains("unlock"));
 }
 
 TEST_CASE("dumps escape bytes that are not UTF-8") {
