@@ -164,12 +164,16 @@ Status CheckUrlArg(const std::string& url) {
   return s.ok() ? s : Usage("bad URL argument: " + s.message());
 }
 
-Result<int64_t> ParseIntArg(const char* name, const std::string& text, int64_t min, int64_t max) {
+// name is what the user wrote the value after: an option ("--top") or, for an argument,
+// the command and the argument's name ("keep N"), which the message joins with " = ".
+Result<int64_t> ParseIntArg(std::string_view name, const std::string& text, int64_t min,
+                            int64_t max) {
   int64_t n = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty() || n < min ||
       n > max) {
-    return Err(Usage(fmt::format("--{} {}: expected an integer in {}..{}", name, text, min, max)));
+    return Err(Usage(fmt::format("{}{}{}: expected an integer in {}..{}", name,
+                                 name.starts_with("--") ? " " : " = ", text, min, max)));
   }
   return n;
 }
@@ -201,10 +205,10 @@ Status FillGenerateArgs(const po::variables_map& vm, CrawlArgs* c) {
   };
   auto top = opt("top");
   if (!top) return Usage("generate needs --top N");
-  NUTCHFS_ASSIGN_OR_RETURN(int64_t n, ParseIntArg("top", *top, 1, kMax));
+  NUTCHFS_ASSIGN_OR_RETURN(int64_t n, ParseIntArg("--top", *top, 1, kMax));
   c->top = static_cast<uint64_t>(n);
   if (auto m = opt("max-per-host")) {
-    NUTCHFS_ASSIGN_OR_RETURN(int64_t cap, ParseIntArg("max-per-host", *m, 1, kMax));
+    NUTCHFS_ASSIGN_OR_RETURN(int64_t cap, ParseIntArg("--max-per-host", *m, 1, kMax));
     c->max_per_host = static_cast<uint64_t>(cap);
   }
   if (auto by = opt("by")) {
@@ -212,10 +216,10 @@ Status FillGenerateArgs(const po::variables_map& vm, CrawlArgs* c) {
     c->by_domain = *by == "domain";
   }
   if (auto now = opt("now")) {
-    NUTCHFS_ASSIGN_OR_RETURN(c->now, ParseIntArg("now", *now, 0, kMax));
+    NUTCHFS_ASSIGN_OR_RETURN(c->now, ParseIntArg("--now", *now, 0, kMax));
   }
   if (auto days = opt("lease-days")) {
-    NUTCHFS_ASSIGN_OR_RETURN(int64_t d, ParseIntArg("lease-days", *days, 0, 100000));
+    NUTCHFS_ASSIGN_OR_RETURN(int64_t d, ParseIntArg("--lease-days", *days, 0, 100000));
     c->lease_ms = d * 24 * 3600 * 1000;
   }
   // nextFetch 2^63-1 is "never" (a gone page): a lease past it would wrap negative and
@@ -239,23 +243,23 @@ Status FillCrawlArgs(const po::variables_map& vm, const std::vector<std::string>
   c.follow_nofollow = vm["follow-nofollow"].as<bool>();
   if (vm.count("max-retries")) {
     NUTCHFS_ASSIGN_OR_RETURN(
-        c.max_retries, ParseIntArg("max-retries", vm["max-retries"].as<std::string>(), 0, 255));
+        c.max_retries, ParseIntArg("--max-retries", vm["max-retries"].as<std::string>(), 0, 255));
   }
   if (vm.count("retry-delay-days")) {
     NUTCHFS_ASSIGN_OR_RETURN(
         int64_t d,
-        ParseIntArg("retry-delay-days", vm["retry-delay-days"].as<std::string>(), 0, 100000));
+        ParseIntArg("--retry-delay-days", vm["retry-delay-days"].as<std::string>(), 0, 100000));
     c.retry_delay_ms = d * 24 * 3600 * 1000;
   }
   if (vm.count("fetchlist")) c.fetchlist = vm["fetchlist"].as<std::string>();
   if (vm.count("max-outlinks")) {
     NUTCHFS_ASSIGN_OR_RETURN(
         c.max_outlinks,
-        ParseIntArg("max-outlinks", vm["max-outlinks"].as<std::string>(), 0, 1 << 30));
+        ParseIntArg("--max-outlinks", vm["max-outlinks"].as<std::string>(), 0, 1 << 30));
   }
   if (vm.count("max-anchor")) {
     NUTCHFS_ASSIGN_OR_RETURN(
-        c.max_anchor, ParseIntArg("max-anchor", vm["max-anchor"].as<std::string>(), 0, 65535));
+        c.max_anchor, ParseIntArg("--max-anchor", vm["max-anchor"].as<std::string>(), 0, 65535));
   }
   if (inv->command == "generate") return FillGenerateArgs(vm, &c);
   if (inv->command == "calls") return FillCallsArgs(args, inv);
@@ -266,7 +270,7 @@ Status FillCrawlArgs(const po::variables_map& vm, const std::vector<std::string>
   return Status::OK();
 }
 
-Result<uint64_t> ParseVersionArg(const char* what, const std::string& text) {
+Result<uint64_t> ParseVersionArg(std::string_view what, const std::string& text) {
   NUTCHFS_ASSIGN_OR_RETURN(int64_t v, ParseIntArg(what, text, 1, std::numeric_limits<int64_t>::max()));
   return static_cast<uint64_t>(v);
 }
@@ -293,20 +297,20 @@ Status FillRankArgs(const po::variables_map& vm, webdb::RankOptions* o) {
 Status FillVersionArgs(const po::variables_map& vm, const std::vector<std::string>& args,
                        Invocation* inv) {
   if (vm.count("version")) {
-    NUTCHFS_ASSIGN_OR_RETURN(inv->version, ParseVersionArg("version", vm["version"].as<std::string>()));
+    NUTCHFS_ASSIGN_OR_RETURN(inv->version, ParseVersionArg("--version", vm["version"].as<std::string>()));
     if (inv->command == "generate" && !inv->crawl.dry_run) {
       return Usage("generate --version V needs --dry-run: leases go to the current version");
     }
   }
   if (vm.count("keep")) {
-    NUTCHFS_ASSIGN_OR_RETURN(int64_t keep, ParseIntArg("keep", vm["keep"].as<std::string>(), 1,
+    NUTCHFS_ASSIGN_OR_RETURN(int64_t keep, ParseIntArg("--keep", vm["keep"].as<std::string>(), 1,
                                                        webdb::kMaxKeep));
     inv->keep = static_cast<uint32_t>(keep);
   }
   if (inv->command == "rollback") {
-    NUTCHFS_ASSIGN_OR_RETURN(inv->version, ParseVersionArg("VERSION", args[1]));
+    NUTCHFS_ASSIGN_OR_RETURN(inv->version, ParseVersionArg("rollback VERSION", args[1]));
   } else if (inv->command == "keep") {
-    NUTCHFS_ASSIGN_OR_RETURN(int64_t keep, ParseIntArg("N", args[1], 1, webdb::kMaxKeep));
+    NUTCHFS_ASSIGN_OR_RETURN(int64_t keep, ParseIntArg("keep N", args[1], 1, webdb::kMaxKeep));
     inv->keep = static_cast<uint32_t>(keep);
   }
   if (inv->json && inv->text) return Usage("--json and --text exclude each other");
@@ -438,7 +442,26 @@ Result<size_t> ParseMemorySize(std::string_view text) {
   uint64_t n = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
   if (ec != std::errc() || end == text.data()) return bad("expected a size such as 256M or 1G");
+  constexpr std::string_view kUnits = "KMGT";
+  auto shift_of = [&](char unit) -> int {
+    size_t i = kUnits.find(static_cast<char>(std::toupper(static_cast<unsigned char>(unit))));
+    return i == std::string_view::npos ? -1 : 10 * static_cast<int>(i + 1);
+  };
   std::string_view unit(end, text.data() + text.size() - end);
+  if (unit.starts_with('.')) {
+    // 1.5G: said in the next smaller unit when that makes it whole.
+    double value = 0;
+    std::from_chars(text.data(), text.data() + text.size(), value);
+    const int shift = unit.size() >= 2 ? shift_of(unit.back()) : -1;
+    const double smaller = value * 1024;
+    if (shift > 0 && smaller == static_cast<double>(static_cast<uint64_t>(smaller))) {
+      return bad(fmt::format("a whole number is expected ({} is {}{})", text,
+                             static_cast<uint64_t>(smaller),
+                             shift == 10 ? std::string() : std::string(1, kUnits[shift / 10 - 2])));
+    }
+    return bad("a whole number is expected");
+  }
+  std::string_view suffix = unit;
   if (unit.ends_with("iB")) {
     unit.remove_suffix(2);
     if (unit.empty()) return bad("expected K, M, G or T before iB");
@@ -446,13 +469,12 @@ Result<size_t> ParseMemorySize(std::string_view text) {
     unit.remove_suffix(1);
   }
   int shift = 0;
-  if (unit.size() > 1) return bad("unknown unit");
-  if (unit.size() == 1) {
-    constexpr std::string_view kUnits = "KMGT";
-    size_t i = kUnits.find(static_cast<char>(std::toupper(static_cast<unsigned char>(unit[0]))));
-    if (i == std::string_view::npos) return bad("unknown unit");
-    shift = 10 * static_cast<int>(i + 1);
+  if (unit.size() > 1 || (unit.size() == 1 && shift_of(unit[0]) < 0)) {
+    return bad(fmt::format("unknown unit '{}': expected K, M, G or T (powers of 1024), "
+                           "optionally with B or iB",
+                           suffix));
   }
+  if (unit.size() == 1) shift = shift_of(unit[0]);
   if (n > (std::numeric_limits<size_t>::max() >> shift)) return bad("too large");
   size_t bytes = static_cast<size_t>(n) << shift;
   if (bytes < kMinMemoryBudget) return bad("less than the minimum of 1M");

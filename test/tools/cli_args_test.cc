@@ -88,6 +88,23 @@ TEST_CASE("each command's arguments") {
   CHECK(MustParse({"stats", "db", "--json"}).json);
 }
 
+// Issue 36, item 18: `webdb keep DB 0` said "--N 0"; --memory 1.5G said "unknown unit".
+TEST_CASE("usage errors name what was written") {
+  CheckUsageError({"keep", "db", "0"}, "keep N = 0: expected an integer in 1..10000");
+  CheckUsageError({"rollback", "db", "x"}, "rollback VERSION = x: expected an integer in 1..");
+  auto usage = [](const char* size, const std::string& why) {
+    auto r = ParseMemorySize(size);
+    INFO(size);
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message(), Catch::Contains(std::string("--memory ") + size + ": " + why));
+  };
+  usage("1.5G", "a whole number is expected (1.5G is 1536M)");
+  usage("0.25M", "a whole number is expected (0.25M is 256K)");
+  usage("1.3K", "a whole number is expected");
+  usage("12X", "unknown unit 'X': expected K, M, G or T (powers of 1024), optionally with B or iB");
+  usage("1MM", "unknown unit 'MM'");
+}
+
 TEST_CASE("usage errors") {
   CheckUsageError({}, "no command given");
   CheckUsageError({"frob", "db"}, "unknown command 'frob'");

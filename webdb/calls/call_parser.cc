@@ -305,10 +305,51 @@ Status CheckLineBytes(std::string_view line) {
     if (c >= 0x20 || c == '\t' || c == '\r') continue;
     char what[32];
     std::snprintf(what, sizeof(what), c == 0 ? "NUL byte" : "control character 0x%02X", c);
+    char escape[8];
+    std::snprintf(escape, sizeof(escape), "\\u%04x", c);
     return Bad(std::string(what) + " at column " + std::to_string(i + 1) +
-               ": not allowed in JSON (inside a string, write it as an escape such as \\u000c)");
+               ": not allowed in JSON (inside a string, write it as " + escape + ")");
   }
   return Status::OK();
+}
+
+// What a line that is no JSON object holds, by its first character, for the message.
+std::string_view NotAnObject(std::string_view text) {
+  if (text.starts_with('[')) return "an array";
+  if (text.starts_with('"')) return "a string";
+  if (!text.empty() && (text[0] == '-' || (text[0] >= '0' && text[0] <= '9'))) return "a number";
+  for (std::string_view word : {"true", "false", "null"}) {
+    if (text.starts_with(word) && text.find_first_not_of(" \t\r", word.size()) == text.npos) {
+      return word;
+    }
+  }
+  return "text that is not JSON";
+}
+
+// The offset just past the object that starts at line[first], found by matching braces
+// and brackets outside strings; npos if the line ends first. simdjson never sees an
+// object left open (its on-demand parser read past its structural index on the fuzzed
+// line `{"op":`), nor text after one.
+size_t ObjectEnd(std::string_view line, size_t first) {
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = first; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if ((c == '}' || c == ']') && --depth == 0) {
+      return i + 1;
+    }
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace
@@ -328,13 +369,17 @@ Status CallParser::Parse(std::string_view line, Call* call) {
 
 Result<Call> CallParser::ParseJson(std::string_view line) {
   NUTCHFS_RETURN_IF_ERROR(CheckLineBytes(line));
-  // An object left open at the end of the line is refused before simdjson sees it: its
-  // on-demand parser then reads a value past the structural index (the fuzzed line
-  // `{"op":` crashed it).
   const size_t first = line.find_first_not_of(" \t\r");
-  if (first != std::string_view::npos && line[first] == '{' &&
-      line[line.find_last_not_of(" \t\r")] != '}') {
-    return Err(Bad("invalid JSON: the object is not closed"));
+  const std::string_view text = line.substr(std::min(first, line.size()));
+  if (!text.starts_with('{')) {
+    return Err(Bad("a call is one JSON object {...} a line; found " +
+                   std::string(NotAnObject(text))));
+  }
+  const size_t end = ObjectEnd(line, first);
+  if (end == std::string_view::npos) return Err(Bad("invalid JSON: the object is not closed"));
+  if (const size_t after = line.find_first_not_of(" \t\r", end); after != line.npos) {
+    return Err(Bad("unexpected text after the JSON object, at column " +
+                   std::to_string(after + 1)));
   }
   sj::document doc;
   if (auto e = rep_->parser.iterate(line.data(), line.size(), line.size() + kPadding).get(doc)) {

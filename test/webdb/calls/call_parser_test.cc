@@ -119,12 +119,47 @@ TEST_CASE("malformed JSON is rejected") {
   CheckRejected("{\"op\":\"deletePage\",\"url\":\"http://x/\xc3\"}", "invalid JSON");  // bad UTF-8
   CheckRejected("{\"op\":\"deletePage\",\"url\":\"a\tb\"}", "invalid JSON");  // raw control char
   CheckRejected(R"({"op":"deletePage","url":"\ud800"})", "invalid JSON");     // lone surrogate
-  CheckRejected(R"(["op"])", "expected an object, got an array");
+  CheckRejected(R"(["op"])", "found an array");
   CheckRejected(R"("addPage")", "");
   CheckRejected("nul", "");
   // Found by call_line_fuzz: an object left open crashed simdjson's on-demand parser.
   CheckRejected(R"({"op":)", "invalid JSON: the object is not closed");
   CheckRejected(R"( {"op":"deletePage","url":)" " \r", "invalid JSON: the object is not closed");
+}
+
+// Issue 36, item 18: a scalar line got simdjson's advice on its own API, text after a
+// closed object was "the object is not closed", and a NUL was to be written \u000c.
+TEST_CASE("malformed lines are named plainly") {
+  const std::pair<const char*, const char*> scalars[] = {
+      {"5", "a number"},       {"-1.5e3", "a number"}, {R"("addPage")", "a string"},
+      {"true", "true"},        {"false", "false"},     {"null", "null"},
+      {"nul", "text that is not JSON"}};
+  for (const auto& [line, what] : scalars) {
+    auto call = ParseLine(line);
+    INFO(line);
+    REQUIRE_FALSE(call);
+    CHECK(call.error().message() ==
+          std::string("a call is one JSON object {...} a line; found ") + what);
+  }
+  CheckRejected(R"(["op"])", "a call is one JSON object {...} a line; found an array");
+  for (const char* line : {R"({"op":"deletePage","url":"http://x/"} x)",
+                           R"({"op":"deletePage","url":"http://x/"}})",
+                           R"({"op":"deletePage","url":"http://x/"}{})",
+                           R"({"op":"deletePage","url":"}"} ])"}) {
+    auto call = ParseLine(line);
+    INFO(line);
+    REQUIRE_FALSE(call);
+    CHECK_THAT(call.error().message(), Catch::StartsWith("unexpected text after the JSON object"));
+  }
+  CheckRejected(R"({"op":"deletePage","url":"x}"   )", "the object is not closed");
+  CheckRejected(R"({"op":"deletePage","url":"x\"})", "the object is not closed");
+  CheckRejected(std::string(R"({"op":"deletePage","url":"a)") + '\0' + R"("})",
+                "NUL byte at column 28: not allowed in JSON (inside a string, write it as \\u0000)");
+  CheckRejected(R"({"op":"deletePage","url":"a)" "\x1b" R"("})",
+                "control character 0x1B at column 28: not allowed in JSON (inside a string, "
+                "write it as \\u001b)");
+  auto escaped = ParseLine(R"({"op":"deletePage","url":"x\\"} )");
+  CHECK(escaped);  // a backslash escape ends no string early
 }
 
 TEST_CASE("ops and call shapes are checked") {
