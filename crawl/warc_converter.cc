@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "crawl/domain.h"
+#include "crawl/html_charset.h"
 #include "crawl/http_response.h"
 #include "crawl/url.h"
 #include "crawl/url_list.h"
@@ -132,7 +133,10 @@ Status WarcConverter::AddResponse(const std::string& url, int64_t date, const Wa
       ++stats_.html_pages;
       stats_.html_bytes += response->body.size();
       ScopedTimer timer(&stats_.links_ns);
-      links = ExtractLinks(response->body, url, options_.links, options_.filter);
+      std::string decoded;
+      const HtmlText html = DecodeHtml(response->body, response->Header("Content-Type"), &decoded);
+      if (html.encoding->kind != Encoding::Kind::kUtf8) ++stats_.legacy_charset;
+      links = ExtractLinks(html.text, url, options_.links, options_.filter);
     } else {
       ++stats_.other_pages;
     }

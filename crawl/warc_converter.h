@@ -1,6 +1,7 @@
 // Turns what a crawler fetched, as WARC records, into writer calls on a webdb::CallSink:
 // the `update` step of the crawl cycle. Every rule is in docs/CRAWL.md, "Update"; in
-// short: 2xx pages get the md5 of their body and their outlinks (addLink plus
+// short: 2xx pages get the md5 of their body and their outlinks (HTML decoded from its
+// character encoding as browsers decode it, crawl/html_charset.h; addLink plus
 // addPageIfNotPresent with that link per target), 3xx pages one outlink to the resolved
 // Location, 404/410 pages are never due again, other failures are retried and deleted
 // past max_retries, revisits (and 304s) only move nextFetch. The first response or
@@ -54,6 +55,7 @@ struct UpdateStats {
   uint64_t revisits = 0;       // revisit records and 304 responses
   uint64_t links = 0;          // addLink calls
   uint64_t html_bytes = 0;     // decoded bodies of HTML pages
+  uint64_t legacy_charset = 0;  // HTML pages decoded from an encoding other than UTF-8
   uint64_t bad_records = 0;    // skipped with skip_bad (fetch list lines too)
   std::map<std::string, uint64_t> skipped;  // by reason: record type, "revisit of unknown page"
   // Nanoseconds spent reading records (decompression and framing), parsing HTTP

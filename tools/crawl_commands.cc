@@ -158,10 +158,12 @@ std::string UpdateSummary(const crawl::UpdateStats& s, double apply_seconds) {
   return fmt::format(
       "{{\"records\":{},\"pagesFetched\":{},\"html\":{},\"other\":{},\"redirects\":{},"
       "\"gone\":{},\"failures\":{},\"networkFailures\":{},\"deleted\":{},\"revisits\":{},"
-      "\"links\":{},\"htmlBytes\":{},\"bad\":{},\"skipped\":{{{}}},\"seconds\":{{"
-      "\"read\":{:.3f},\"http\":{:.3f},\"links\":{:.3f},\"calls\":{:.3f},\"apply\":{:.3f}}}}}\n",
+      "\"links\":{},\"htmlBytes\":{},\"legacyCharset\":{},\"bad\":{},\"skipped\":{{{}}},"
+      "\"seconds\":{{\"read\":{:.3f},\"http\":{:.3f},\"links\":{:.3f},\"calls\":{:.3f},"
+      "\"apply\":{:.3f}}}}}\n",
       s.records, s.pages_fetched(), s.html_pages, s.other_pages, s.redirects, s.gone, s.failures,
-      s.network_failures, s.deleted, s.revisits, s.links, s.html_bytes, s.bad_records, skipped,
+      s.network_failures, s.deleted, s.revisits, s.links, s.html_bytes, s.legacy_charset,
+      s.bad_records, skipped,
       s.read_ns / 1e9, s.http_ns / 1e9, s.links_ns / 1e9, s.calls_ns / 1e9, apply_seconds);
 }
 

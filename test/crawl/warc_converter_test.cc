@@ -120,6 +120,85 @@ TEST_CASE("a 2xx HTML page: page, links and their targets", "[update]") {
   CHECK(f.stats.links == 2);
 }
 
+// The link targets of the HTML page body served with headers.
+std::vector<std::string> Targets(std::string_view headers, std::string_view body) {
+  Fixture f;
+  REQUIRE(f.Convert(Response("http://a.example/dir/", 200, headers, body)).ok());
+  std::vector<std::string> urls;
+  for (const Call& c : f.sink.calls) {
+    if (c.op == Call::Op::kAddLink) urls.push_back(c.link->url);
+  }
+  return urls;
+}
+
+// UTF-16 code units (ASCII and Latin-1 text) as bytes, little- or big-endian.
+std::string Utf16(std::u16string_view text, bool big_endian) {
+  std::string out;
+  for (char16_t u : text) {
+    const char lo = static_cast<char>(u & 0xFF), hi = static_cast<char>(u >> 8);
+    out += big_endian ? std::string{hi, lo} : std::string{lo, hi};
+  }
+  return out;
+}
+
+// Issue 36, item 8: pages in legacy encodings were read as UTF-8, so their non-ASCII
+// hrefs became U+FFFD (/café and /cafè both /caf%EF%BF%BD) and a UTF-16 page gave no
+// links. Each page's bytes are written out here, in its own encoding.
+TEST_CASE("hrefs of pages in legacy encodings are decoded, then percent-encoded as UTF-8",
+          "[update]") {
+  const std::string html = "Content-Type: text/html\r\n";
+  const std::string base = "http://a.example/";
+  struct Page {
+    const char* what;
+    std::string headers, body;
+    std::vector<std::string> want;
+  };
+  const std::string nihon = "%E6%97%A5%E6%9C%AC", tokyo = "%E6%9D%B1%E4%BA%AC";
+  const std::vector<Page> pages = {
+      {"Shift_JIS by HTTP", "Content-Type: text/html; charset=Shift_JIS\r\n",
+       "<a href=/\x93\xFA\x96\x7B>1</a><a href=/\x93\x8C\x8B\x9E>2</a><a href=/\x95\x5C>3</a>",
+       {base + nihon, base + tokyo, base + "%E8%A1%A8"}},
+      {"EUC-JP by meta", html,
+       "<meta charset=euc-jp><a href=/\xC6\xFC\xCB\xDC>1</a><a href=/\xC5\xEC\xB5\xFE>2</a>",
+       {base + nihon, base + tokyo}},
+      {"GBK by meta http-equiv", html,
+       "<meta http-equiv=Content-Type content='text/html; charset=gb2312'>"
+       "<a href=/\xD6\xD0\xCE\xC4>1</a>",
+       {base + "%E4%B8%AD%E6%96%87"}},
+      {"windows-1251 by meta", html,
+       "<meta charset=windows-1251><a href=/\xCF\xF0\xE8\xE2\xE5\xF2>1</a>",
+       {base + "%D0%9F%D1%80%D0%B8%D0%B2%D0%B5%D1%82"}},
+      {"ISO-8859-1 by meta", html,
+       "<meta charset=iso-8859-1><a href=/caf\xE9>1</a><a href=/caf\xE8>2</a>",
+       {base + "caf%C3%A9", base + "caf%C3%A8"}},
+      {"undeclared, not UTF-8: windows-1252", html, "<a href=/caf\xE9>1</a><a href=/caf\xE8>2</a>",
+       {base + "caf%C3%A9", base + "caf%C3%A8"}},
+      {"undeclared UTF-8", html, "<a href=/caf\xC3\xA9>1</a>", {base + "caf%C3%A9"}},
+      {"UTF-16LE by BOM", html, "\xFF\xFE" + Utf16(u"<a href=/caf\u00e9>1</a><a href=/x>2</a>", false),
+       {base + "caf%C3%A9", base + "x"}},
+      {"UTF-16BE by BOM", html, "\xFE\xFF" + Utf16(u"<a href=/caf\u00e8>1</a>", true),
+       {base + "caf%C3%A8"}},
+      {"UTF-16LE by HTTP", "Content-Type: text/html; charset=utf-16le\r\n",
+       Utf16(u"<a href=/caf\u00e9>1</a>", false), {base + "caf%C3%A9"}},
+  };
+  for (const Page& p : pages) {
+    INFO(p.what);
+    CHECK(Targets(p.headers, p.body) == p.want);
+  }
+}
+
+TEST_CASE("anchor text is decoded from the page's encoding too", "[update]") {
+  Fixture f;
+  REQUIRE(f.Convert(Response("http://a.example/", 200,
+                             "Content-Type: text/html; charset=shift_jis\r\n",
+                             "<a href=/x>\x93\xFA\x96\x7B</a>"))
+              .ok());
+  REQUIRE(f.sink.calls.size() == 3);
+  CHECK(f.sink.calls[1].link->anchor == "日本");
+  // The md5 is of the bytes as served, whatever their encoding.
+  CHECK(f.sink.calls[0].page.md5 == webdb::Md5Of("<a href=/x>\x93\xFA\x96\x7B</a>"));
+}
+
 TEST_CASE("the fetched page keeps its fetch interval and scores, retries reset", "[update]") {
   Fixture f;
   webdb::Page old = webdb::Page::WithDefaults("http://a.example/");
