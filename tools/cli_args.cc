@@ -297,7 +297,8 @@ Status FillRankArgs(const po::variables_map& vm, webdb::RankOptions* o) {
 Status FillVersionArgs(const po::variables_map& vm, const std::vector<std::string>& args,
                        Invocation* inv) {
   if (vm.count("version")) {
-    NUTCHFS_ASSIGN_OR_RETURN(inv->version, ParseVersionArg("--version", vm["version"].as<std::string>()));
+    NUTCHFS_ASSIGN_OR_RETURN(inv->version,
+                             ParseVersionArg("--version", vm["version"].as<std::string>()));
     if (inv->command == "generate" && !inv->crawl.dry_run) {
       return Usage("generate --version V needs --dry-run: leases go to the current version");
     }

@@ -19,7 +19,8 @@ TEST_CASE("encodings are found by the standard's labels", "[charset]") {
       {"sjis", "Shift_JIS"},        {"windows-31j", "Shift_JIS"},  {"x-euc-jp", "EUC-JP"},
       {"gb2312", "GBK"},            {"GBK", "GBK"},                {"cp1251", "windows-1251"},
       {"utf-16", "UTF-16LE"},       {"unicodefffe", "UTF-16BE"},   {"iso-2022-kr", "replacement"},
-      {"ks_c_5601-1987", "EUC-KR"}, {"koi8_r", "KOI8-R"},          {"x-user-defined", "x-user-defined"}};
+      {"ks_c_5601-1987", "EUC-KR"}, {"koi8_r", "KOI8-R"},
+      {"x-user-defined", "x-user-defined"}};
   for (const auto& [label, name] : cases) {
     INFO(label);
     const Encoding* e = EncodingForLabel(label);

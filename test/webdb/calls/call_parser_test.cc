@@ -154,7 +154,8 @@ TEST_CASE("malformed lines are named plainly") {
   CheckRejected(R"({"op":"deletePage","url":"x}"   )", "the object is not closed");
   CheckRejected(R"({"op":"deletePage","url":"x\"})", "the object is not closed");
   CheckRejected(std::string(R"({"op":"deletePage","url":"a)") + '\0' + R"("})",
-                "NUL byte at column 28: not allowed in JSON (inside a string, write it as \\u0000)");
+                "NUL byte at column 28: not allowed in JSON (inside a string, write it as "
+                "\\u0000)");
   CheckRejected(R"({"op":"deletePage","url":"a)" "\x1b" R"("})",
                 "control character 0x1B at column 28: not allowed in JSON (inside a string, "
                 "write it as \\u001b)");
