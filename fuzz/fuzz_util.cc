@@ -52,6 +52,20 @@ std::unique_ptr<nutchfs::Env> EnvWithFile(const std::string& path, std::string_v
   return env;
 }
 
+bool ValidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (size_t j = 1; j < n; ++j) {
+      if ((static_cast<unsigned char>(s[i + j]) & 0xc0) != 0x80) return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
 std::vector<std::string_view> SplitAtNul(std::string_view input, size_t n) {
   std::vector<std::string_view> parts;
   while (parts.size() + 1 < n) {

@@ -31,6 +31,10 @@ inline std::string_view AsView(const uint8_t* data, size_t size) {
 // A fresh in-memory Env holding bytes at path (its directory created).
 std::unique_ptr<nutchfs::Env> EnvWithFile(const std::string& path, std::string_view bytes);
 
+// Whether s is UTF-8: each sequence a lead byte and its continuation bytes, written out
+// here, independently of the decoders the targets check.
+bool ValidUtf8(std::string_view s);
+
 // Splits input at its first n-1 NUL bytes into n parts (missing parts are empty).
 std::vector<std::string_view> SplitAtNul(std::string_view input, size_t n);
 

@@ -15,20 +15,6 @@
 
 namespace {
 
-bool ValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    for (size_t j = 1; j < n; ++j) {
-      if ((static_cast<unsigned char>(s[i + j]) & 0xc0) != 0x80) return false;
-    }
-    i += n;
-  }
-  return true;
-}
-
 void CheckLinks(const std::vector<crawl::Outlink>& links, const crawl::LinkExtractorOptions& o) {
   FUZZ_CHECK(links.size() <= o.max_outlinks);
   std::set<std::string> seen;
@@ -41,7 +27,7 @@ void CheckLinks(const std::vector<crawl::Outlink>& links, const crawl::LinkExtra
     FUZZ_CHECK_MSG(again.has_value() && *again == link.url, link.url);
     FUZZ_CHECK(link.anchor.size() <= o.max_anchor_bytes);
     FUZZ_CHECK(crawl::CollapseAnchor(link.anchor, o.max_anchor_bytes) == link.anchor);
-    FUZZ_CHECK_MSG(ValidUtf8(link.anchor), link.anchor);
+    FUZZ_CHECK_MSG(fuzzutil::ValidUtf8(link.anchor), link.anchor);
   }
 }
 

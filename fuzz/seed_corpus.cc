@@ -333,6 +333,17 @@ void Crawl() {
        "<meta name=ROBOTS content=NONE><a href=x>x</a><frame src=\"https://f/\">");
   Seed("link_extractor", "plain-html", kHtml);
 
+  Seed("html_charset", "http-shift_jis",
+       std::string("text/html; charset=Shift_JIS") + '\0' + "<a href=/\x93\xFA\x96\x7B>x</a>");
+  Seed("html_charset", "meta-euc-jp",
+       std::string("text/html") + '\0' + "<meta charset=euc-jp><a href=/\xC6\xFC>x</a>");
+  Seed("html_charset", "meta-http-equiv",
+       std::string("text/html") + '\0' +
+           "<!-- x --><meta http-equiv=content-type content='text/html; charset=gbk'>\xD6\xD0");
+  Seed("html_charset", "utf-16le-bom",
+       std::string("text/html") + '\0' + std::string("\xFF\xFE<\0a\0>\0\xE9\0", 10));
+  Seed("html_charset", "undeclared", std::string("text/html") + '\0' + "<p>caf\xE9</p>");
+
   const std::string nul(1, '\0');
   int n = 0;
   for (const std::string& u :
