@@ -59,6 +59,39 @@ size_t DecodeNumeric(std::string_view text, size_t at, std::string* out) {
 
 }  // namespace
 
+size_t Utf8Length(std::string_view s, size_t i, size_t* bad) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t n = c < 0xC2 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF5 ? 4 : 0;
+  *bad = 1;
+  if (n == 0) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if (i + k >= s.size()) return 0;
+    unsigned char d = static_cast<unsigned char>(s[i + k]);
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (k == 1 && c == 0xE0) lo = 0xA0;
+    if (k == 1 && c == 0xED) hi = 0x9F;
+    if (k == 1 && c == 0xF0) lo = 0x90;
+    if (k == 1 && c == 0xF4) hi = 0x8F;
+    if (d < lo || d > hi) return 0;
+    *bad = k + 1;
+  }
+  return n;
+}
+
+bool IsValidUtf8(std::string_view s) {
+  size_t bad = 0;
+  for (size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const size_t n = Utf8Length(s, i, &bad);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 void AppendUtf8(char32_t cp, std::string* out) {
   if (cp < 0x80) {
     out->push_back(static_cast<char>(cp));

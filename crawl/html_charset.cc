@@ -3,6 +3,8 @@
 #include <optional>
 #include <set>
 
+#include "crawl/html_char_ref.h"
+
 namespace crawl {
 namespace {
 
@@ -178,30 +180,6 @@ class Prescan {
   std::string_view s_;
   size_t pos_ = 0;
 };
-
-bool IsValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    const size_t n = c < 0xC2 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF5 ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    for (size_t k = 1; k < n; ++k) {
-      const unsigned char d = static_cast<unsigned char>(s[i + k]);
-      unsigned char lo = 0x80, hi = 0xBF;
-      if (k == 1 && c == 0xE0) lo = 0xA0;
-      if (k == 1 && c == 0xED) hi = 0x9F;
-      if (k == 1 && c == 0xF0) lo = 0x90;
-      if (k == 1 && c == 0xF4) hi = 0x8F;
-      if (d < lo || d > hi) return false;
-    }
-    i += n;
-  }
-  return true;
-}
 
 // Whether text needs no decoding from e: e is UTF-8, or text is ASCII only and e reads
 // ASCII as ASCII (ISO-2022-JP: without an escape sequence).

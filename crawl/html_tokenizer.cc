@@ -12,28 +12,6 @@ bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
 bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
 
-// The length of the valid UTF-8 sequence at s[i], or 0 if there is none (the standard's
-// "maximal subpart" of an invalid sequence is then one byte, or the bytes counted in
-// *bad).
-size_t Utf8Length(std::string_view s, size_t i, size_t* bad) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  size_t n = c < 0xC2 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF5 ? 4 : 0;
-  *bad = 1;
-  if (n == 0) return 0;
-  for (size_t k = 1; k < n; ++k) {
-    if (i + k >= s.size()) return 0;
-    unsigned char d = static_cast<unsigned char>(s[i + k]);
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (k == 1 && c == 0xE0) lo = 0xA0;
-    if (k == 1 && c == 0xED) hi = 0x9F;
-    if (k == 1 && c == 0xF0) lo = 0x90;
-    if (k == 1 && c == 0xF4) hi = 0x8F;
-    if (d < lo || d > hi) return 0;
-    *bad = k + 1;
-  }
-  return n;
-}
-
 // Appends s to *out as the input stream would read it: CR LF and CR as LF, invalid
 // UTF-8 as U+FFFD, NUL as U+FFFD (keep_nul) or dropped.
 void AppendClean(std::string_view s, bool keep_nul, std::string* out) {
