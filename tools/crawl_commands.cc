@@ -40,10 +40,11 @@ Status AsBadInput(Status s) {
 // `distwriter launch` does; their reports go to stderr unless --quiet.
 Status LaunchCallFile(const Invocation& inv, const std::string& path) {
   NUTCHFS_ASSIGN_OR_RETURN(auto config, distwriter::DistConfig::Load(inv.config));
-  distwriter::LaunchOptions launch{std::filesystem::absolute(inv.config).string(),
-                                   {path},
-                                   DistwriterBinary(),
-                                   {"--memory", std::to_string(inv.memory_budget), "--quiet"}};
+  distwriter::LaunchOptions launch;
+  launch.config_path = std::filesystem::absolute(inv.config).string();
+  launch.call_files = {path};
+  launch.distwriter_binary = DistwriterBinary();
+  launch.run_flags = {"--memory", std::to_string(inv.memory_budget), "--quiet"};
   return distwriter::Launch(config, launch, inv.quiet ? nullptr : stderr);
 }
 
