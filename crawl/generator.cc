@@ -3,11 +3,9 @@
 #include <malloc.h>
 
 #include <bit>
-#include <iterator>
-#include <map>
 #include <optional>
-#include <set>
 
+#include "crawl/best_pages.h"
 #include "crawl/domain.h"
 #include "crawl/url.h"
 #include "webdb/sort/sorter.h"
@@ -17,25 +15,6 @@ namespace crawl {
 namespace {
 
 constexpr size_t kScoreKeyBytes = 4;
-
-// Memory of BestPages beside the objects themselves: a tree node's links and color plus
-// the allocator's header (libstdc++ and glibc: 32 + 16), a string's allocator header and
-// rounding, and a group's own members set.
-constexpr size_t kNodeBytes = 48;
-constexpr size_t kHeapStringBytes = 16;
-constexpr size_t kGroupBytes = 64;
-
-// Scores as unsigned integers that ascend from the highest score to the lowest.
-uint32_t DescendingScoreBits(float score) {
-  uint32_t bits = std::bit_cast<uint32_t>(score);
-  bits = (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
-  return ~bits;
-}
-
-std::string GroupOf(const std::string& url, GenerateOptions::GroupBy by) {
-  std::string_view host = HostOfUrl(url);
-  return by == GenerateOptions::GroupBy::kHost ? std::string(host) : RegistrableDomain(host);
-}
 
 // Key = prefix + score key + url, value = the page's pagesByURL value.
 Status AddPage(webdb::Sorter& sorter, const std::string& prefix, const webdb::Page& page,
@@ -60,7 +39,7 @@ Status ReadDuePages(const webdb::Reader& reader, const GenerateOptions& options,
     if (page->next_fetch > options.now_ms) continue;
     ++stats->due;
     if (grouped) {
-      prefix = GroupOf(page->url, options.group_by);
+      prefix = GroupOfUrl(page->url, options.group_by);
       prefix.push_back('\0');
     }
     NUTCHFS_RETURN_IF_ERROR(AddPage(out, prefix, *page, &key, &value));
@@ -102,119 +81,6 @@ Status EmitTop(webdb::EditIterator& in, const GenerateOptions& options,
   return in.status();
 }
 
-struct Candidate;
-
-// Best first: the order of the sort key (score descending, then url bytewise).
-struct BetterFirst {
-  bool operator()(const Candidate& a, const Candidate& b) const;
-  bool operator()(const Candidate* a, const Candidate* b) const { return (*this)(*a, *b); }
-};
-
-using GroupMembers = std::set<const Candidate*, BetterFirst>;
-using GroupMap = std::map<std::string, GroupMembers, std::less<>>;
-
-struct Candidate {
-  uint32_t rank;  // DescendingScoreBits(page.score)
-  webdb::Page page;
-  GroupMap::iterator group;  // when grouped
-};
-
-bool BetterFirst::operator()(const Candidate& a, const Candidate& b) const {
-  return a.rank != b.rank ? a.rank < b.rank : a.page.url < b.page.url;
-}
-
-// The selection in memory: the best due pages seen so far, at most top_n of them and at
-// most max_per_group of a group. A page is left out only when it can never be selected:
-// top_n better candidates are held (they are only ever replaced by better ones), or
-// max_per_group better pages of its group are. docs/CRAWL.md, "Generate".
-class BestPages {
- public:
-  explicit BestPages(const GenerateOptions& options) : options_(options) {}
-
-  // False once the candidates take more than the memory budget.
-  bool Offer(webdb::Page&& page, GenerateStats* stats) {
-    Candidate c{DescendingScoreBits(page.score), std::move(page), groups_.end()};
-    if (best_.size() >= options_.top_n && (best_.empty() || !BetterFirst()(c, *best_.rbegin()))) {
-      return true;
-    }
-    if (options_.max_per_group > 0) {
-      c.group = GroupFor(c.page.url);
-      GroupMembers& members = c.group->second;
-      if (members.size() >= options_.max_per_group && !BetterFirst()(c, **members.rbegin())) {
-        ++stats->capped;
-        return true;
-      }
-    }
-    memory_ += CandidateBytes(c);
-    // pagesByURL is in url order: among pages of equal score, each goes last.
-    auto it = best_.insert(best_.end(), std::move(c));
-    if (it->group != groups_.end()) {
-      GroupMembers& members = it->group->second;
-      members.insert(members.end(), &*it);
-      if (members.size() > options_.max_per_group) {
-        ++stats->capped;
-        Remove(best_.find(**members.rbegin()));
-      }
-    }
-    if (best_.size() > options_.top_n) Remove(std::prev(best_.end()));
-    return memory_ <= options_.memory_budget;
-  }
-
-  Status Emit(const std::function<Status(const webdb::Page&)>& emit, GenerateStats* stats) {
-    for (const Candidate& c : best_) {
-      NUTCHFS_RETURN_IF_ERROR(emit(c.page));
-      ++stats->selected;
-    }
-    return Status::OK();
-  }
-
- private:
-  // In best_, and with a cap in its group's members.
-  size_t CandidateBytes(const Candidate& c) const {
-    size_t bytes = kNodeBytes + sizeof(Candidate) + kHeapStringBytes + c.page.url.capacity();
-    return options_.max_per_group > 0 ? bytes + kNodeBytes + sizeof(void*) : bytes;
-  }
-
-  static size_t GroupBytes(const std::string& name) {
-    return kNodeBytes + sizeof(GroupMap::value_type) + kGroupBytes + name.capacity();
-  }
-
-  // Consecutive pages of pagesByURL mostly share their host: its group is looked up once.
-  GroupMap::iterator GroupFor(const std::string& url) {
-    std::string_view host = HostOfUrl(url);
-    if (last_group_ != groups_.end() && host == last_host_) return last_group_;
-    last_host_ = host;
-    std::string name = GroupOf(url, options_.group_by);
-    auto it = groups_.find(name);
-    if (it == groups_.end()) {
-      memory_ += GroupBytes(name);
-      it = groups_.emplace(std::move(name), GroupMembers()).first;
-    }
-    return last_group_ = it;
-  }
-
-  void Remove(std::set<Candidate, BetterFirst>::iterator it) {
-    GroupMap::iterator group = it->group;
-    if (group != groups_.end()) {
-      group->second.erase(&*it);
-      if (group->second.empty()) {
-        memory_ -= GroupBytes(group->first);
-        if (group == last_group_) last_group_ = groups_.end();
-        groups_.erase(group);
-      }
-    }
-    memory_ -= CandidateBytes(*it);
-    best_.erase(it);
-  }
-
-  const GenerateOptions& options_;
-  std::set<Candidate, BetterFirst> best_;
-  GroupMap groups_;
-  std::string last_host_;
-  GroupMap::iterator last_group_ = groups_.end();
-  size_t memory_ = 0;
-};
-
 // Offers every due page to best; false as soon as they do not fit in memory.
 Result<bool> SelectInMemory(const webdb::Reader& reader, const GenerateOptions& options,
                             BestPages& best, GenerateStats* stats) {
@@ -225,7 +91,7 @@ Result<bool> SelectInMemory(const webdb::Reader& reader, const GenerateOptions& 
     ++stats->pages;
     if (page->next_fetch > options.now_ms) continue;
     ++stats->due;
-    if (!best.Offer(std::move(*page), stats)) return false;
+    if (!best.Offer(*page)) return false;
   }
 }
 
@@ -251,6 +117,17 @@ Status SelectBySorting(nutchfs::Env& env, const webdb::Reader& reader,
 
 }  // namespace
 
+uint32_t DescendingScoreBits(float score) {
+  uint32_t bits = std::bit_cast<uint32_t>(score);
+  bits = (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+  return ~bits;
+}
+
+std::string GroupOfUrl(std::string_view url, GenerateOptions::GroupBy by) {
+  std::string_view host = HostOfUrl(url);
+  return by == GenerateOptions::GroupBy::kHost ? std::string(host) : RegistrableDomain(host);
+}
+
 std::string DescendingScoreKey(float score) {
   uint32_t bits = DescendingScoreBits(score);
   std::string key(kScoreKeyBytes, '\0');
@@ -267,7 +144,10 @@ Status Generate(nutchfs::Env& env, const webdb::Reader& reader, const GenerateOp
   {
     BestPages best(options);
     NUTCHFS_ASSIGN_OR_RETURN(bool fits, SelectInMemory(reader, options, best, stats));
-    if (fits) emitted = best.Emit(emit, stats);
+    if (fits) {
+      emitted = best.Emit(emit, &stats->selected);
+      stats->capped = best.capped();
+    }
   }
   // The candidates' many small blocks are free now but still held by the allocator,
   // where neither the sorts' buffers nor the lease session's can reuse them: give them

@@ -3,17 +3,18 @@
 // taking at most max_per_group pages of one host (or registrable domain), and hands
 // them out best first. docs/CRAWL.md, "Generate".
 //
-// One sequential read of pagesByURL that keeps the best candidates in memory (at most
-// top_n, at most max_per_group of a group); when they outgrow memory_budget, a second
-// read into one or two external sorts (webdb::Sorter, runs in tmp_dir) instead. Memory
-// stays within memory_budget whatever top_n and the db size. The reader is only read; leasing the pages (nextFetch = now + lease) is the caller's
-// addPage on each emitted page. Not thread-safe.
+// One sequential read of pagesByURL that keeps the candidates in memory (crawl/best_pages.h);
+// when they do not fit in memory_budget, a second read into one or two external sorts
+// (webdb::Sorter, runs in tmp_dir) instead. Memory stays within memory_budget whatever
+// top_n and the db size. The reader is only read; leasing the pages (nextFetch = now +
+// lease) is the caller's addPage on each emitted page. Not thread-safe.
 #ifndef CRAWL_GENERATOR_H_
 #define CRAWL_GENERATOR_H_
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "nutchfs/env.h"
 #include "webdb/db/reader.h"
@@ -47,8 +48,13 @@ struct GenerateStats {
 Status Generate(nutchfs::Env& env, const webdb::Reader& reader, const GenerateOptions& options,
                 const std::function<Status(const webdb::Page&)>& emit, GenerateStats* stats);
 
-// 4 bytes that sort bytewise from the highest score to the lowest.
+// The score as an unsigned integer that ascends from the highest score to the lowest.
+uint32_t DescendingScoreBits(float score);
+// Its 4 bytes, big-endian: they sort bytewise from the highest score to the lowest.
 std::string DescendingScoreKey(float score);
+
+// The group a page is capped in: its url's host[:port], or that host's registrable domain.
+std::string GroupOfUrl(std::string_view url, GenerateOptions::GroupBy by);
 
 }  // namespace crawl
 
