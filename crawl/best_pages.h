@@ -10,8 +10,8 @@
 // records down over the dropped ones and, once top_n are kept, sets the rank of the
 // top_n-th as a threshold: a later page (a greater url) whose rank is not better can
 // never be selected and is turned away by one comparison. In the same way a page is
-// turned away, or counted as capped, when its group already holds max_per_group records
-// none of which ranks below it: they are all better.
+// turned away, and counted as capped, when its group already holds max_per_group records
+// none of which has a worse rank: they are all better (an equal rank, an earlier url).
 //
 // The candidates' memory, counted as the chunks held, one 16-byte sort entry per record
 // and the group table, never exceeds memory_budget. When, right after a compaction, the
@@ -46,7 +46,7 @@ class BestPages {
   bool Offer(const webdb::Page& page);
 
   // Calls emit on each selected page, best first, counting them in *selected; an error
-  // from emit stops and is returned.
+  // from emit stops and is returned. Once, after the last Offer.
   Status Emit(const std::function<Status(const webdb::Page&)>& emit, uint64_t* selected);
 
   // Due pages left out by the per-group cap, except those already left out for top_n
