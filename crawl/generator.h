@@ -36,8 +36,9 @@ struct GenerateOptions {
 struct GenerateStats {
   uint64_t pages = 0;     // pages read
   uint64_t due = 0;       // with nextFetch <= now
-  // Due pages left out by the per-group cap; in memory, only those that were not already
-  // left out for top_n better candidates.
+  // Due pages left out by the per-group cap. With the external sorts all of them; in
+  // memory those that no threshold of top_n better candidates turned away first, which
+  // depends on when the candidates were compacted (crawl/best_pages.h).
   uint64_t capped = 0;
   uint64_t selected = 0;  // pages emitted
   bool sorted = false;    // the candidates did not fit in memory: external sorts
