@@ -101,7 +101,7 @@ class GraphReader {
     }
     first_ = false;
     NUTCHFS_ASSIGN_OR_RETURN(Page page, DecodePageByMd5(key, value));
-    NUTCHFS_RETURN_IF_ERROR(CheckStartScore(page.score, DescribeKey(TableId::kPagesByMd5, key)));
+    NUTCHFS_RETURN_IF_ERROR(CheckStartScore(page.score, TableId::kPagesByMd5, key));
     NUTCHFS_RETURN_IF_ERROR(page_out_.AddPage(info));
     NUTCHFS_RETURN_IF_ERROR(score_out_.AddScore(page.score));
     SetUrlJoinKey(url, &key_);

@@ -21,12 +21,12 @@ Status ValidateRankOptions(const RankOptions& options) {
   return Status::OK();
 }
 
-Status CheckStartScore(float score, std::string_view where) {
+Status CheckStartScore(float score, TableId t, std::string_view key) {
   if (std::isfinite(score) && std::fabs(score) <= kMaxStartScore) return Status::OK();
   return Status::InvalidArgument(
       fmt::format("{}: score {} is beyond what rank sums exactly (magnitude at most 2^30); "
                   "set it with addPageWithScore first",
-                  where, score));
+                  DescribeKey(t, key), score));
 }
 
 }  // namespace webdb

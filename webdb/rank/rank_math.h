@@ -17,6 +17,7 @@
 
 #include "nutchfs/status.h"
 #include "webdb/db/manifest.h"
+#include "webdb/table/record.h"
 
 namespace webdb {
 
@@ -65,8 +66,9 @@ inline bool Converged(FixedSum l1, uint64_t pages, double epsilon) {
 }
 
 // OK when score can start a rank: finite and within kMaxStartScore; InvalidArgument
-// naming the page (`where`) otherwise.
-Status CheckStartScore(float score, std::string_view where);
+// naming the page (its key in table t) otherwise. The page is described only then: the
+// graph checks every page's score.
+Status CheckStartScore(float score, TableId t, std::string_view key);
 
 }  // namespace webdb
 

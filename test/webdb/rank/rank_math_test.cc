@@ -58,12 +58,14 @@ TEST_CASE("rank options and starting scores out of range are refused", "[rank]")
     Status s = ValidateRankOptions(bad);
     CHECK(s.IsInvalidArgument());
   }
-  CHECK(CheckStartScore(0x1p30f, "p").ok());
-  CHECK(CheckStartScore(-0x1p30f, "p").ok());
+  const std::string key = std::string(16, 'm') + "http://p.example/";
+  CHECK(CheckStartScore(0x1p30f, TableId::kPagesByMd5, key).ok());
+  CHECK(CheckStartScore(-0x1p30f, TableId::kPagesByMd5, key).ok());
   for (float bad : {0x1.000002p30f, -3e38f, INFINITY, NAN}) {
-    Status s = CheckStartScore(bad, "pagesByMD5 key x");
+    Status s = CheckStartScore(bad, TableId::kPagesByMd5, key);
     CHECK(s.IsInvalidArgument());
-    CHECK_THAT(s.ToString(), Catch::Contains("pagesByMD5 key x"));
+    CHECK_THAT(s.ToString(), Catch::Contains(DescribeKey(TableId::kPagesByMd5, key)));
+    CHECK_THAT(s.ToString(), Catch::Contains("http://p.example/"));
   }
 }
 
