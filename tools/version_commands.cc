@@ -66,6 +66,11 @@ void SayRolledBack(const Invocation& inv, const webdb::RollbackResult& result,
   }
 }
 
+// A rollback refused because its target is damaged exits 3, as verify does on damage.
+Status DamageIsBadInput(const Status& s) {
+  return s.IsCorruption() ? Status::InvalidArgument(s.message()) : s;
+}
+
 }  // namespace
 
 Result<int> RunVersions(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
@@ -78,14 +83,14 @@ Result<int> RunRollback(nutchfs::Env& env, const Invocation& inv, std::FILE*) {
   if (!inv.config.empty()) {
     NUTCHFS_ASSIGN_OR_RETURN(distwriter::DistConfig config,
                              distwriter::DistConfig::Load(inv.config));
-    NUTCHFS_ASSIGN_OR_RETURN(
-        webdb::RollbackResult result,
-        distwriter::RollbackDistDb(config, *inv.version, StepObserver()));
+    auto rolled = distwriter::RollbackDistDb(config, *inv.version, StepObserver());
+    if (!rolled) return Err(DamageIsBadInput(rolled.error()));
+    const webdb::RollbackResult& result = *rolled;
     SayRolledBack(inv, result, "round");
     return kExitOk;
   }
   auto result = webdb::RollbackDb(env, inv.db, *inv.version, StepObserver());
-  if (!result) return Err(WithUnlockHint(env, result.error(), inv.db));
+  if (!result) return Err(DamageIsBadInput(WithUnlockHint(env, result.error(), inv.db)));
   SayRolledBack(inv, *result, "version");
   return kExitOk;
 }

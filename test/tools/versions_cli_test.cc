@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "test/util/corrupt.h"
 #include "test/util/subprocess.h"
 #include "test/util/temp_dir.h"
 
@@ -111,6 +112,20 @@ TEST_CASE("rollback makes a kept version current as a new version") {
   CHECK(cli.Run({"rollback", cli.db(), "1"}).exit_code == 4);  // not kept
   CHECK(cli.Run({"rollback", cli.db(), "x"}).exit_code == 2);
   CHECK(cli.Run({"verify", cli.db(), "-q"}).exit_code == 0);
+}
+
+TEST_CASE("rollback to a kept version whose table is damaged is refused with exit 3") {
+  Cli cli;
+  cli.MustRun({"create", cli.db(), "--keep", "3"});
+  for (int n = 1; n <= 3; ++n) cli.AddPage(n);
+  const std::string path = cli.db() + "/pagesByURL-000002.tbl";
+  testutil::FlipByte(path, std::filesystem::file_size(path) / 4);
+  ProcessResult r = cli.Run({"rollback", cli.db(), "2"});
+  INFO(r.Describe());
+  CHECK(r.exit_code == 3);
+  CHECK_THAT(r.err, Catch::Contains(path));
+  CHECK(cli.Current() == "MANIFEST-000004\n");
+  CHECK(cli.Run({"stats", cli.db()}).exit_code == 0);
 }
 
 TEST_CASE("rollback killed as each step begins leaves the old or the new version", "[fault]") {

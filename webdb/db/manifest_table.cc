@@ -2,8 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+
+#include "webdb/util/crc32c.h"
+
 namespace webdb {
 namespace {
+
+constexpr size_t kSumReadSize = 1 << 20;
 
 // The file, or NotFound naming the manifest that names it.
 Result<std::unique_ptr<nutchfs::RandomAccessFile>> OpenFile(nutchfs::Env& env,
@@ -32,6 +38,47 @@ Status CheckTableFooter(const TableRef& ref, const Footer& footer) {
     return Status::Corruption(
         fmt::format("{}: file id {:016x}, {} names {:016x}: another table file is in its place",
                     ref.path, footer.file_id, ref.manifest, ref.entry.id));
+  }
+  return Status::OK();
+}
+
+Status CheckTableCrc(const TableRef& ref, uint32_t crc) {
+  if (crc == ref.entry.crc) return Status::OK();
+  return Status::Corruption(
+      fmt::format("{}: file CRC32C {:08x}, {} says {:08x}", ref.path, crc, ref.manifest,
+                  ref.entry.crc));
+}
+
+Result<FileSum> SumFile(nutchfs::Env& env, const std::string& path) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewSequentialFile(path));
+  auto scratch = std::make_unique<char[]>(kSumReadSize);
+  FileSum sum;
+  for (;;) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, file->Read(kSumReadSize, scratch.get()));
+    if (got.empty()) return sum;
+    sum.crc = crc32c::Extend(sum.crc, got.data(), got.size());
+    sum.size += got.size();
+  }
+}
+
+Status CheckTableBytes(nutchfs::Env& env, const TableRef& ref) {
+  auto sum = SumFile(env, ref.path);
+  if (!sum && sum.error().IsNotFound()) {
+    return Status::NotFound(ref.path + ": missing, named by " + ref.manifest);
+  }
+  if (!sum) return sum.error();
+  NUTCHFS_RETURN_IF_ERROR(CheckTableSize(ref, sum->size));
+  return CheckTableCrc(ref, sum->crc);
+}
+
+Status CheckCarriedTables(nutchfs::Env& env, const std::string& dir, const Manifest& from,
+                          const Manifest& next, const std::string& label) {
+  for (int i = 0; i < kNumTables; ++i) {
+    const auto t = static_cast<TableId>(i);
+    if (next.table(t) != from.table(t)) continue;
+    for (const TableRef& ref : TableRefsOf(dir, from, t, label)) {
+      NUTCHFS_RETURN_IF_ERROR(CheckTableBytes(env, ref));
+    }
   }
   return Status::OK();
 }

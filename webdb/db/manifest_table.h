@@ -3,8 +3,10 @@
 // size, and its footer holds the entry's record count and file id (docs/FORMAT.md).
 // These checks read the footer only, so they are made whenever a table is opened (by
 // readers, single or distributed, by the merge stages) and before a new version is
-// published; `webdb verify` adds the whole-file CRC32C and reads every block
-// (table_check.h).
+// published. A table that a new version carries over from an older one without any
+// stage reading it whole (or that a rollback names again) is also read once end to end
+// for its whole-file CRC32C before the version is published (CheckTableBytes); `webdb
+// verify` adds that CRC and reads every block (table_check.h).
 //
 // Every error names the file and the manifest: NotFound when the file is missing (a
 // reader then retries from CURRENT, see Reader::OpenRetrying), Corruption when the file
@@ -49,11 +51,32 @@ Status CheckTableOf(nutchfs::Env& env, const TableRef& ref);
 // mismatch is returned.
 Status CheckManifestTables(nutchfs::Env& env, const std::string& dir, const Manifest& m);
 
+// The size and CRC32C (unmasked) of every byte of the file at path, read once front to
+// back in pieces of 1 MiB.
+struct FileSum {
+  uint64_t size = 0;
+  uint32_t crc = 0;
+};
+Result<FileSum> SumFile(nutchfs::Env& env, const std::string& path);
+
+// Reads the whole file and checks its size and CRC32C against the entry: every byte of
+// it, data blocks, index and footer (docs/FORMAT.md, "Whole-file checksum"). NotFound
+// when it is missing, Corruption naming the file when it differs.
+Status CheckTableBytes(nutchfs::Env& env, const TableRef& ref);
+
+// CheckTableBytes for every part file of the tables that `next` names as `from` does
+// (the tables it carries over from `from`), in dir; `label` names `from` in messages.
+// The first mismatch is returned.
+Status CheckCarriedTables(nutchfs::Env& env, const std::string& dir, const Manifest& from,
+                          const Manifest& next, const std::string& label);
+
 // The parts of the checks, for callers that report each mismatch (webdb verify):
 // Corruption "<path>: size N bytes, <manifest> says M".
 Status CheckTableSize(const TableRef& ref, uint64_t size);
 // Corruption when the footer's record count or file id differs from the entry's.
 Status CheckTableFooter(const TableRef& ref, const Footer& footer);
+// Corruption "<path>: file CRC32C X, <manifest> says Y" when crc is not the entry's.
+Status CheckTableCrc(const TableRef& ref, uint32_t crc);
 
 }  // namespace webdb
 

@@ -179,6 +179,12 @@ class Update {
       if (!s.ok()) return Err(s.WithContext(spec.name));
     }
     if (Status synced = syncs_.Wait(); !synced.ok()) return Err(synced);
+    // A table no stage rewrote is carried over as it is: at most its footer and the
+    // blocks a join reached were read, so its bytes are checked whole before a version
+    // names it again (the tables the stages merged had every block's CRC checked).
+    NUTCHFS_RETURN_IF_ERROR(CheckCarriedTables(env_, params_.dir, old_, next_,
+                                               "the manifest of version " +
+                                                   std::to_string(old_.version)));
     return next_;
   }
 

@@ -126,6 +126,11 @@ Result<RollbackResult> RollbackDb(nutchfs::Env& env, const std::string& dir, uin
   next.time_ms = nutchfs::NowMs();
   next.keep = current.keep;
   next.restores = version;
+  // Opening a table reads its footer only: a damaged block would be published unseen.
+  Status sound = CheckCarriedTables(env, dir, target, next, ManifestFileName(version));
+  if (!sound.ok()) {
+    return Err(sound.WithContext(fmt::format("{}: rollback to version {} refused", dir, version)));
+  }
   NUTCHFS_RETURN_IF_ERROR(PublishVersion(env, dir, current, next, hook));
   NUTCHFS_RETURN_IF_ERROR(lock->Release());
   return RollbackResult{next.version, true};

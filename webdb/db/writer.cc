@@ -13,6 +13,7 @@
 #include "webdb/calls/call_log.h"
 #include "webdb/db/db_session.h"
 #include "webdb/db/manifest.h"
+#include "webdb/db/manifest_table.h"
 #include "webdb/db/stage_sorters.h"
 #include "webdb/db/update.h"
 #include "webdb/db/versions.h"
@@ -102,7 +103,13 @@ class SingleWriter final : public Writer {
     if (plumbing_.logged() == 0 && !keep_changes) return Status::OK();
     Manifest next = current_;
     next.version = current_.version + 1;
-    if (plumbing_.logged() > 0) {
+    if (plumbing_.logged() == 0) {
+      // A new keep setting alone: the version shares every table, read by no stage.
+      NUTCHFS_RETURN_IF_ERROR(CheckCarriedTables(env_, dir_, current_, next,
+                                                 ManifestFileName(current_.version))
+                                  .WithContext(fmt::format("{}: version {} not published", dir_,
+                                                           next.version)));
+    } else {
       UpdateParams params{dir_, next.version, 0, &options_};
       auto updated = RunUpdate(env_, current_, params, plumbing_);
       if (!updated) {

@@ -1,52 +1,28 @@
 #include "webdb/inspect/table_check.h"
 
-#include <fmt/format.h>
-
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "webdb/table/table.h"
-#include "webdb/util/crc32c.h"
 
 namespace webdb {
 namespace {
 
-constexpr size_t kCrcReadSize = 1 << 20;
-
-// The unmasked CRC32C and size of the whole file.
-Status FileCrc(nutchfs::Env& env, const std::string& path, uint32_t* crc, uint64_t* size) {
-  NUTCHFS_ASSIGN_OR_RETURN(auto file, env.NewSequentialFile(path));
-  auto scratch = std::make_unique<char[]>(kCrcReadSize);
-  *crc = 0;
-  *size = 0;
-  for (;;) {
-    NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, file->Read(kCrcReadSize, scratch.get()));
-    if (got.empty()) return Status::OK();
-    *crc = crc32c::Extend(*crc, got.data(), got.size());
-    *size += got.size();
-  }
-}
-
 // Checks the bytes of the file against the manifest entry. False if it cannot be read.
 bool CheckWholeFile(nutchfs::Env& env, const TableCheck& check, FindingLog& log) {
-  uint32_t crc = 0;
-  uint64_t size = 0;
   const TableRef& ref = check.ref;
-  Status s = FileCrc(env, ref.path, &crc, &size);
-  if (s.IsNotFound()) {
+  auto sum = SumFile(env, ref.path);
+  if (!sum && sum.error().IsNotFound()) {
     log.Add({ref.path, "", "missing: named by " + ref.manifest});
     return false;
   }
-  if (!s.ok()) {
-    log.AddStatus(ref.path, s);
+  if (!sum) {
+    log.AddStatus(ref.path, sum.error());
     return false;
   }
-  s = CheckTableSize(ref, size);
-  if (!s.ok()) log.AddStatus(ref.path, s);
-  if (crc != ref.entry.crc) {
-    log.Add({ref.path, "", fmt::format("file CRC32C {:08x}, {} says {:08x}", crc, ref.manifest,
-                                       ref.entry.crc)});
+  for (const Status& s : {CheckTableSize(ref, sum->size), CheckTableCrc(ref, sum->crc)}) {
+    if (!s.ok()) log.AddStatus(ref.path, s);
   }
   return true;
 }

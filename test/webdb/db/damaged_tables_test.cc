@@ -1,7 +1,9 @@
 // A db whose table files are not the ones its manifest names — swapped for a table of
-// another db of the same size, missing, truncated, with a damaged footer: readers
-// refuse to open it, naming the file and the manifest, and apply refuses to publish a
-// version on top of it, leaving the db at its version.
+// another db of the same size, missing, truncated, with a damaged footer or data block:
+// readers refuse to open it, naming the file and the manifest, and apply refuses to
+// publish a version on top of it, leaving the db at its version.
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <filesystem>
@@ -118,6 +120,10 @@ TEST_CASE("apply publishes no version on top of a damaged table it does not rewr
     CopyOver(b.Path(TableId::kLinksByMd5), path);
     why = "file id";
   }
+  SECTION("a byte flipped in a data block, which no stage reads") {
+    testutil::FlipByte(path, 3);
+    why = "file CRC32C";
+  }
   Status s = testutil::RunSession(*a.env, a.dir, session);
   INFO(s.ToString());
   REQUIRE_FALSE(s.ok());
@@ -151,6 +157,34 @@ TEST_CASE("a damaged block met in a stage is named with its stage and file and o
                               Catch::Contains("offset 0") &&
                               Catch::Contains("version 3 not published"));
   CHECK(a.Current() == before);
+}
+
+TEST_CASE("a damaged block that a stage would copy whole stops the update", "[fault]") {
+  testutil::TempDir tmp;
+  auto env = nutchfs::NewLocalEnv();
+  const std::string dir = tmp.File("db");
+  REQUIRE(Writer::Create(*env, dir).ok());
+  testutil::Session load;
+  for (int i = 0; i < 3000; ++i) {
+    load.push_back(testutil::AddPageCall(Page::WithDefaults(
+        fmt::format("http://a.example/{:04d}/a-path-long-enough-to-fill-blocks", i))));
+  }
+  REQUIRE(testutil::RunSession(*env, dir, load).ok());
+  auto before = ReadCurrentManifest(*env, dir);
+  REQUIRE(before.has_value());
+  const std::string path = dir + "/" + before->table(TableId::kPagesByUrl).front().name;
+  // The first block gets no edit (the new url sorts after every other): stage 1 copies
+  // it whole, bytes and CRC, without decoding it.
+  testutil::FlipByte(path, 3);
+  Status s = testutil::RunSession(*env, dir,
+                                  {testutil::AddPageCall(Page::WithDefaults("http://z.example/"))});
+  INFO(s.ToString());
+  REQUIRE_FALSE(s.ok());
+  CHECK_THAT(s.message(), Catch::Contains("stage 1 pagesByURL") && Catch::Contains(path) &&
+                              Catch::Contains("block checksum mismatch at offset 0"));
+  auto after = ReadCurrentManifest(*env, dir);
+  REQUIRE(after.has_value());
+  CHECK(*after == *before);
 }
 
 }  // namespace

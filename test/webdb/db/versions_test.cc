@@ -14,6 +14,7 @@
 #include <string>
 
 #include "nutchfs/lock_file.h"
+#include "test/util/corrupt.h"
 #include "test/util/session.h"
 #include "test/util/temp_dir.h"
 #include "webdb/db/reader.h"
@@ -144,6 +145,41 @@ TEST_CASE("rollback publishes a new version naming the tables of a kept one", "[
     db.AddPage();
     CHECK(db.PagesAt(6) == "2");
   }
+}
+
+TEST_CASE("rollback refuses a kept version whose table is damaged, naming the file",
+          "[versions][fault]") {
+  Db db(3);
+  for (int i = 0; i < 3; ++i) db.AddPage();
+  REQUIRE(db.Current() == 4);
+  // Version 2's pagesByURL, which only versions 2 and 3 name (4 rewrote it): a byte in
+  // its data block, which opening the table (its footer) does not read.
+  const std::string path = db.dir + "/" + TableFileName(TableId::kPagesByUrl, 2);
+  testutil::FlipByte(path, 3);
+  auto result = RollbackDb(*db.env, db.dir, 2, {});
+  REQUIRE_FALSE(result.has_value());
+  CHECK(result.error().IsCorruption());
+  CHECK_THAT(result.error().message(), Catch::Contains(path) && Catch::Contains("file CRC32C"));
+  CHECK(db.Current() == 4);
+  CHECK_FALSE(db.Exists(ManifestFileName(5)));
+  CHECK(db.PagesAt(4) == "3");
+}
+
+TEST_CASE("a version sharing every table is not published over a damaged one", "[versions][fault]") {
+  Db db(3);
+  for (int i = 0; i < 3; ++i) db.AddPage();
+  REQUIRE(db.Current() == 4);
+  testutil::FlipByte(db.dir + "/" + TableFileName(TableId::kPagesByUrl, 4), 3);
+  // Lowering keep to 1 would delete versions 2 and 3, the last sound ones.
+  auto writer = Writer::Open(*db.env, db.dir, {});
+  REQUIRE(writer.has_value());
+  (*writer)->set_keep(1);
+  Status s = (*writer)->Close();
+  REQUIRE_FALSE(s.ok());
+  CHECK_THAT(s.message(), Catch::Contains("pagesByURL-000004.tbl") &&
+                              Catch::Contains("version 5 not published"));
+  CHECK(db.Current() == 4);
+  CHECK(db.PagesAt(2) == "1");
 }
 
 TEST_CASE("rollback is refused while a writer holds the db", "[versions]") {
