@@ -10,6 +10,7 @@
 #include "nutchfs/nutchfs.h"
 #include "nutchfs/scoped_lock.h"
 #include "webdb/db/manifest.h"
+#include "webdb/db/manifest_table.h"
 #include "webdb/db/version_pin.h"
 
 namespace distwriter {
@@ -116,6 +117,24 @@ class Admin {
       NUTCHFS_ASSIGN_OR_RETURN(auto dir, fs_->Locate(config_.WriterFile(i, "section")));
       Status s = CollectRounds(store_, config_, *dir.env, dir.path, i, installed);
       if (!s.ok()) return s.WithContext(config_.Describe(i));
+    }
+    return Status::OK();
+  }
+
+  // Every table file of round's sections, where it lives, read end to end against the
+  // size and CRC32C the round records: a round made current again by a rollback or a
+  // keep change is read by no stage before it is (webdb/db/manifest_table.h).
+  Status CheckSectionBytes(const RoundManifest& round) {
+    for (int i = 0; i < round.k; ++i) {
+      for (int t = 0; t < webdb::kNumTables; ++t) {
+        const webdb::TableFile& f = SectionFile(round.sections[i], static_cast<webdb::TableId>(t));
+        auto at = fs_->Locate(config_.WriterFile(i, "section/" + f.name));
+        if (!at) return at.error().WithContext(config_.Describe(i));
+        Status s = webdb::CheckTableBytes(
+            *at->env,
+            {at->path, f, fmt::format("{} section {}", RoundFileName(round.version), i)});
+        if (!s.ok()) return s.WithContext(config_.Describe(i));
+      }
     }
     return Status::OK();
   }
@@ -281,7 +300,7 @@ Result<webdb::RollbackResult> RollbackDistDb(const DistConfig& config, uint64_t 
     NUTCHFS_RETURN_IF_ERROR((*admin)->Collect(*installed, hook));
     return webdb::RollbackResult{installed->version, false};
   }
-  Status checked = (*admin)->CheckSectionFiles(*target);
+  Status checked = (*admin)->CheckSectionBytes(*target);
   if (!checked.ok()) return Err(Refused(checked, "rollback"));
   RoundManifest next = *target;
   next.version = installed->version + 1;
@@ -309,6 +328,8 @@ Result<uint64_t> SetDistKeep(const DistConfig& config, uint32_t keep, const webd
     NUTCHFS_RETURN_IF_ERROR((*admin)->Collect(*installed, hook));
     return installed->version;
   }
+  Status checked = (*admin)->CheckSectionBytes(*installed);
+  if (!checked.ok()) return Err(Refused(checked, "keep"));
   // The same sections, digests and token: a writer restarted after the round before
   // still finds its calls applied.
   RoundManifest next = *installed;

@@ -19,6 +19,7 @@
 #include "distwriter/dist_reader.h"
 #include "nutchfs/env.h"
 #include "nutchfs/scoped_lock.h"
+#include "test/util/corrupt.h"
 #include "test/util/db_dump.h"
 #include "test/util/dist_cluster.h"
 #include "test/util/session_gen.h"
@@ -219,6 +220,44 @@ TEST_CASE("round versions: rollback is refused, naming it, when a machine cannot
     REQUIRE(RoundFiles(db.cluster, m).count(5) == 0);
   }
   REQUIRE_FALSE(std::filesystem::exists(db.cluster.GroupDir(0) + "/LOCK"));
+}
+
+TEST_CASE("round versions: rollback to a round whose section file is damaged is refused, "
+          "naming it",
+          "[distwriter][versions][fault]") {
+  TestDb db(4);
+  db.Round();
+  const RoundManifest three = db.cluster.Committed();
+  db.Round();
+  // The largest section file of round 3 that round 4 does not name as well.
+  std::string path;
+  uint64_t size = 0;
+  for (int i = 0; i < kK; ++i) {
+    for (int t = 0; t < webdb::kNumTables; ++t) {
+      const webdb::TableFile& f = SectionFile(three.sections[i], static_cast<webdb::TableId>(t));
+      if (db.cluster.Committed().sections[i].NamesTableFile(f.name) || f.size <= size) continue;
+      path = db.cluster.GroupDir(i) + "/section/" + f.name;
+      size = f.size;
+    }
+  }
+  REQUIRE(size > 200);
+  testutil::FlipByte(path, size / 4);
+  auto rolled = RollbackDistDb(Load(db.cluster), 3, nullptr);
+  REQUIRE_FALSE(rolled);
+  CHECK(rolled.error().IsCorruption());
+  CHECK_THAT(rolled.error().message(), Catch::Contains("rollback refused") &&
+                                           Catch::Contains(path) && Catch::Contains("file CRC32C"));
+  for (int m = 0; m < kK; ++m) {
+    REQUIRE(db.cluster.Committed(m).version == 4);
+    REQUIRE(RoundFiles(db.cluster, m).count(5) == 0);
+  }
+  // The command exits 3 (damage found), as verify does.
+  testutil::ProcessResult r = testutil::RunProcess(
+      {PROJECT_BINARY_DIR "/tools/webdb", "rollback", "--config", db.cluster.config(), "3"}, {},
+      db.cluster.dir().File("rollback"));
+  INFO(r.Describe());
+  CHECK(r.exit_code == 3);
+  CHECK_THAT(r.err, Catch::Contains(path));
 }
 
 TEST_CASE("round versions: a rollback cut short on some machines is finished by running it "
