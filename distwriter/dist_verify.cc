@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "distwriter/dist_reader.h"
@@ -31,6 +32,7 @@ struct DistCheck {
   RoundStore& store;
   const RoundManifest& installed;  // at the meta group's view
   const RoundManifest& round;      // the one verified: installed or a kept one
+  const RoundSet& kept;            // the kept rounds, installed first
   FindingLog& log;
 };
 
@@ -46,9 +48,10 @@ std::string WritersOn(const DistConfig& config, const std::string& machine) {
 }
 
 // Round files of one machine's meta directory other than the live ones (what a writer's
-// clean-up keeps) and the machine's installed round (a writer behind or ahead is one
-// finding already), and visible temporary files.
-void CheckRoundLeftovers(const Located& current, const std::vector<uint64_t>& live,
+// clean-up keeps), the machine's installed round (a writer behind or ahead is one
+// finding already) and the round after the db's (decided, the writers' next run rolls it
+// forward), and visible temporary files.
+void CheckRoundLeftovers(DistCheck& c, const Located& current, const std::vector<uint64_t>& live,
                          uint64_t installed, FindingLog& log) {
   const std::string dir = nutchfs::DirOf(current.path);
   auto names = current.env->GetChildren(dir);
@@ -59,7 +62,7 @@ void CheckRoundLeftovers(const Located& current, const std::vector<uint64_t>& li
       continue;
     }
     std::optional<uint64_t> version = ParseRoundFileName(name);
-    if (!version || *version == installed ||
+    if (!version || *version == installed || *version == c.installed.version + 1 ||
         std::find(live.begin(), live.end(), *version) != live.end()) {
       continue;
     }
@@ -82,8 +85,35 @@ void CheckRoundCopy(DistCheck& c, const Located& current, const std::string& mac
   }
 }
 
+// One machine's copies of the kept rounds other than the installed one: each must be
+// readable and the same as the sound copy found (a copy missing is not looked for).
+void CheckKeptCopies(DistCheck& c, const std::string& machine, const Located& current) {
+  for (const RoundManifest& round : c.kept.rounds) {
+    if (round.version == c.installed.version) continue;
+    auto copy = c.store.ReadDecidedAt(round.version, machine);
+    const std::string path = nutchfs::DirOf(current.path) + "/" + RoundFileName(round.version);
+    if (!copy) {
+      c.log.Add({path, "", fmt::format("kept round {} cannot be read here ({}); another machine "
+                                       "holds a sound copy: copy it over this one",
+                                       round.version, copy.error().message())});
+    } else if (*copy && **copy != round) {
+      c.log.Add({path, "", fmt::format("differs from the sound copy of kept round {} of another "
+                                       "machine", round.version)});
+    }
+  }
+  for (const webdb::DamagedVersion& d : c.kept.damaged) {
+    auto copy = c.store.ReadDecidedAt(d.version, machine);
+    if (copy) continue;
+    const std::string path = nutchfs::DirOf(current.path) + "/" + RoundFileName(d.version);
+    c.log.Add({path, "", fmt::format("kept round {} cannot be read here ({}) nor on any other "
+                                     "machine: its files are kept until `webdb drop-version "
+                                     "--config CONFIG {}` drops it",
+                                     d.version, copy.error().message(), d.version)});
+  }
+}
+
 // One machine of the meta group: its CURRENT names the db's round, and its copy of that
-// round's manifest is the db's.
+// round's manifest is the db's; its copies of the other kept rounds are sound.
 void CheckMachineRound(DistCheck& c, const std::string& machine,
                        const std::optional<std::vector<uint64_t>>& live_rounds) {
   auto at = c.fs.LocateAt(c.config.MetaFile("CURRENT"), machine);
@@ -103,20 +133,25 @@ void CheckMachineRound(DistCheck& c, const std::string& machine,
   } else {
     CheckRoundCopy(c, *at, machine, who);
   }
-  if (live_rounds) CheckRoundLeftovers(*at, *live_rounds, *installed, c.log);
+  CheckKeptCopies(c, machine, *at);
+  if (live_rounds) CheckRoundLeftovers(c, *at, *live_rounds, *installed, c.log);
 }
 
-// Every table file of every section, read end to end, each key inside its section.
-std::array<bool, webdb::kNumTables> CheckSections(DistCheck& c, const SectionPlaces& places,
+// Every table file of every section of round, read end to end, each key inside its
+// section; a file in *read already (named by a round checked before) is not read again.
+std::array<bool, webdb::kNumTables> CheckSections(DistCheck& c, const RoundManifest& round,
+                                                  const SectionPlaces& places,
+                                                  std::set<std::string>* read,
                                                   webdb::VerifySummary* summary) {
   std::array<bool, webdb::kNumTables> intact{true, true, true, true};
-  const Partition partition = c.round.partition();
-  const std::string manifest = RoundFileName(c.round.version);
-  for (int i = 0; i < c.round.k; ++i) {
+  const Partition partition = round.partition();
+  const std::string manifest = RoundFileName(round.version);
+  for (int i = 0; i < round.k; ++i) {
     for (int t = 0; t < webdb::kNumTables; ++t) {
       const TableId table = static_cast<TableId>(t);
+      if (!read->insert(places[i][t].path).second) continue;
       webdb::TableCheck check{
-          {places[i][t].path, SectionFile(c.round.sections[i], table),
+          {places[i][t].path, SectionFile(round.sections[i], table),
            fmt::format("{} section {}", manifest, i)},
           table,
           [&partition, table, i](std::string_view key) {
@@ -127,6 +162,7 @@ std::array<bool, webdb::kNumTables> CheckSections(DistCheck& c, const SectionPla
       ++summary->files;
     }
   }
+  summary->versions_checked.push_back(round.version);
   return intact;
 }
 
@@ -147,11 +183,16 @@ std::vector<uint64_t> CheckSectionLeftovers(DistCheck& c, const std::vector<bool
       continue;
     }
     std::vector<const webdb::Manifest*> live;
-    for (const RoundManifest& r : *rounds) {
-      live.push_back(&r.sections[i]);
-      versions.push_back(r.version);
-    }
-    if (!running[i]) webdb::CheckLeftovers(*dir->env, dir->path, live, c.log);
+    for (const RoundManifest& r : rounds->rounds) live.push_back(&r.sections[i]);
+    for (uint64_t v : rounds->versions()) versions.push_back(v);
+    // A round damaged everywhere may name any file; a writer that failed the round after
+    // the db's keeps the section files it wrote (docs/DISTRIBUTED.md, "Restart").
+    const uint64_t next = c.installed.version + 1;
+    const bool known = rounds->damaged.empty();
+    const auto spared = [&](const std::string& name) {
+      return !known || webdb::TableFileVersion(name) == next;
+    };
+    if (!running[i]) webdb::CheckLeftovers(*dir->env, dir->path, live, spared, c.log);
   }
   return versions;
 }
@@ -219,7 +260,13 @@ Status CheckRound(DistCheck& c, const webdb::VerifyOptions& options,
     CheckMachineRound(c, machine,
                       summary->writer_running ? std::nullopt : std::optional(live));
   }
-  const auto intact = CheckSections(c, places, summary);
+  std::set<std::string> read;
+  const auto intact = CheckSections(c, c.round, places, &read, summary);
+  for (const RoundManifest& kept : c.kept.rounds) {
+    if (kept.version == c.round.version) continue;
+    NUTCHFS_ASSIGN_OR_RETURN(SectionPlaces kept_places, LocateSections(c.fs, c.config, kept));
+    CheckSections(c, kept, kept_places, &read, summary);
+  }
   return CheckWholeDb(c, places, intact, options);
 }
 
@@ -267,10 +314,11 @@ Result<webdb::VerifySummary> VerifyDistDb(const DistConfig& config,
     return summary;
   }
   NUTCHFS_ASSIGN_OR_RETURN(RoundManifest verified, ReadKeptRound(store, options.version));
+  NUTCHFS_ASSIGN_OR_RETURN(RoundSet kept, KeptRounds(store, *round));
   summary.version = verified.version;
   summary.pages = verified.num_pages();
   summary.links = verified.num_links();
-  DistCheck check{*fs, config, store, *round, verified, log};
+  DistCheck check{*fs, config, store, *round, verified, kept, log};
   NUTCHFS_RETURN_IF_ERROR(CheckRound(check, options, &summary));
   summary.findings = log.count();
   return summary;

@@ -1,6 +1,7 @@
 #include "distwriter/round_store.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -96,7 +97,16 @@ Result<std::optional<RoundManifest>> RoundStore::Decode(Result<std::string> text
 
 Result<std::optional<RoundManifest>> RoundStore::ReadDecided(uint64_t version) {
   NUTCHFS_ASSIGN_OR_RETURN(auto at, View(RoundFileName(version)));
-  return ReadRound(at, version);
+  auto round = ReadRound(at, version);
+  if (round || !round.error().IsCorruption()) return round;
+  for (const std::string& machine : config_.cluster.FindGroup(kMetaGroup)->machines) {
+    auto copy = ReadDecidedAt(version, machine);
+    if (!copy || !*copy) continue;
+    spdlog::warn("{} (webdb verify --config names it); using the copy of machine {}",
+                 round.error().ToString(), machine);
+    return copy;
+  }
+  return round;
 }
 
 Result<std::optional<RoundManifest>> RoundStore::ReadDecidedAt(uint64_t version,
@@ -196,6 +206,12 @@ Status RoundStore::CreateEverywhere(const RoundManifest& round) {
   }
   Status removed = fs_.local_env().RemoveFile(scratch);
   return s.ok() ? removed : s;
+}
+
+Status RoundStore::DropAt(uint64_t version, const std::string& machine) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto at, fs_.LocateAt(DecidedFile(version), machine));
+  Status s = at.env->RemoveFile(at.path);
+  return s.IsNotFound() ? Status::OK() : s;
 }
 
 Status RoundStore::RemoveRoundsExcept(const std::vector<uint64_t>& keep,

@@ -49,7 +49,9 @@ class RoundStore {
   Result<uint64_t> InstalledVersionAt(const std::string& machine);
   // The round manifest CURRENT names at the view, checked against the config's k.
   Result<RoundManifest> ReadInstalled();
-  // ROUND-<version> at the view, or nullopt if it is not there.
+  // ROUND-<version> at the view, or nullopt if it is not there. Every machine of the meta
+  // group holds the same bytes: when the view's copy is damaged, another machine's sound
+  // copy is returned, with a warning naming the damaged one (the error when none is).
   Result<std::optional<RoundManifest>> ReadDecided(uint64_t version);
   // ROUND-<version> at one machine of the meta group, or nullopt if it is not there.
   Result<std::optional<RoundManifest>> ReadDecidedAt(uint64_t version, const std::string& machine);
@@ -70,6 +72,9 @@ class RoundStore {
   // Writes ROUND-<N> and then CURRENT naming it at every machine of the meta group
   // (`distwriter create`).
   Status CreateEverywhere(const RoundManifest& round);
+  // Removes ROUND-<version> at machine `machine` of the meta group (drop-version); OK
+  // when it is not there.
+  Status DropAt(uint64_t version, const std::string& machine);
   // Removes the round files at machine `machine` of the meta group whose versions are
   // not in keep.
   Status RemoveRoundsExcept(const std::vector<uint64_t>& keep, const std::string& machine);

@@ -1,6 +1,7 @@
 #include "distwriter/round_versions.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <map>
@@ -17,22 +18,25 @@ namespace distwriter {
 namespace {
 
 // "5, 4 and 3"
-std::string VersionsText(const std::vector<RoundManifest>& rounds) {
+std::string VersionsText(const std::vector<uint64_t>& versions) {
   std::string out;
-  for (size_t i = 0; i < rounds.size(); ++i) {
-    if (i > 0) out += i + 1 == rounds.size() ? " and " : ", ";
-    out += std::to_string(rounds[i].version);
+  for (size_t i = 0; i < versions.size(); ++i) {
+    if (i > 0) out += i + 1 == versions.size() ? " and " : ", ";
+    out += std::to_string(versions[i]);
   }
   return out;
 }
 
-Result<std::vector<RoundManifest>> KeptRounds(RoundStore& store, const RoundManifest& installed) {
-  std::vector<RoundManifest> kept{installed};
-  for (uint64_t v = installed.version - 1; v >= 1 && RoundKept(installed, v); --v) {
-    NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> round, store.ReadDecided(v));
-    if (round) kept.push_back(std::move(*round));
+// Takes round v into set when some machine holds it: damaged when no copy is sound.
+Status TakeRound(RoundStore& store, uint64_t v, RoundSet& set) {
+  auto round = store.ReadDecided(v);
+  if (!round && round.error().IsCorruption()) {
+    set.damaged.push_back({v, round.error()});
+    return Status::OK();
   }
-  return kept;
+  if (!round) return round.error();
+  if (*round) set.rounds.push_back(std::move(**round));
+  return Status::OK();
 }
 
 bool SameSections(const RoundManifest& a, const RoundManifest& b) {
@@ -119,6 +123,34 @@ class Admin {
       if (!s.ok()) return s.WithContext(config_.Describe(i));
     }
     return Status::OK();
+  }
+
+  // Removes ROUND-<version> from every machine of the meta group, the view last: until
+  // then a rerun finds the round to drop there.
+  Status DropEverywhere(uint64_t version) {
+    std::vector<std::string> machines = Machines();
+    NUTCHFS_ASSIGN_OR_RETURN(auto view, fs_->Locate(store_.DecidedFile(version)));
+    std::stable_partition(machines.begin(), machines.end(), [&](const std::string& m) {
+      auto at = fs_->LocateAt(store_.DecidedFile(version), m);
+      return !at || at->path != view.path;
+    });
+    for (const std::string& machine : machines) {
+      Status s = store_.DropAt(version, machine);
+      if (!s.ok()) return s.WithContext("machine " + machine);
+    }
+    return Status::OK();
+  }
+
+  // Live readers of round `version`, over every writer's section directory.
+  Result<int> Readers(uint64_t version) {
+    int readers = 0;
+    for (int i = 0; i < config_.k; ++i) {
+      NUTCHFS_ASSIGN_OR_RETURN(auto dir, fs_->Locate(config_.WriterFile(i, "section")));
+      NUTCHFS_ASSIGN_OR_RETURN(auto pins,
+                               webdb::LivePins(*dir.env, dir.path, nutchfs::NowMs(), false));
+      if (auto it = pins.find(version); it != pins.end()) readers += it->second;
+    }
+    return readers;
   }
 
   // Every table file of round's sections, where it lives, read end to end against the
@@ -209,6 +241,14 @@ Status Refused(const Status& s, std::string_view what) {
 
 }  // namespace
 
+Result<RoundSet> KeptRounds(RoundStore& store, const RoundManifest& installed) {
+  RoundSet kept{{installed}, {}};
+  for (uint64_t v = installed.version - 1; v >= 1 && RoundKept(installed, v); --v) {
+    NUTCHFS_RETURN_IF_ERROR(TakeRound(store, v, kept));
+  }
+  return kept;
+}
+
 Result<RoundManifest> ReadKeptRound(RoundStore& store, std::optional<uint64_t> version) {
   NUTCHFS_ASSIGN_OR_RETURN(RoundManifest installed, store.ReadInstalled());
   if (!version || *version == installed.version) return installed;
@@ -216,22 +256,28 @@ Result<RoundManifest> ReadKeptRound(RoundStore& store, std::optional<uint64_t> v
     NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> round, store.ReadDecided(*version));
     if (round) return *round;
   }
-  NUTCHFS_ASSIGN_OR_RETURN(std::vector<RoundManifest> kept, KeptRounds(store, installed));
+  NUTCHFS_ASSIGN_OR_RETURN(RoundSet kept, KeptRounds(store, installed));
+  std::vector<uint64_t> versions = kept.versions();
+  std::sort(versions.rbegin(), versions.rend());
   return Err(Status::NotFound(fmt::format("round {} is not kept (the db keeps rounds {})",
-                                          *version, VersionsText(kept))));
+                                          *version, VersionsText(versions))));
 }
 
-Result<std::vector<RoundManifest>> LiveRounds(RoundStore& store, nutchfs::Env& env,
-                                              const std::string& section_dir,
-                                              const RoundManifest& installed,
-                                              bool remove_stale_pins) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::vector<RoundManifest> live, KeptRounds(store, installed));
+std::vector<uint64_t> RoundSet::versions() const {
+  std::vector<uint64_t> out;
+  for (const RoundManifest& r : rounds) out.push_back(r.version);
+  for (const webdb::DamagedVersion& d : damaged) out.push_back(d.version);
+  return out;
+}
+
+Result<RoundSet> LiveRounds(RoundStore& store, nutchfs::Env& env, const std::string& section_dir,
+                            const RoundManifest& installed, bool remove_stale_pins) {
+  NUTCHFS_ASSIGN_OR_RETURN(RoundSet live, KeptRounds(store, installed));
   NUTCHFS_ASSIGN_OR_RETURN(auto pins,
                            webdb::LivePins(env, section_dir, nutchfs::NowMs(), remove_stale_pins));
   for (const auto& [version, readers] : pins) {
     if (RoundKept(installed, version) || version > installed.version) continue;
-    NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> round, store.ReadDecided(version));
-    if (round) live.push_back(std::move(*round));
+    NUTCHFS_RETURN_IF_ERROR(TakeRound(store, version, live));
   }
   return live;
 }
@@ -239,16 +285,21 @@ Result<std::vector<RoundManifest>> LiveRounds(RoundStore& store, nutchfs::Env& e
 Status CollectRounds(RoundStore& store, const DistConfig& config, nutchfs::Env& env,
                      const std::string& section_dir, int writer,
                      const RoundManifest& installed) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::vector<RoundManifest> live,
-                           LiveRounds(store, env, section_dir, installed, true));
-  std::vector<const webdb::Manifest*> sections;
-  std::vector<uint64_t> versions;
-  for (const RoundManifest& round : live) {
-    sections.push_back(&round.sections[writer]);
-    versions.push_back(round.version);
+  NUTCHFS_ASSIGN_OR_RETURN(RoundSet live, LiveRounds(store, env, section_dir, installed, true));
+  if (live.damaged.empty()) {
+    std::vector<const webdb::Manifest*> sections;
+    for (const RoundManifest& round : live.rounds) sections.push_back(&round.sections[writer]);
+    NUTCHFS_RETURN_IF_ERROR(webdb::RemoveObsoleteFiles(env, section_dir, sections));
+  } else {
+    for (const webdb::DamagedVersion& d : live.damaged) {
+      spdlog::warn("{}: round {} has no sound copy on any machine ({}); no section file is "
+                   "deleted until it is dropped (webdb drop-version --config CONFIG {}) or no "
+                   "longer kept",
+                   config.Describe(writer), d.version, d.why.message(), d.version);
+    }
+    NUTCHFS_RETURN_IF_ERROR(webdb::RemoveTemporaryFiles(env, section_dir));
   }
-  NUTCHFS_RETURN_IF_ERROR(webdb::RemoveObsoleteFiles(env, section_dir, sections));
-  return store.RemoveRoundsExcept(versions, config.writer_machines[writer]);
+  return store.RemoveRoundsExcept(live.versions(), config.writer_machines[writer]);
 }
 
 Result<webdb::VersionList> ListRounds(const DistConfig& config, nutchfs::Env* env) {
@@ -257,14 +308,20 @@ Result<webdb::VersionList> ListRounds(const DistConfig& config, nutchfs::Env* en
   NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, "", options));
   RoundStore store(*fs, config, "/tmp");
   NUTCHFS_ASSIGN_OR_RETURN(RoundManifest installed, store.ReadInstalled());
-  NUTCHFS_ASSIGN_OR_RETURN(std::vector<RoundManifest> kept, KeptRounds(store, installed));
+  NUTCHFS_ASSIGN_OR_RETURN(RoundSet kept, KeptRounds(store, installed));
   // Readers pin a round in every section: writer 0's pins count them.
   NUTCHFS_ASSIGN_OR_RETURN(auto section, fs->Locate(config.WriterFile(0, "section")));
   NUTCHFS_ASSIGN_OR_RETURN(auto pins,
                            webdb::LivePins(*section.env, section.path, nutchfs::NowMs(), false));
   webdb::VersionList list;
   list.keep = installed.keep;
-  for (const RoundManifest& round : kept) {
+  for (const webdb::DamagedVersion& d : kept.damaged) {
+    webdb::VersionInfo info;
+    info.version = d.version;
+    info.damaged = d.why.message();
+    list.versions.push_back(info);
+  }
+  for (const RoundManifest& round : kept.rounds) {
     webdb::VersionInfo info;
     info.version = round.version;
     info.time_ms = round.time_ms;
@@ -280,6 +337,10 @@ Result<webdb::VersionList> ListRounds(const DistConfig& config, nutchfs::Env* en
     info.current = round.version == installed.version;
     list.versions.push_back(info);
   }
+  std::sort(list.versions.begin(), list.versions.end(),
+            [](const webdb::VersionInfo& a, const webdb::VersionInfo& b) {
+              return a.version > b.version;
+            });
   return list;
 }
 
@@ -312,6 +373,33 @@ Result<webdb::RollbackResult> RollbackDistDb(const DistConfig& config, uint64_t 
   NUTCHFS_RETURN_IF_ERROR((*admin)->PublishEverywhere(next, hook));
   NUTCHFS_RETURN_IF_ERROR((*admin)->Collect(next, hook));
   return webdb::RollbackResult{next.version, true};
+}
+
+Status DropDistRound(const DistConfig& config, uint64_t version, nutchfs::Env* env) {
+  auto admin = Admin::Open(config, env);
+  if (!admin) return Refused(admin.error(), "drop-version");
+  auto installed = (*admin)->Installed(nullptr);
+  if (!installed) return Refused(installed.error(), "drop-version");
+  if (version == installed->version) {
+    return Status::InvalidArgument(fmt::format(
+        "round {} is the installed round of {}: roll back to another one first", version,
+        config.db()));
+  }
+  bool anywhere = false;
+  for (const std::string& machine : config.cluster.FindGroup(kMetaGroup)->machines) {
+    auto at = (*admin)->store().ReadDecidedAt(version, machine);
+    anywhere = anywhere || !at || *at;  // a damaged copy is there too
+  }
+  if (!RoundKept(*installed, version) || !anywhere) {
+    return Status::NotFound(fmt::format("round {} of {} is not kept", version, config.db()));
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(int readers, (*admin)->Readers(version));
+  if (readers > 0) {
+    return Status::Busy(fmt::format("round {} of {} is read by {} live reader(s)", version,
+                                    config.db(), readers));
+  }
+  NUTCHFS_RETURN_IF_ERROR((*admin)->DropEverywhere(version));
+  return (*admin)->Collect(*installed, nullptr);
 }
 
 Result<uint64_t> SetDistKeep(const DistConfig& config, uint32_t keep, const webdb::StepHook& hook,

@@ -37,17 +37,30 @@ inline bool RoundKept(const RoundManifest& installed, uint64_t v) {
 // nullopt); NotFound naming the kept rounds when it is not kept.
 Result<RoundManifest> ReadKeptRound(RoundStore& store, std::optional<uint64_t> version);
 
+// Rounds, and those among them whose manifest no machine holds a sound copy of (their
+// files are not known).
+struct RoundSet {
+  std::vector<RoundManifest> rounds;
+  std::vector<webdb::DamagedVersion> damaged;
+  // Every version of both, for the round files to keep.
+  std::vector<uint64_t> versions() const;
+};
+
+// The kept rounds at the store's view: installed, then the others newest first (a round
+// no machine holds a sound copy of among the damaged).
+Result<RoundSet> KeptRounds(RoundStore& store, const RoundManifest& installed);
+
 // The rounds whose files writer `writer`'s section directory (section_dir, through env)
 // must keep: the kept rounds at the view, newest first, then older rounds pinned by live
 // readers in that directory (with remove_stale_pins, the pins of gone readers are removed).
-Result<std::vector<RoundManifest>> LiveRounds(RoundStore& store, nutchfs::Env& env,
-                                              const std::string& section_dir,
-                                              const RoundManifest& installed,
-                                              bool remove_stale_pins);
+Result<RoundSet> LiveRounds(RoundStore& store, nutchfs::Env& env, const std::string& section_dir,
+                            const RoundManifest& installed, bool remove_stale_pins);
 
 // Writer `writer`'s clean-up after installing `installed`: removes from its section
 // directory the files no live round names, and from its machine's copy of the meta group
-// the round files of rounds that are not live.
+// the round files of rounds that are not live. While a live round is damaged on every
+// machine its files are not known: then only temporary files leave the section
+// directory, and a warning names the round and `webdb drop-version --config`.
 Status CollectRounds(RoundStore& store, const DistConfig& config, nutchfs::Env& env,
                      const std::string& section_dir, int writer,
                      const RoundManifest& installed);
@@ -64,6 +77,13 @@ Result<webdb::VersionList> ListRounds(const DistConfig& config, nutchfs::Env* en
 Result<webdb::RollbackResult> RollbackDistDb(const DistConfig& config, uint64_t version,
                                              const webdb::StepHook& hook,
                                              nutchfs::Env* env = nullptr);
+
+// Drops kept round `version`, not the installed one (`webdb drop-version --config`):
+// removes ROUND-<version> from every machine of the meta group, then does every writer's
+// clean-up. The way to drop a round damaged on every machine. Refused as RollbackDistDb
+// is; Busy when a live reader pins it; NotFound when no machine has it or it is not kept;
+// InvalidArgument for the installed round. Cut short, it is finished by running it again.
+Status DropDistRound(const DistConfig& config, uint64_t version, nutchfs::Env* env = nullptr);
 
 // Publishes a new round with the sections of the installed one and keep rounds kept
 // (1 <= keep <= webdb::kMaxKeep), under the same rules as RollbackDistDb. Returns the

@@ -93,6 +93,7 @@ constexpr CommandSpec kCommands[] = {
     {"rank", 1, 1, kConfigOpt | kMemoryOpt | kJsonOpt | kRankOpt,
      "webdb rank (DB | --config FILE) [--iterations K] [--epsilon E] [--damping D]\n"
      "               [--memory SIZE] [--json]"},
+    {"drop-version", 2, 2, kConfigOpt, "webdb drop-version (DB | --config FILE) VERSION"},
 };
 
 po::options_description AllOptions() {
@@ -293,7 +294,7 @@ Status FillRankArgs(const po::variables_map& vm, webdb::RankOptions* o) {
   return Status::OK();
 }
 
-// --version, --keep, and the arguments of rollback and keep.
+// --version, --keep, and the arguments of rollback, drop-version and keep.
 Status FillVersionArgs(const po::variables_map& vm, const std::vector<std::string>& args,
                        Invocation* inv) {
   if (vm.count("version")) {
@@ -308,8 +309,9 @@ Status FillVersionArgs(const po::variables_map& vm, const std::vector<std::strin
                                                        webdb::kMaxKeep));
     inv->keep = static_cast<uint32_t>(keep);
   }
-  if (inv->command == "rollback") {
-    NUTCHFS_ASSIGN_OR_RETURN(inv->version, ParseVersionArg("rollback VERSION", args[1]));
+  if (inv->command == "rollback" || inv->command == "drop-version") {
+    NUTCHFS_ASSIGN_OR_RETURN(inv->version,
+                             ParseVersionArg(inv->command + " VERSION", args[1]));
   } else if (inv->command == "keep") {
     NUTCHFS_ASSIGN_OR_RETURN(int64_t keep, ParseIntArg("keep N", args[1], 1, webdb::kMaxKeep));
     inv->keep = static_cast<uint32_t>(keep);

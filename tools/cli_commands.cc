@@ -252,6 +252,7 @@ constexpr std::pair<const char*, CommandFn> kRunners[] = {
     {"verify", RunDirect<RunVerify>}, {"explain", RunDirect<RunExplain>},
     {"versions", RunDirect<RunVersions>}, {"rollback", RunDirect<RunRollback>},
     {"keep", RunDirect<RunKeep>}, {"rank", RunDirect<RunRank>},
+    {"drop-version", RunDirect<RunDropVersion>},
 };
 
 // The crawl commands write to the stream themselves.

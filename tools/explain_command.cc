@@ -175,6 +175,7 @@ Result<webdb::History> HistoryOf(nutchfs::Env& env, const Invocation& inv,
   std::vector<webdb::KeptVersion> kept;
   for (auto v = list.versions.rbegin(); v != list.versions.rend(); ++v) {
     if (v->version > explained) break;
+    if (!v->damaged.empty()) continue;  // its manifest cannot be read (versions lists it)
     const webdb::Reader* r = &reader;
     if (v->version != explained) {
       auto opened = OpenReaderAt(env, inv, v->version);

@@ -1,6 +1,7 @@
 #include "tools/ops_commands.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "distwriter/dist_reader.h"
 #include "distwriter/dist_verify.h"
@@ -33,14 +34,29 @@ void AppendFindingJson(const webdb::Finding& f, std::string* out) {
 
 std::string VerifyJson(const webdb::VerifySummary& s, const std::vector<webdb::Finding>& first) {
   std::string out = fmt::format(
-      "{{\"clean\":{},\"version\":{},\"files\":{},\"rows\":{},\"pages\":{},\"links\":{},"
-      "\"findings\":{},\"writerRunning\":{},\"first\":[",
-      s.clean(), s.version, s.files, s.rows, s.pages, s.links, s.findings, s.writer_running);
+      "{{\"clean\":{},\"version\":{},\"versionsChecked\":[{}],\"files\":{},\"rows\":{},"
+      "\"pages\":{},\"links\":{},\"findings\":{},\"writerRunning\":{},\"first\":[",
+      s.clean(), s.version, fmt::join(s.versions_checked, ","), s.files, s.rows, s.pages,
+      s.links, s.findings, s.writer_running);
   for (size_t i = 0; i < first.size(); ++i) {
     if (i > 0) out.push_back(',');
     AppendFindingJson(first[i], &out);
   }
   out += "]}\n";
+  return out;
+}
+
+// "version 7 and the tables of kept versions 6, 5 and 4" (a distributed db's versions
+// are its rounds).
+std::string WhatWasVerified(const webdb::VerifySummary& s) {
+  std::string out = fmt::format("version {}", s.version);
+  const std::vector<uint64_t>& v = s.versions_checked;
+  if (v.size() < 2) return out;
+  out += fmt::format(" and the tables of kept version{} ", v.size() > 2 ? "s" : "");
+  for (size_t i = 1; i < v.size(); ++i) {
+    if (i > 1) out += i + 1 == v.size() ? " and " : ", ";
+    out += std::to_string(v[i]);
+  }
   return out;
 }
 
@@ -78,8 +94,9 @@ Result<int> RunVerify(nutchfs::Env& env, const Invocation& inv, std::FILE* out) 
   NUTCHFS_RETURN_IF_ERROR(write_status);
   if (inv.json) NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, VerifyJson(*summary, first)));
   if (!inv.quiet) {
-    std::fputs(fmt::format("webdb: verified version {}: {} files, {} rows, {} findings\n",
-                           summary->version, summary->files, summary->rows, summary->findings)
+    std::fputs(fmt::format("webdb: verified {}: {} files, {} rows, {} findings\n",
+                           WhatWasVerified(*summary),
+                           summary->files, summary->rows, summary->findings)
                    .c_str(),
                stderr);
   }

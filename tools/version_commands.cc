@@ -9,6 +9,7 @@
 #include "distwriter/round_versions.h"
 #include "tools/cli_commands.h"
 #include "tools/step_observer.h"
+#include "webdb/calls/json_out.h"
 #include "webdb/db/versions.h"
 #include "webdb/db/writer.h"
 
@@ -28,6 +29,12 @@ std::string VersionsJson(const webdb::VersionList& list) {
   std::string out = fmt::format("{{\"keep\":{},\"versions\":[", list.keep);
   for (size_t i = 0; i < list.versions.size(); ++i) {
     const webdb::VersionInfo& v = list.versions[i];
+    if (!v.damaged.empty()) {
+      out += fmt::format("{}{{\"version\":{},\"damaged\":", i > 0 ? "," : "", v.version);
+      webdb::AppendJsonString(v.damaged, &out);
+      out += "}";
+      continue;
+    }
     out += fmt::format(
         "{}{{\"version\":{},\"timeMs\":{},\"pages\":{},\"links\":{},\"bytes\":{},"
         "\"current\":{},\"rollbackTo\":{},\"readers\":{}}}",
@@ -41,6 +48,10 @@ std::string VersionsText(const webdb::VersionList& list) {
   std::string out = fmt::format("keep {}\n{:>8}  {:<23}  {:>12}  {:>12}  {:>14}  {}\n", list.keep,
                                 "version", "time", "pages", "links", "bytes", "");
   for (const webdb::VersionInfo& v : list.versions) {
+    if (!v.damaged.empty()) {
+      out += fmt::format("{:>8}  damaged: {}\n", v.version, v.damaged);
+      continue;
+    }
     std::string notes = v.current ? "current" : "";
     if (v.restores > 0) notes += fmt::format("{}rollback to {}", notes.empty() ? "" : ", ", v.restores);
     if (v.readers > 0) notes += fmt::format("{}{} readers", notes.empty() ? "" : ", ", v.readers);
@@ -92,6 +103,20 @@ Result<int> RunRollback(nutchfs::Env& env, const Invocation& inv, std::FILE*) {
   auto result = webdb::RollbackDb(env, inv.db, *inv.version, StepObserver());
   if (!result) return Err(DamageIsBadInput(WithUnlockHint(env, result.error(), inv.db)));
   SayRolledBack(inv, *result, "version");
+  return kExitOk;
+}
+
+Result<int> RunDropVersion(nutchfs::Env& env, const Invocation& inv, std::FILE*) {
+  if (!inv.config.empty()) {
+    NUTCHFS_ASSIGN_OR_RETURN(distwriter::DistConfig config,
+                             distwriter::DistConfig::Load(inv.config));
+    NUTCHFS_RETURN_IF_ERROR(distwriter::DropDistRound(config, *inv.version));
+    Say(inv, fmt::format("dropped round {} of {}", *inv.version, config.db()));
+    return kExitOk;
+  }
+  Status s = webdb::DropVersion(env, inv.db, *inv.version);
+  if (!s.ok()) return Err(WithUnlockHint(env, s, inv.db));
+  Say(inv, fmt::format("dropped version {} of {}", *inv.version, inv.db));
   return kExitOk;
 }
 

@@ -1,5 +1,6 @@
-// The version commands of `webdb` (docs/CLI.md, "versions, rollback, keep"): list the
-// versions a db keeps, roll back to one of them, change how many it keeps. Each writes
+// The version commands of `webdb` (docs/CLI.md, "versions, rollback, keep, drop-version"):
+// list the versions a db keeps, roll back to one of them, change how many it keeps, drop
+// one. Each writes
 // its result to out and a line for humans to stderr (unless --quiet). Not thread-safe
 // with respect to the streams they write.
 #ifndef TOOLS_VERSION_COMMANDS_H_
@@ -17,6 +18,9 @@ Result<int> RunVersions(nutchfs::Env& env, const Invocation& inv, std::FILE* out
 
 // Makes kept version inv.version current again, as a new version (webdb/db/versions.h).
 Result<int> RunRollback(nutchfs::Env& env, const Invocation& inv, std::FILE* out);
+
+// Drops kept version inv.version, not the current one (webdb/db/versions.h, DropVersion).
+Result<int> RunDropVersion(nutchfs::Env& env, const Invocation& inv, std::FILE* out);
 
 // Sets the db's keep setting to inv.keep (a new version sharing every table).
 Result<int> RunKeep(nutchfs::Env& env, const Invocation& inv, std::FILE* out);

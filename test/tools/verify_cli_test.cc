@@ -57,11 +57,13 @@ TEST_CASE("webdb verify --config exits 0 on a sound distributed db and 3 with it
   INFO(clean.Describe());
   CHECK(clean.exit_code == 0);
   CHECK(clean.out.empty());
-  CHECK_THAT(clean.err, Catch::Contains("webdb: verified version 2: 12 files,") &&
-                            Catch::Contains(" 0 findings"));
+  // Round 2's twelve section files, and round 1's (kept: twelve empty ones).
+  CHECK_THAT(clean.err,
+             Catch::Contains("webdb: verified version 2 and the tables of kept version 1: 24 files,") &&
+                 Catch::Contains(" 0 findings"));
   ProcessResult json = Verify(cluster, {"--json", "-q"});
   CHECK(json.exit_code == 0);
-  CHECK(json.out.starts_with("{\"clean\":true,\"version\":2,\"files\":12,"));
+  CHECK(json.out.starts_with("{\"clean\":true,\"version\":2,\"versionsChecked\":[2,1],\"files\":24,"));
 
   const std::string current = cluster.MetaDir(1) + "/CURRENT";
   std::ofstream(current, std::ios::trunc) << "ROUND-000001\n";

@@ -128,6 +128,38 @@ TEST_CASE("rollback to a kept version whose table is damaged is refused with exi
   CHECK(cli.Run({"stats", cli.db()}).exit_code == 0);
 }
 
+TEST_CASE("a damaged kept manifest: every command still works, verify names it, "
+          "drop-version drops it") {
+  Cli cli;
+  cli.MustRun({"create", cli.db(), "--keep", "3"});
+  for (int n = 1; n <= 3; ++n) cli.AddPage(n);
+  const std::string manifest = cli.db() + "/MANIFEST-000003";
+  testutil::FlipByte(manifest, std::filesystem::file_size(manifest) / 2);
+  cli.MustRun({"stats", cli.db(), "--quick"});
+  cli.MustRun({"stats", cli.db()});
+  CHECK_THAT(cli.MustRun({"versions", cli.db()}), Catch::Contains("damaged"));
+  CHECK_THAT(cli.MustRun({"versions", cli.db(), "--json"}),
+             Catch::Contains("{\"version\":3,\"damaged\":\""));
+  cli.MustRun({"explain", cli.db(), "http://p1/"});
+  ProcessResult verify = cli.Run({"verify", cli.db()});
+  CHECK(verify.exit_code == 3);
+  CHECK_THAT(verify.out, Catch::Contains(manifest) && Catch::Contains("drop-version"));
+  cli.MustRun({"keep", cli.db(), "5"});  // version 5
+  cli.AddPage(4);                          // version 6
+  cli.MustRun({"rollback", cli.db(), "4"});  // version 7
+  CHECK(cli.Run({"rollback", cli.db(), "3"}).exit_code == 3);
+  CHECK(cli.Run({"drop-version", cli.db(), "7"}).exit_code == 3);  // the current one
+  CHECK(cli.Run({"drop-version", cli.db(), "1"}).exit_code == 4);  // not kept
+  CHECK(cli.Run({"drop-version", cli.db()}).exit_code == 2);
+  cli.MustRun({"drop-version", cli.db(), "3"});
+  CHECK_FALSE(std::filesystem::exists(manifest));
+  ProcessResult clean = cli.Run({"verify", cli.db()});
+  INFO(clean.Describe());
+  CHECK(clean.exit_code == 0);
+  CHECK_THAT(clean.err, Catch::Contains("verified version 7 and the tables of kept versions 6, "
+                                        "5 and 4"));
+}
+
 TEST_CASE("rollback killed as each step begins leaves the old or the new version", "[fault]") {
   for (const char* step : {"rollback", "publish", "current", "collect"}) {
     CAPTURE(step);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <functional>
 #include <cinttypes>
 #include <cmath>
 #include <optional>
@@ -40,6 +42,20 @@ std::string ManifestFileName(uint64_t version) { return fmt::format("MANIFEST-{:
 
 std::string TableFileName(TableId t, uint64_t version, std::string_view suffix) {
   return fmt::format("{}-{:06d}{}.tbl", TableName(t), version, suffix);
+}
+
+std::optional<uint64_t> TableFileVersion(std::string_view name) {
+  const size_t dash = name.find('-');
+  if (dash == std::string_view::npos || !name.ends_with(".tbl") ||
+      !ParseTableName(name.substr(0, dash))) {
+    return std::nullopt;
+  }
+  const char* begin = name.data() + dash + 1;
+  const char* end = name.data() + name.size() - 4;
+  uint64_t version = 0;
+  auto [stop, ec] = std::from_chars(begin, end, version);
+  if (ec != std::errc() || stop - begin < 6 || (stop != end && *stop != '-')) return std::nullopt;
+  return version;
 }
 
 Status CheckTableFileName(std::string_view name) {
@@ -236,20 +252,35 @@ Status InstallManifest(nutchfs::Env& env, const std::string& dir, const Manifest
   return SetCurrent(env, dir, m.version);
 }
 
-Status RemoveObsoleteFiles(nutchfs::Env& env, const std::string& dir,
-                           const std::vector<const Manifest*>& live) {
+namespace {
+
+Status RemoveFilesIf(nutchfs::Env& env, const std::string& dir,
+                     const std::function<bool(const std::string&)>& obsolete) {
   NUTCHFS_ASSIGN_OR_RETURN(auto names, env.GetChildren(dir));
   for (const std::string& name : names) {
-    if (!IsDbFileName(name) && !IsTemporaryFileName(name)) continue;
-    bool used = false;
-    for (const Manifest* m : live) {
-      used = used || name == ManifestFileName(m->version) || m->NamesTableFile(name);
-    }
-    if (used) continue;
+    if (!obsolete(name)) continue;
     Status s = env.RemoveFile(dir + "/" + name);
     if (!s.ok() && !s.IsNotFound()) return s;
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status RemoveObsoleteFiles(nutchfs::Env& env, const std::string& dir,
+                           const std::vector<const Manifest*>& live) {
+  return RemoveFilesIf(env, dir, [&](const std::string& name) {
+    if (IsTemporaryFileName(name)) return true;
+    if (!IsDbFileName(name)) return false;
+    for (const Manifest* m : live) {
+      if (name == ManifestFileName(m->version) || m->NamesTableFile(name)) return false;
+    }
+    return true;
+  });
+}
+
+Status RemoveTemporaryFiles(nutchfs::Env& env, const std::string& dir) {
+  return RemoveFilesIf(env, dir, [](const std::string& name) { return IsTemporaryFileName(name); });
 }
 
 }  // namespace webdb

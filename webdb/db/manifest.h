@@ -95,6 +95,9 @@ struct Manifest {
 std::string ManifestFileName(uint64_t version);
 // "<table>-<version>.tbl", with an optional suffix before ".tbl".
 std::string TableFileName(TableId t, uint64_t version, std::string_view suffix = "");
+// The version in a table file name made by TableFileName (the version whose update wrote
+// it); nullopt for other names.
+std::optional<uint64_t> TableFileVersion(std::string_view name);
 // OK when name can be a table file inside a db directory: not empty, not "." or "..",
 // no '/' and no NUL (a manifest must not lead a reader or a clean-up outside the db).
 // Corruption saying why otherwise.
@@ -132,6 +135,9 @@ Status InstallManifest(nutchfs::Env& env, const std::string& dir, const Manifest
 // REQUIRES: the caller holds the directory's writer lock (no write is in progress).
 Status RemoveObsoleteFiles(nutchfs::Env& env, const std::string& dir,
                            const std::vector<const Manifest*>& live);
+// Deletes the temporary files of dir only: what a collector may delete while some live
+// version's manifest cannot be read (its tables are not known).
+Status RemoveTemporaryFiles(nutchfs::Env& env, const std::string& dir);
 
 }  // namespace webdb
 

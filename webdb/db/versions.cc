@@ -1,6 +1,7 @@
 #include "webdb/db/versions.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "nutchfs/clock.h"
 #include "nutchfs/scoped_lock.h"
@@ -37,33 +38,47 @@ Result<Manifest> ReadKeptManifest(nutchfs::Env& env, const std::string& dir,
   return m;
 }
 
-Result<std::vector<Manifest>> LiveManifests(nutchfs::Env& env, const std::string& dir,
-                                            const Manifest& current, bool remove_stale_pins) {
-  std::vector<Manifest> live = {current};
-  for (uint64_t v = current.version - 1; v > 0 && Kept(current, v); --v) {
+Result<LiveVersions> LiveManifests(nutchfs::Env& env, const std::string& dir,
+                                   const Manifest& current, bool remove_stale_pins) {
+  LiveVersions live;
+  live.manifests.push_back(current);
+  // A manifest that is missing was collected (before a reader pinned its version);
+  // one that is there but cannot be read names files that are not known.
+  auto take = [&](uint64_t v) -> Status {
     auto m = ReadManifest(env, dir, v);
-    if (!m && m.error().IsNotFound()) continue;
-    if (!m) return Err(m.error().WithContext("kept version " + std::to_string(v)));
-    live.push_back(std::move(*m));
+    if (m) {
+      live.manifests.push_back(std::move(*m));
+    } else if (m.error().IsCorruption()) {
+      live.damaged.push_back({v, m.error()});
+    } else if (!m.error().IsNotFound()) {
+      return m.error().WithContext("version " + std::to_string(v));
+    }
+    return Status::OK();
+  };
+  for (uint64_t v = current.version - 1; v > 0 && Kept(current, v); --v) {
+    NUTCHFS_RETURN_IF_ERROR(take(v));
   }
   NUTCHFS_ASSIGN_OR_RETURN(auto pins, LivePins(env, dir, nutchfs::NowMs(), remove_stale_pins));
   for (const auto& [v, count] : pins) {
     if (Kept(current, v) || v > current.version) continue;
-    auto m = ReadManifest(env, dir, v);
-    if (!m && m.error().IsNotFound()) continue;  // collected before the reader pinned it
-    if (!m) {
-      return Err(m.error().WithContext("version " + std::to_string(v) + " pinned by a reader"));
-    }
-    live.push_back(std::move(*m));
+    NUTCHFS_RETURN_IF_ERROR(take(v));
   }
   return live;
 }
 
 Status CollectGarbage(nutchfs::Env& env, const std::string& dir, const Manifest& current) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::vector<Manifest> live,
+  NUTCHFS_ASSIGN_OR_RETURN(LiveVersions live,
                            LiveManifests(env, dir, current, /*remove_stale_pins=*/true));
+  if (!live.damaged.empty()) {
+    for (const DamagedVersion& d : live.damaged) {
+      spdlog::warn("{}: version {} cannot be read ({}); no table file is deleted until it is "
+                   "dropped (webdb drop-version {} {}) or no longer kept",
+                   dir, d.version, d.why.message(), dir, d.version);
+    }
+    return RemoveTemporaryFiles(env, dir);
+  }
   std::vector<const Manifest*> names;
-  for (const Manifest& m : live) names.push_back(&m);
+  for (const Manifest& m : live.manifests) names.push_back(&m);
   return RemoveObsoleteFiles(env, dir, names);
 }
 
@@ -97,10 +112,17 @@ Result<VersionList> ListVersions(nutchfs::Env& env, const std::string& dir) {
     } else {
       auto read = ReadManifest(env, dir, v);
       if (!read && read.error().IsNotFound()) continue;
+      if (!read && read.error().IsCorruption()) {
+        VersionInfo damaged;
+        damaged.version = v;
+        damaged.damaged = read.error().message();
+        list.versions.push_back(damaged);
+        continue;
+      }
       if (!read) return Err(read.error());
       m = std::move(*read);
     }
-    VersionInfo info{v, m.time_ms, m.num_pages(), m.num_links(), 0, m.restores, 0,
+    VersionInfo info{v, "", m.time_ms, m.num_pages(), m.num_links(), 0, m.restores, 0,
                      v == current.version};
     for (int t = 0; t < kNumTables; ++t) info.bytes += m.bytes(static_cast<TableId>(t));
     if (auto it = pins.find(v); it != pins.end()) info.readers = it->second;
@@ -134,6 +156,32 @@ Result<RollbackResult> RollbackDb(nutchfs::Env& env, const std::string& dir, uin
   NUTCHFS_RETURN_IF_ERROR(PublishVersion(env, dir, current, next, hook));
   NUTCHFS_RETURN_IF_ERROR(lock->Release());
   return RollbackResult{next.version, true};
+}
+
+Status DropVersion(nutchfs::Env& env, const std::string& dir, uint64_t version) {
+  if (!env.FileExists(dir + "/CURRENT")) return Status::NotFound("no webdb at " + dir);
+  NUTCHFS_ASSIGN_OR_RETURN(auto lock,
+                           nutchfs::ScopedLock::Acquire(env, dir + "/LOCK", "webdb drop-version"));
+  NUTCHFS_ASSIGN_OR_RETURN(Manifest current, ReadCurrentManifest(env, dir));
+  if (version == current.version) {
+    return Status::InvalidArgument(fmt::format(
+        "version {} is the current version of {}: roll back to another one first", version, dir));
+  }
+  const std::string manifest = dir + "/" + ManifestFileName(version);
+  if (!Kept(current, version) || !env.FileExists(manifest)) {
+    return Status::NotFound(fmt::format("version {} of {} is not kept (keep {}: {})", version,
+                                        dir, current.keep, KeptRange(current)));
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(auto pins, LivePins(env, dir, nutchfs::NowMs(), /*remove_stale=*/true));
+  if (auto it = pins.find(version); it != pins.end()) {
+    return Status::Busy(fmt::format("version {} of {} is read by {} live reader(s)", version, dir,
+                                    it->second));
+  }
+  NUTCHFS_RETURN_IF_ERROR(env.RemoveFile(manifest));
+  NUTCHFS_RETURN_IF_ERROR(env.SyncDir(dir));
+  NUTCHFS_RETURN_IF_ERROR(CollectGarbage(env, dir, current));
+  NUTCHFS_RETURN_IF_ERROR(env.SyncDir(dir));
+  return lock->Release();
 }
 
 }  // namespace webdb

@@ -46,20 +46,33 @@ Result<Manifest> ReadKeptManifest(nutchfs::Env& env, const std::string& dir,
 Status PublishVersion(nutchfs::Env& env, const std::string& dir, const Manifest& current,
                       const Manifest& next, const StepHook& hook);
 
-// The manifests whose files dir must keep: current, the other kept versions, and older
-// versions pinned by live readers (with remove_stale_pins, stale pins are removed).
-// An error when one of them cannot be read (not when it is missing).
-Result<std::vector<Manifest>> LiveManifests(nutchfs::Env& env, const std::string& dir,
-                                            const Manifest& current, bool remove_stale_pins);
+// A version dir must keep (kept, or pinned by a live reader) whose manifest is there but
+// cannot be read: damaged, or unreadable.
+struct DamagedVersion {
+  uint64_t version = 0;
+  Status why;  // naming the manifest file
+};
+
+// What dir must keep: the manifests of current, of the other kept versions and of older
+// versions pinned by live readers (with remove_stale_pins, stale pins are removed), and
+// the versions among them whose manifest cannot be read (their files are not known).
+struct LiveVersions {
+  std::vector<Manifest> manifests;  // current first, then the kept ones newest first
+  std::vector<DamagedVersion> damaged;
+};
+Result<LiveVersions> LiveManifests(nutchfs::Env& env, const std::string& dir,
+                                   const Manifest& current, bool remove_stale_pins);
 
 // Deletes the files of dir that neither a kept version of current nor a version pinned by
-// a live reader names (also leftovers of interrupted updates, and stale pins). A kept or
-// pinned manifest that cannot be read stops it before it deletes anything (its tables
-// are not known). REQUIRES: the db's LOCK is held.
+// a live reader names (also leftovers of interrupted updates, and stale pins). While a
+// kept or pinned manifest cannot be read, its tables are not known: then only temporary
+// files are deleted, and a warning names the damaged version and the command that drops
+// it (DropVersion). REQUIRES: the db's LOCK is held.
 Status CollectGarbage(nutchfs::Env& env, const std::string& dir, const Manifest& current);
 
 struct VersionInfo {
   uint64_t version = 0;
+  std::string damaged;  // why its manifest cannot be read; empty when it can (and the rest is known)
   int64_t time_ms = 0;
   uint64_t pages = 0, links = 0;
   uint64_t bytes = 0;     // of its four table files
@@ -73,7 +86,7 @@ struct VersionList {
   std::vector<VersionInfo> versions;  // the kept versions, newest first
 };
 
-// The kept versions of dir. A kept manifest that cannot be read is an error.
+// The kept versions of dir; one whose manifest cannot be read is listed as damaged.
 Result<VersionList> ListVersions(nutchfs::Env& env, const std::string& dir);
 
 struct RollbackResult {
@@ -86,6 +99,14 @@ struct RollbackResult {
 // of its tables is not the file its manifest names.
 Result<RollbackResult> RollbackDb(nutchfs::Env& env, const std::string& dir, uint64_t version,
                                   const StepHook& hook);
+
+// Drops kept version `version`, which is not the current one (`webdb drop-version`): removes
+// its manifest, then every file no other kept or pinned version names. The way to drop a
+// version whose manifest is damaged (its files are kept, unknown, until then). Busy when a
+// writer holds LOCK or a live reader pins the version; NotFound when it is not kept;
+// InvalidArgument for the current version. A kill at any moment leaves the version kept
+// (its manifest not removed yet) or dropped (the next writer removes its files).
+Status DropVersion(nutchfs::Env& env, const std::string& dir, uint64_t version);
 
 }  // namespace webdb
 

@@ -1,6 +1,9 @@
 #include "webdb/inspect/verify.h"
 
+#include <fmt/format.h>
+
 #include <array>
+#include <set>
 #include <memory>
 
 #include "webdb/db/manifest.h"
@@ -45,20 +48,42 @@ class ManifestTableSource final : public TableSource {
   std::array<std::unique_ptr<Table>, kNumTables> tables_;
 };
 
-// Files of the db's kind that no kept or pinned version names.
-void CheckDbLeftovers(nutchfs::Env& env, const std::string& dir, const Manifest& current,
-                      FindingLog& log) {
+// The kept versions' manifests that cannot be read (findings: each names the command that
+// drops its version), then the files of the db's kind that no kept or pinned version
+// names, unless some version's files are unknown; the other kept versions' manifests,
+// newest first.
+std::vector<Manifest> CheckDbDirectory(nutchfs::Env& env, const std::string& dir,
+                                       const Manifest& current, bool writer_running,
+                                       FindingLog& log) {
   auto live = LiveManifests(env, dir, current, /*remove_stale_pins=*/false);
-  if (!live) return log.AddStatus(dir, live.error());
-  std::vector<const Manifest*> manifests;
-  for (const Manifest& m : *live) manifests.push_back(&m);
-  CheckLeftovers(env, dir, manifests, log);
+  if (!live) {
+    log.AddStatus(dir, live.error());
+    return {};
+  }
+  for (const DamagedVersion& d : live->damaged) {
+    log.Add({dir + "/" + ManifestFileName(d.version), "",
+             fmt::format("version {} cannot be read ({}): its files are kept until `webdb "
+                         "drop-version {} {}` drops it",
+                         d.version, d.why.message(), dir, d.version)});
+  }
+  std::vector<const Manifest*> names;
+  for (const Manifest& m : live->manifests) names.push_back(&m);
+  // A version whose manifest cannot be read may name any file.
+  const auto spared = [&](const std::string&) { return !live->damaged.empty(); };
+  if (!writer_running) CheckLeftovers(env, dir, names, spared, log);
+  std::vector<Manifest> kept;
+  for (Manifest& m : live->manifests) {
+    if (m.version != current.version && Kept(current, m.version)) kept.push_back(std::move(m));
+  }
+  return kept;
 }
 
 }  // namespace
 
 void CheckLeftovers(nutchfs::Env& env, const std::string& dir,
-                    const std::vector<const Manifest*>& live, FindingLog& log) {
+                    const std::vector<const Manifest*>& live,
+                    const std::function<bool(const std::string& name)>& spared,
+                    FindingLog& log) {
   auto names = env.GetChildren(dir);
   if (!names) return log.AddStatus(dir, names.error());
   for (const std::string& name : *names) {
@@ -71,7 +96,9 @@ void CheckLeftovers(nutchfs::Env& env, const std::string& dir,
     for (const Manifest* m : live) {
       used = used || name == ManifestFileName(m->version) || m->NamesTableFile(name);
     }
-    if (!used) log.Add({dir + "/" + name, "", "left over: named by no manifest"});
+    if (!used && !(spared && spared(name))) {
+      log.Add({dir + "/" + name, "", "left over: named by no manifest"});
+    }
   }
 }
 
@@ -104,16 +131,27 @@ Result<VerifySummary> VerifyDb(nutchfs::Env& env, const std::string& dir,
   summary.version = manifest->version;
   summary.pages = manifest->num_pages();
   summary.links = manifest->num_links();
-  CrossCheckOptions cross{options.memory_budget, options.tmp_env, options.tmp_dir, {}, {}};
-  for (int i = 0; i < kNumTables; ++i) {
-    const auto t = static_cast<TableId>(i);
-    const auto refs = TableRefsOf(dir, *manifest, t, ManifestFileName(manifest->version));
-    cross.labels[i] = refs.front().path;
-    cross.intact[i] = CheckTableParts(env, refs, t, {}, log, &summary.rows);
-    summary.files += refs.size();
-  }
   summary.writer_running = env.FileExists(dir + "/LOCK");
-  if (!summary.writer_running) CheckDbLeftovers(env, dir, *current, log);
+  std::vector<Manifest> versions = {*manifest};
+  for (Manifest& m : CheckDbDirectory(env, dir, *current, summary.writer_running, log)) {
+    if (m.version != manifest->version) versions.push_back(std::move(m));
+  }
+  if (manifest->version != current->version) versions.insert(versions.begin() + 1, *current);
+  // Every kept version's tables, each file once: the first version's for its cross checks.
+  CrossCheckOptions cross{options.memory_budget, options.tmp_env, options.tmp_dir, {}, {}};
+  std::set<std::string> read;
+  for (const Manifest& m : versions) {
+    summary.versions_checked.push_back(m.version);
+    for (int i = 0; i < kNumTables; ++i) {
+      const auto t = static_cast<TableId>(i);
+      const auto refs = TableRefsOf(dir, m, t, ManifestFileName(m.version));
+      if (&m == &versions.front()) cross.labels[i] = refs.front().path;
+      if (!read.insert(refs.front().path).second) continue;
+      const bool intact = CheckTableParts(env, refs, t, {}, log, &summary.rows);
+      if (&m == &versions.front()) cross.intact[i] = intact;
+      summary.files += refs.size();
+    }
+  }
   Reader reader(std::make_unique<ManifestTableSource>(env, dir, *manifest));
   NUTCHFS_RETURN_IF_ERROR(CheckCrossTables(reader, cross, log));
   summary.findings = log.count();

@@ -1,7 +1,9 @@
 // Verifying a single-machine db (`webdb verify`, docs/CLI.md): an fsck that reads every
-// table file of the current version end to end (webdb/inspect/table_check.h), checks the
-// invariants between the tables (webdb/inspect/cross_check.h), and that CURRENT, the manifest
-// and the files of the directory agree (no file missing, none left over). Findings are
+// table file of every kept version end to end (webdb/inspect/table_check.h; a file shared by
+// several versions once), checks the invariants between the tables of the version verified
+// (the current one, or options.version: webdb/inspect/cross_check.h), that every kept
+// manifest can be read, and that CURRENT, the manifests and the files of the directory
+// agree (no file missing, none left over). Findings are
 // handed out one by one as they are found; memory stays within the sort budget plus
 // one read buffer per open table whatever the db size.
 //
@@ -11,6 +13,7 @@
 #define WEBDB_INSPECT_VERIFY_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,7 +39,10 @@ struct VerifyOptions {
 };
 
 struct VerifySummary {
-  uint64_t version = 0;
+  uint64_t version = 0;  // the version whose invariants were checked
+  // The versions whose table files were read: version first, then the other kept ones
+  // (a distributed db: rounds), newest first; not those whose manifest cannot be read.
+  std::vector<uint64_t> versions_checked;
   uint64_t files = 0;  // table files read end to end
   uint64_t rows = 0;   // rows read in those files
   uint64_t pages = 0, links = 0;
@@ -51,11 +57,15 @@ Result<VerifySummary> VerifyDb(nutchfs::Env& env, const std::string& dir,
                                const VerifyOptions& options);
 
 // The directory check of VerifyDb, for any directory of table files (a single-machine
-// db, a section of a distributed one): db files that none of `live` names and visible
-// temporary files are findings ("left over"). Hidden ones (".tmp.*": a lock release cut
-// short) are invisible, as in NutchFS. A failed listing is a finding.
+// db, a section of a distributed one): db files that none of `live` names, unless
+// `spared` (when set) says they may stay (a live version whose manifest cannot be read
+// may name any; a failed round keeps its own), and visible temporary files are findings
+// ("left over"). Hidden ones (".tmp.*": a lock release cut short) are invisible, as in
+// NutchFS. A failed listing is a finding.
 void CheckLeftovers(nutchfs::Env& env, const std::string& dir,
-                    const std::vector<const Manifest*>& live, FindingLog& log);
+                    const std::vector<const Manifest*>& live,
+                    const std::function<bool(const std::string& name)>& spared,
+                    FindingLog& log);
 
 }  // namespace webdb
 

@@ -182,6 +182,69 @@ TEST_CASE("a version sharing every table is not published over a damaged one", "
   CHECK(db.PagesAt(2) == "1");
 }
 
+TEST_CASE("a damaged kept manifest blocks neither writes nor reads, and dropping it recovers",
+          "[versions][fault]") {
+  Db db(3);
+  for (int i = 0; i < 3; ++i) db.AddPage();
+  REQUIRE(db.Current() == 4);
+  testutil::FlipByte(db.dir + "/" + ManifestFileName(3), 20);
+  auto list = ListVersions(*db.env, db.dir);
+  REQUIRE(list.has_value());
+  REQUIRE(list->versions.size() == 3);
+  CHECK(list->versions[1].version == 3);
+  CHECK_THAT(list->versions[1].damaged, Catch::Contains("checksum mismatch"));
+  CHECK(list->versions[0].damaged.empty());
+  CHECK_THAT(db.PagesAt(3), Catch::Contains("checksum mismatch"));
+  CHECK(db.PagesAt(4) == "3");
+  // Its files are not known: while it is kept, the collector deletes none of them.
+  db.AddPage();
+  CHECK(db.Current() == 5);
+  CHECK(db.PagesAt(5) == "4");
+  CHECK(db.Exists(TableFileName(TableId::kPagesByUrl, 3)));
+  SECTION("rolled back to another version") {
+    auto rolled = RollbackDb(*db.env, db.dir, 4, {});
+    REQUIRE(rolled.has_value());
+    CHECK(db.PagesAt(6) == "3");
+  }
+  SECTION("rolled back to it: refused") {
+    auto rolled = RollbackDb(*db.env, db.dir, 3, {});
+    REQUIRE_FALSE(rolled.has_value());
+    CHECK(rolled.error().IsCorruption());
+    CHECK(db.Current() == 5);
+  }
+  SECTION("dropped") {
+    auto dropped = DropVersion(*db.env, db.dir, 3);
+    REQUIRE(dropped.ok());
+    CHECK_FALSE(db.Exists(ManifestFileName(3)));
+    CHECK_FALSE(db.Exists(TableFileName(TableId::kPagesByUrl, 3)));
+    CHECK(db.Exists(TableFileName(TableId::kPagesByUrl, 4)));
+    list = ListVersions(*db.env, db.dir);
+    REQUIRE(list.has_value());
+    REQUIRE(list->versions.size() == 2);
+    CHECK(list->versions[1].version == 4);
+    CHECK_THAT(db.PagesAt(3), Catch::Contains("not kept"));
+    CHECK(DropVersion(*db.env, db.dir, 3).IsNotFound());
+  }
+}
+
+TEST_CASE("drop-version refuses the current version and a version a reader reads",
+          "[versions]") {
+  Db db(3);
+  for (int i = 0; i < 2; ++i) db.AddPage();
+  REQUIRE(db.Current() == 3);
+  Status current = DropVersion(*db.env, db.dir, 3);
+  CHECK_FALSE(current.ok());
+  CHECK_THAT(current.message(), Catch::Contains("current"));
+  auto reader = Reader::Open(*db.env, db.dir, uint64_t{2});
+  REQUIRE(reader.has_value());
+  Status read = DropVersion(*db.env, db.dir, 2);
+  CHECK(read.IsBusy());
+  reader->reset();
+  CHECK(DropVersion(*db.env, db.dir, 2).ok());
+  CHECK_THAT(db.PagesAt(2), Catch::Contains("not kept"));
+  CHECK(db.PagesAt(3) == "2");
+}
+
 TEST_CASE("rollback is refused while a writer holds the db", "[versions]") {
   Db db(3);
   db.AddPage();

@@ -133,7 +133,9 @@ TEST_CASE("a sound db has no finding", "[verify]") {
   INFO(Joined(findings));
   CHECK(findings.empty());
   CHECK(summary.clean());
-  CHECK(summary.files == 4);
+  // Version 2's four tables, and version 1's (kept: four empty ones).
+  CHECK(summary.files == 8);
+  CHECK(summary.versions_checked == std::vector<uint64_t>{2, 1});
   CHECK(summary.pages == 3);
   CHECK(summary.links == 3);
   CHECK(summary.rows == 12);
@@ -356,6 +358,34 @@ TEST_CASE("verify checks a kept older version with options.version", "[verify]")
     REQUIRE_FALSE(result.has_value());
     CHECK(result.error().IsNotFound());
     CHECK_THAT(result.error().message(), Catch::Contains("not kept"));
+  }
+}
+
+TEST_CASE("verify reads the table files of every kept version, and says which", "[verify]") {
+  TestDb db;
+  const Manifest first = db.Current();
+  REQUIRE(testutil::RunSession(*db.env, db.dir,
+                               {testutil::AddPageCall(MakePage("http://d/", "D", 0))})
+              .ok());
+  const Manifest second = db.Current();
+  VerifySummary summary;
+  CHECK(db.Verify(&summary).empty());
+  CHECK(summary.version == second.version);
+  CHECK(summary.versions_checked == std::vector<uint64_t>{second.version, first.version});
+  // pagesByMD5 of the first version, which the current one does not name.
+  const std::string only_first = first.table(TableId::kPagesByMd5).front().name;
+  REQUIRE_FALSE(second.NamesTableFile(only_first));
+  SECTION("a damaged block") {
+    testutil::FlipByte(db.dir + "/" + only_first, 3);
+    CHECK(Reported(db.Verify(), {only_first, "file CRC32C"}));
+  }
+  SECTION("a damaged kept manifest") {
+    testutil::FlipByte(db.dir + "/" + ManifestFileName(first.version), 20);
+    const std::vector<std::string> findings = db.Verify(&summary);
+    INFO(Joined(findings));
+    CHECK(Reported(findings, {ManifestFileName(first.version), "checksum mismatch",
+                              "webdb drop-version"}));
+    CHECK(summary.versions_checked == std::vector<uint64_t>{second.version});
   }
 }
 
