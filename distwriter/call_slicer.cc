@@ -1,6 +1,8 @@
 #include "distwriter/call_slicer.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cstring>
@@ -14,6 +16,23 @@ using nutchfs::Result;
 constexpr size_t kChunk = size_t{1} << 20;
 
 using Publish = std::function<Status(int slice, const std::string& path)>;
+
+// The XXH3-128 of the stream's bytes, taken as they pass.
+class StreamDigest {
+ public:
+  StreamDigest() : state_(XXH3_createState()) { XXH3_128bits_reset(state_); }
+  ~StreamDigest() { XXH3_freeState(state_); }
+  StreamDigest(const StreamDigest&) = delete;
+  StreamDigest& operator=(const StreamDigest&) = delete;
+  void Add(std::string_view bytes) { XXH3_128bits_update(state_, bytes.data(), bytes.size()); }
+  std::string Hex() const {
+    const XXH128_hash_t h = XXH3_128bits_digest(state_);
+    return fmt::format("{:016x}{:016x}", h.high64, h.low64);
+  }
+
+ private:
+  XXH3_state_t* state_;
+};
 
 bool IsRegularFile(const std::string& path) {
   struct stat st;
@@ -31,7 +50,7 @@ struct Part {
 // given a newline if it lacks one), and appends them to parts as they are complete.
 // After a failure the unfinished file is removed.
 Status Spill(nutchfs::Env& env, const std::string& from, const std::string& prefix,
-             uint64_t file_bytes, std::vector<Part>& parts) {
+             uint64_t file_bytes, std::vector<Part>& parts, StreamDigest& digest) {
   std::unique_ptr<nutchfs::WritableFile> out;
   Part part;
   Status s = [&]() -> Status {
@@ -49,6 +68,7 @@ Status Spill(nutchfs::Env& env, const std::string& from, const std::string& pref
         NUTCHFS_ASSIGN_OR_RETURN(out, env.NewWritableFile(part.path));
       }
       part.size += bytes.size();
+      digest.Add(bytes);
       return out->Append(bytes);
     };
     char last = '\n';
@@ -145,10 +165,13 @@ class Slicer {
     return true;
   }
 
-  // The end of one input file: its last line gets its newline; the next byte starts a
-  // line.
-  Status EndOfFile() {
-    if (!at_line_start_) NUTCHFS_RETURN_IF_ERROR(Append("\n"));
+  // The end of one input file: its last line gets its newline (taken into digest, as
+  // the file's bytes were); the next byte starts a line.
+  Status EndOfFile(StreamDigest& digest) {
+    if (!at_line_start_) {
+      digest.Add("\n");
+      NUTCHFS_RETURN_IF_ERROR(Append("\n"));
+    }
     at_line_start_ = true;
     return AdvanceTo(pos_);
   }
@@ -229,33 +252,36 @@ struct Input {
   std::vector<Part> spill;  // that copy's files not yet handed over
 };
 
-// Gives the bytes of one local file to the slicer.
-Status Copy(nutchfs::Env& env, const std::string& path, Slicer& slicer) {
+// Gives the bytes of one local file to the slicer, and to digest when not null.
+Status Copy(nutchfs::Env& env, const std::string& path, Slicer& slicer, StreamDigest* digest) {
   NUTCHFS_ASSIGN_OR_RETURN(auto in, env.NewSequentialFile(path));
   auto buf = std::make_unique<char[]>(kChunk);
   for (;;) {
     NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, in->Read(kChunk, buf.get()));
     if (got.empty()) return Status::OK();
+    if (digest != nullptr) digest->Add(got);
     NUTCHFS_RETURN_IF_ERROR(slicer.Add(got));
   }
 }
 
-// One input; a spilled one file by file, each handed over whole or copied and removed.
-Status Feed(nutchfs::Env& env, Input& input, Slicer& slicer) {
-  if (!input.spilled) NUTCHFS_RETURN_IF_ERROR(Copy(env, input.path, slicer));
+// One input; a spilled one file by file, each handed over whole or copied and removed
+// (its bytes went into digest as they were spilled).
+Status Feed(nutchfs::Env& env, Input& input, Slicer& slicer, StreamDigest& digest) {
+  if (!input.spilled) NUTCHFS_RETURN_IF_ERROR(Copy(env, input.path, slicer, &digest));
   while (!input.spill.empty()) {
     const Part part = input.spill.front();
     NUTCHFS_ASSIGN_OR_RETURN(const bool taken, slicer.TakeWhole(part));
-    if (!taken) NUTCHFS_RETURN_IF_ERROR(Copy(env, part.path, slicer));
+    if (!taken) NUTCHFS_RETURN_IF_ERROR(Copy(env, part.path, slicer, nullptr));
     input.spill.erase(input.spill.begin());
     if (!taken) static_cast<void>(env.RemoveFile(part.path));  // best effort
   }
-  return slicer.EndOfFile();
+  return slicer.EndOfFile(digest);
 }
 
 Status SliceInputs(nutchfs::Env& env, std::vector<Input>& inputs, int k,
                    const std::string& tmp_prefix, const Publish& publish,
-                   const std::string& stdin_path, uint64_t spill_file_bytes) {
+                   const std::string& stdin_path, uint64_t spill_file_bytes,
+                   StreamDigest& digest) {
   uint64_t total = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     Input& in = inputs[i];
@@ -267,27 +293,31 @@ Status SliceInputs(nutchfs::Env& env, std::vector<Input>& inputs, int k,
     }
     in.spilled = true;
     NUTCHFS_RETURN_IF_ERROR(
-        Spill(env, in.path, tmp_prefix + ".spill" + std::to_string(i), spill_file_bytes, in.spill));
+        Spill(env, in.path, tmp_prefix + ".spill" + std::to_string(i), spill_file_bytes, in.spill,
+              digest));
     for (const Part& part : in.spill) total += part.size;
   }
   Slicer slicer(env, k, total, tmp_prefix, publish);
   NUTCHFS_RETURN_IF_ERROR(slicer.Start());
-  for (Input& in : inputs) NUTCHFS_RETURN_IF_ERROR(Feed(env, in, slicer));
+  for (Input& in : inputs) NUTCHFS_RETURN_IF_ERROR(Feed(env, in, slicer, digest));
   return slicer.Finish();
 }
 
 }  // namespace
 
-Status SliceCalls(nutchfs::Env& env, const std::vector<std::string>& files, int k,
-                  const std::string& tmp_prefix, const Publish& publish,
-                  const std::string& stdin_path, uint64_t spill_file_bytes) {
+Result<std::string> SliceCalls(nutchfs::Env& env, const std::vector<std::string>& files, int k,
+                               const std::string& tmp_prefix, const Publish& publish,
+                               const std::string& stdin_path, uint64_t spill_file_bytes) {
   std::vector<Input> inputs;
   for (const std::string& f : files) inputs.emplace_back().path = f;
-  Status s = SliceInputs(env, inputs, k, tmp_prefix, publish, stdin_path, spill_file_bytes);
+  StreamDigest digest;
+  Status s =
+      SliceInputs(env, inputs, k, tmp_prefix, publish, stdin_path, spill_file_bytes, digest);
   for (const Input& in : inputs) {
     for (const Part& part : in.spill) static_cast<void>(env.RemoveFile(part.path));  // best effort
   }
-  return s;
+  if (!s.ok()) return Err(s);
+  return digest.Hex();
 }
 
 }  // namespace distwriter

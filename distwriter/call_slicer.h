@@ -20,6 +20,9 @@
 // and only the few that straddle a cut are copied (and removed). So a piped stream is
 // written once, and needs room for about one copy of itself. A piece that fails is
 // removed, and so are the spill files not handed over.
+// It returns the stream's digest, the XXH3-128 of its bytes (the newlines it adds
+// included) taken as they pass, 32 lowercase hex digits: what tells a launch's rerun of
+// the same calls (docs/DISTRIBUTED.md, "Sessions").
 // Plain function; uses only the files it is given and its own temporary files.
 #ifndef DISTWRITER_CALL_SLICER_H_
 #define DISTWRITER_CALL_SLICER_H_
@@ -40,7 +43,8 @@ inline constexpr uint64_t kSpillFileBytes = uint64_t{64} << 20;
 // tmp_prefix: local path prefix for the spill files ("<prefix>.spill<input>-<n>") and
 // the copied pieces ("<prefix>-<slice>-<n>.jsonl"); their directory must exist.
 // stdin_path names standard input ("-"); tests give another stream.
-Status SliceCalls(nutchfs::Env& env, const std::vector<std::string>& files, int k,
+nutchfs::Result<std::string> SliceCalls(nutchfs::Env& env, const std::vector<std::string>& files,
+                                        int k,
                   const std::string& tmp_prefix,
                   const std::function<Status(int slice, const std::string& path)>& publish,
                   const std::string& stdin_path = "/dev/stdin",

@@ -53,6 +53,7 @@ void DistPlumbing::KeepOwnApart(int stage, const Partition& p) {
 }
 
 Status DistPlumbing::EndStage(int stage) {
+  NUTCHFS_RETURN_IF_ERROR(exchange_.CheckStop());
   // Earlier stages are done, except those a later stage reads again (stage 3's).
   for (int s = 1; s < stage; ++s) {
     if (webdb::ReadAgain(s) || own_sections_[s - 1].empty()) continue;

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdio>
 
 #include "distwriter/round_store.h"
@@ -67,9 +68,10 @@ Result<std::string> Exchange::Receive(int stage, int from) {
   const auto start = std::chrono::steady_clock::now();
   auto arrived = fs_.WaitForUnless(
       file, {FailureDir(self_), config_.MetaFile(RoundFileName(round_))}, config_.Describe(from),
-      timeout_);
+      timeout_, [this] { return stop_ != nullptr && stop_->load() != 0; });
   Traffic(stage).wait_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (Status stopped = CheckStop(); !stopped.ok()) return Err(stopped);
   if (!arrived) return Err(arrived.error().WithContext(where));
   if (!arrived->has_value()) return fs_.LocalPath(file);
   const nutchfs::NutchFile& found = **arrived;
@@ -91,6 +93,14 @@ Result<std::string> Exchange::Receive(int stage, int from) {
   }
   const std::string who = peer >= 0 && peer < config_.k ? config_.Describe(peer) : base;
   return Err(Status::IOError(where + ": " + who + " failed: " + why));
+}
+
+Status Exchange::CheckStop() const {
+  const int signal = stop_ != nullptr ? stop_->load() : 0;
+  if (signal == 0) return Status::OK();
+  const char* name = ::sigabbrev_np(signal);
+  return Status::IOError(fmt::format("writer {}: round {}: stopped by signal {} (SIG{})", self_,
+                                     round_, signal, name != nullptr ? name : "?"));
 }
 
 Result<std::optional<std::string>> Exchange::Arrived(int stage, int from) {
@@ -144,12 +154,13 @@ Result<std::vector<int>> Exchange::FailedPeers() {
 }
 
 Status Exchange::RemoveIncoming() {
-  auto names = fs_.List(config_.db(), WriterGroup(self_), "rounds");
+  // The group is on this machine: its listing shows the round directories themselves,
+  // empty ones too (those of an attempt whose stage 0 files were retracted).
+  NUTCHFS_ASSIGN_OR_RETURN(std::string rounds, fs_.LocalPath(config_.WriterFile(self_, "rounds")));
+  auto names = fs_.local_env().GetChildren(rounds);
   if (!names) return names.error().IsNotFound() ? Status::OK() : names.error();
-  for (const std::string& name : *names) {
-    // "rounds/<N>[-token]/..." : remove whole round directories up to this round.
-    const std::string rest = name.substr(name.find('/') + 1);
-    const std::string dir = rest.substr(0, rest.find('/'));
+  for (const std::string& dir : *names) {
+    // "<N>" or "<N>-<token>": remove whole round directories up to this round.
     uint64_t n = 0;
     if (std::sscanf(dir.c_str(), "%lu", &n) != 1 || n > round_) continue;
     NUTCHFS_RETURN_IF_ERROR(fs_.DeleteDir(config_.WriterFile(self_, "rounds/" + dir)));

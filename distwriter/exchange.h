@@ -10,6 +10,7 @@
 #ifndef DISTWRITER_EXCHANGE_H_
 #define DISTWRITER_EXCHANGE_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -38,6 +39,12 @@ class Exchange {
            std::chrono::milliseconds timeout);
 
   void set_token(std::string token) { token_ = std::move(token); }
+  // Where the writer's process is told to stop: a signal number once it is (0 until
+  // then). Not owned; null: never.
+  void set_stop(const std::atomic<int>* stop) { stop_ = stop; }
+  // IOError "writer i: round N: stopped by signal S (SIGNAME)" once the process is told
+  // to stop, else OK: checked by every wait (Receive) and at every stage's start.
+  Status CheckStop() const;
   const std::string& token() const { return token_; }
 
   // The identity of the stage file from writer `from` to writer `to`.
@@ -107,6 +114,7 @@ class Exchange {
   const uint64_t round_;
   const std::chrono::milliseconds timeout_;
   std::string token_;
+  const std::atomic<int>* stop_ = nullptr;
   bool saw_decision_ = false;
   bool saw_peer_failure_ = false;
   StageTraffic& Traffic(int stage);

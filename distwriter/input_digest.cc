@@ -12,8 +12,9 @@ unsigned __int128 Wide(XXH128_hash_t h) {
 
 }  // namespace
 
-InputDigest::InputDigest(int k, int writer) {
-  const std::string identity = fmt::format("webdb-round-inputs k={} writer={}\n", k, writer);
+InputDigest::InputDigest(int k, int writer, std::string_view session) {
+  std::string identity = fmt::format("webdb-round-inputs k={} writer={}\n", k, writer);
+  if (!session.empty()) identity += fmt::format("session={}\n", session);
   identity_ = Wide(XXH3_128bits(identity.data(), identity.size()));
 }
 

@@ -15,6 +15,7 @@
 
 #include "distwriter/call_slicer.h"
 #include "distwriter/exchange.h"
+#include "distwriter/launch_record.h"
 #include "distwriter/round_store.h"
 #include "nutchfs/lock_owner.h"
 #include "nutchfs/nutchfs.h"
@@ -83,6 +84,7 @@ std::vector<std::string> HostKeyOptions(const nutchfs::SshConfig& ssh, const std
 }
 
 std::vector<std::string> WriterCommand(const DistConfig& config, const LaunchOptions& o, int i,
+                                       const std::string& session,
                                        const std::vector<std::string>& inputs,
                                        const std::string& scratch) {
   std::vector<std::string> run = {o.distwriter_binary, o.rank ? "rank" : "run", "--config",
@@ -91,6 +93,8 @@ std::vector<std::string> WriterCommand(const DistConfig& config, const LaunchOpt
     run.insert(run.end(), {"--iterations", std::to_string(o.rank->iterations), "--epsilon",
                            fmt::format("{}", o.rank->epsilon), "--damping",
                            fmt::format("{}", o.rank->damping)});
+  } else {
+    run.insert(run.end(), {"--session", session});
   }
   run.insert(run.end(), o.run_flags.begin(), o.run_flags.end());
   run.insert(run.end(), inputs.begin(), inputs.end());
@@ -245,6 +249,7 @@ void PrintReport(const DistConfig& config, const std::vector<Child>& children, s
   std::fprintf(out, " %12s\n", "bytes_sent");
   simdjson::dom::parser parser;
   uint64_t version = 0, pages = 0, links = 0;
+  size_t applied = 0;  // writers that found their calls applied
   std::vector<uint64_t> stage_bytes(kCommitStage + 1, 0);
   for (const Child& c : children) {
     simdjson::dom::element doc;
@@ -262,6 +267,7 @@ void PrintReport(const DistConfig& config, const std::vector<Child>& children, s
       if (s < stage_bytes.size()) stage_bytes[s++] += b;
     }
     version = doc["version"].get_uint64().value_unsafe();
+    applied += doc["already_applied"].get_bool().value_unsafe() ? 1 : 0;
     pages = doc["pages"].get_uint64().value_unsafe();
     links = doc["links"].get_uint64().value_unsafe();
     std::fprintf(out, "%-7d %-12s %9lu %8.3f%s %12lu\n", c.writer,
@@ -271,6 +277,10 @@ void PrintReport(const DistConfig& config, const std::vector<Child>& children, s
   std::fprintf(out, "bytes exchanged per stage:");
   for (int s = 0; s <= kCommitStage; ++s) std::fprintf(out, " s%d=%lu", s, stage_bytes[s]);
   std::fprintf(out, "\nversion %lu: %lu pages, %lu links\n", version, pages, links);
+  if (applied == children.size()) {
+    std::fprintf(out, "already applied in round %lu: a rerun of an interrupted launch\n",
+                 version);
+  }
 }
 
 bool IsSsh(const DistConfig& config, int writer) {
@@ -339,6 +349,23 @@ std::string Failures(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t ro
   return failed;
 }
 
+// The session of this launch (docs/DISTRIBUTED.md, "Sessions"): the recorded one when
+// the launch before it, of the same call stream, did not succeed (this is its rerun);
+// else a new one, recorded before any writer starts.
+Result<std::string> SessionOf(nutchfs::NutchFs& fs, const DistConfig& config,
+                              const std::string& stream) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::optional<LaunchRecord> unfinished, ReadLaunchRecord(fs, config));
+  if (unfinished && unfinished->stream == stream) {
+    spdlog::info("the launch before this one, of the same calls, did not succeed: this is its "
+                 "rerun (session {})",
+                 unfinished->session);
+    return unfinished->session;
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(std::string session, NewSession());
+  NUTCHFS_RETURN_IF_ERROR(WriteLaunchRecord(fs, config, {stream, session}));
+  return session;
+}
+
 }  // namespace
 
 Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE* out) {
@@ -359,9 +386,14 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
     pieces[i].push_back(file);
     return Status::OK();
   };
+  // A rank round has no calls, hence no session: its digest is its options'.
+  std::string session;
   if (!options.rank) {
-    NUTCHFS_RETURN_IF_ERROR(SliceCalls(fs->local_env(), options.call_files, config.k,
-                                       "/tmp/webdb-launch-" + std::to_string(::getpid()), publish));
+    NUTCHFS_ASSIGN_OR_RETURN(
+        const std::string stream,
+        SliceCalls(fs->local_env(), options.call_files, config.k,
+                   "/tmp/webdb-launch-" + std::to_string(::getpid()), publish));
+    NUTCHFS_ASSIGN_OR_RETURN(session, SessionOf(*fs, config, stream));
   }
   std::vector<Child> children;
   for (int i = 0; i < config.k; ++i) {
@@ -370,7 +402,8 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
     for (const nutchfs::NutchFile& f : pieces[i]) {
       inputs.push_back(loc.root + "/" + f.RelativePath());
     }
-    NUTCHFS_ASSIGN_OR_RETURN(Child c, Spawn(WriterCommand(config, options, i, inputs, scratch), i));
+    NUTCHFS_ASSIGN_OR_RETURN(
+        Child c, Spawn(WriterCommand(config, options, i, session, inputs, scratch), i));
     c.ssh = IsSsh(config, i);
     children.push_back(std::move(c));
   }
@@ -385,12 +418,13 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   }
   const std::string failed = Failures(*fs, config, committed + 1, children);
   if (!failed.empty()) return Status::IOError("writers failed:" + failed);
-  if (out == nullptr) return Status::OK();
   if (options.rank) {
-    PrintRankReport(config, children, out);
-  } else {
-    PrintReport(config, children, out);
+    if (out != nullptr) PrintRankReport(config, children, out);
+    return Status::OK();
   }
+  // Done: the next launch of these calls is a new session.
+  NUTCHFS_RETURN_IF_ERROR(RemoveLaunchRecord(*fs, config));
+  if (out != nullptr) PrintReport(config, children, out);
   return Status::OK();
 }
 

@@ -115,7 +115,7 @@ class Round {
 // digest and a url sample each; webdb/calls/call_file.h, LogCalls); returns the input digest.
 Result<std::string> Round::LogCalls(webdb::StagePlumbing& plumbing) {
   const bool sample = committed_.breakpoints.empty() && config_.k > 1;
-  std::vector<InputDigest> digests(kLanes, InputDigest(config_.k, self_));
+  std::vector<InputDigest> digests(kLanes, InputDigest(config_.k, self_, options_.session));
   std::vector<DigestingSink::Sample> samples(kLanes);
   std::vector<std::unique_ptr<DigestingSink>> sinks;
   std::vector<webdb::CallLogLanes::Sinks> lanes;
@@ -226,6 +226,7 @@ Result<bool> Round::Attempt() {
   report_ = RoundReport{};
   sample_.clear();
   exchange_ = std::make_unique<Exchange>(fs_, config_, self_, committed_.version + 1, timeout());
+  exchange_->set_stop(options_.stop);
   // Markers of an earlier attempt at this round must not stop this one.
   NUTCHFS_RETURN_IF_ERROR(exchange_->ClearFailures());
   if (RankedAlready()) {
@@ -248,8 +249,13 @@ Result<bool> Round::Attempt() {
                      committed_.breakpoints);
     NUTCHFS_ASSIGN_OR_RETURN(digest, LogCalls(*plumbing));
   }
-  if (rolled_forward_ && committed_.digests[self_] == digest) {
-    Report(committed_, true);  // the round it was killed in, finished by its peers
+  // With a session the digest names this very session's calls: the installed round
+  // applied them (it was killed in it, or is run again after it). Without one, only a
+  // round it was killed in and its peers finished is known to be its own.
+  if ((rolled_forward_ || !options_.session.empty()) && committed_.digests[self_] == digest) {
+    NUTCHFS_RETURN_IF_ERROR(exchange_->RemoveIncoming());
+    NUTCHFS_RETURN_IF_ERROR(TidyApplied());
+    Report(committed_, true);
     return false;
   }
   NUTCHFS_ASSIGN_OR_RETURN(bool restarted, RestartedAfterCommit(digest));

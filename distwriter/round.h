@@ -6,6 +6,7 @@
 #define DISTWRITER_ROUND_H_
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -23,6 +24,9 @@ namespace distwriter {
 struct RunOptions {
   int writer = 0;
   std::vector<std::string> call_files;  // "-" is standard input
+  // The round's session (docs/DISTRIBUTED.md, "Sessions"): the same for the k writers of
+  // one round and for its reruns, another for a new round; empty: none.
+  std::string session;
   size_t memory_budget = size_t{256} << 20;
   webdb::ProgressFn progress;
   // Test kill points, as webdb::StageHooks::before_step: called with the name of each
@@ -30,6 +34,11 @@ struct RunOptions {
   // the commit's steps (commit.h) — and "done" once the round is installed on this
   // machine, before the clean-up (docs/DISTRIBUTED.md, "Restart").
   std::function<void(std::string_view)> before_step;
+  // Where the process is told to stop (a signal number once it is; tools/stop_signals.h):
+  // the writer then fails at its next wait or stage as it fails on an error, telling its
+  // peers, retracting its stage 0 files, removing its work area and releasing its LOCK.
+  // Not owned; null: never.
+  const std::atomic<int>* stop = nullptr;
   // The Env through which every machine's root and the call files are reached
   // (nutchfs::NutchFsOptions::env), as LevelDB's Options::env; null: each machine's own
   // (its local directory, or SFTP). The tests run k writers as threads of one process

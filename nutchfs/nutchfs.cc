@@ -187,7 +187,8 @@ Result<std::optional<NutchFile>> NutchFs::FirstPresent(const std::vector<NutchFi
 Result<std::optional<NutchFile>> NutchFs::WaitForUnless(const NutchFile& file,
                                                         const std::vector<NutchFile>& unless,
                                                         std::string_view sender,
-                                                        std::chrono::milliseconds timeout) {
+                                                        std::chrono::milliseconds timeout,
+                                                        const std::function<bool()>& stopped) {
   for (const NutchFile& f : unless) {
     auto group = GroupOf(f);
     if (!group) return Err(group.error());
@@ -206,6 +207,10 @@ Result<std::optional<NutchFile>> NutchFs::WaitForUnless(const NutchFile& file,
     }
     NUTCHFS_ASSIGN_OR_RETURN(std::optional<NutchFile> given_up, FirstPresent(unless));
     if (given_up) return given_up;
+    if (stopped && stopped()) {
+      return Err(Status::IOError("stopped while waiting for " + file.ToString() +
+                                 " to be sent by " + std::string(sender)));
+    }
     auto waited =
         std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
     if (waited >= timeout) {

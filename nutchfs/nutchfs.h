@@ -13,6 +13,7 @@
 #define NUTCHFS_NUTCHFS_H_
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -84,11 +85,14 @@ class NutchFs {
   Status WaitFor(const NutchFile& file, std::string_view sender, std::chrono::milliseconds timeout);
   // Waits like WaitFor, but gives up as soon as one of `unless` is present at its view:
   // a file, or a directory holding a visible file. Returns that file (for a directory,
-  // the first visible file in it), or nullopt once `file` is present.
+  // the first visible file in it), or nullopt once `file` is present. With `stopped`
+  // set, it also gives up (IOError "stopped ...") once stopped() is true, which it asks
+  // at every poll: the waiter's process was told to stop.
   Result<std::optional<NutchFile>> WaitForUnless(const NutchFile& file,
                                                  const std::vector<NutchFile>& unless,
                                                  std::string_view sender,
-                                                 std::chrono::milliseconds timeout);
+                                                 std::chrono::milliseconds timeout,
+                                                 const std::function<bool()>& stopped = {});
   // Copies `file` from the view (or, if absent there, from the first machine of the group
   // that has it) to local_path, published there the same way as Put. NotFound if the
   // directory of local_path does not exist (it is not made).

@@ -34,6 +34,7 @@
 #include "tools/config_query.h"
 #include "tools/progress_reporter.h"
 #include "tools/step_observer.h"
+#include "tools/stop_signals.h"
 
 namespace po = boost::program_options;
 using nutchfs::Result;
@@ -45,7 +46,7 @@ constexpr char kUsage[] =
     "usage:\n"
     "  distwriter init-local --writers K --root DIR --out FILE [--db NAME] [--force]\n"
     "  distwriter create --config FILE [--sample URLFILE] [--keep N]\n"
-    "  distwriter run --config FILE --writer I [options] CALLFILE...\n"
+    "  distwriter run --config FILE --writer I [--session NAME] [options] CALLFILE...\n"
     "  distwriter launch --config FILE [options] CALLFILE...\n"
     "  distwriter rank --config FILE --writer I [rank options] [options]\n"
     "  distwriter launch --config FILE --rank [rank options] [options]\n"
@@ -59,6 +60,7 @@ constexpr char kUsage[] =
 
 struct Args {
   std::string command, config, root, out, db = "webdb", sample, memory, log_level = "warn", get;
+  std::string session;  // run --session
   int writers = 0;
   std::optional<int> writer;
   uint32_t keep = webdb::kDefaultKeep;  // create --keep
@@ -119,6 +121,7 @@ Result<Args> Parse(int argc, char** argv) {
       "force", po::bool_switch(&a.force))("get", po::value(&a.get))(
       "rank", po::bool_switch(&a.rank))("iterations", po::value<std::string>())(
       "epsilon", po::value<std::string>())("damping", po::value<std::string>())(
+      "session", po::value(&a.session))(
       "args", po::value<std::vector<std::string>>());
   po::positional_options_description pos;
   pos.add("args", -1);
@@ -182,6 +185,11 @@ Result<Args> Parse(int argc, char** argv) {
   if (vm.count("keep") && a.command != "create") {
     return nutchfs::Err(Status::InvalidArgument(
         "--keep is for create only (later: webdb keep --config FILE N)"));
+  }
+  if (vm.count("session") && (a.command != "run" || a.session.empty() || a.session.size() > 256)) {
+    return nutchfs::Err(Status::InvalidArgument(
+        a.command != "run" ? "--session is for run only (launch names its own)"
+                           : "--session NAME: 1 to 256 bytes"));
   }
   if (a.force && a.command != "init-local") {
     return nutchfs::Err(Status::InvalidArgument("--force is for init-local only"));
@@ -288,6 +296,8 @@ Status Rank(const Args& a, const distwriter::DistConfig& config) {
   NUTCHFS_RETURN_IF_ERROR(CheckWriterRange(a, config));
   NUTCHFS_ASSIGN_OR_RETURN(size_t memory, MemoryBudget(a, config));
   const auto start = std::chrono::steady_clock::now();
+  // Before any thread starts: they all leave the stop signals to its thread.
+  tools::StopSignals stop;
   tools::ProgressReporter reporter(stderr, fmt::format("distwriter: writer {}", *a.writer));
   std::vector<webdb::IterationReport> iterations;
   distwriter::RunOptions options;
@@ -295,6 +305,7 @@ Status Rank(const Args& a, const distwriter::DistConfig& config) {
   options.memory_budget = memory;
   options.before_step = tools::StepObserver(*a.writer);
   options.rank = a.rank_options;
+  options.stop = &stop.signal();
   options.on_iteration = [&](const webdb::IterationReport& it) {
     iterations.push_back(it);
     if (a.quiet) return;
@@ -316,12 +327,16 @@ Status Rank(const Args& a, const distwriter::DistConfig& config) {
 Status Run(const Args& a, const distwriter::DistConfig& config) {
   NUTCHFS_RETURN_IF_ERROR(CheckWriterRange(a, config));
   NUTCHFS_ASSIGN_OR_RETURN(size_t memory, MemoryBudget(a, config));
+  // Before any thread starts: they all leave the stop signals to its thread.
+  tools::StopSignals stop;
   tools::ProgressReporter reporter(stderr, fmt::format("distwriter: writer {}", *a.writer));
   distwriter::RunOptions options;
   options.writer = *a.writer;
   options.call_files = a.files;
   options.memory_budget = memory;
   options.before_step = tools::StepObserver(*a.writer);
+  options.session = a.session;
+  options.stop = &stop.signal();
   if (!a.quiet) options.progress = reporter.AsProgressFn();
   NUTCHFS_ASSIGN_OR_RETURN(auto report, RunWriter(a, config, options));
   if (report.already_applied && !a.quiet) {

@@ -1,8 +1,11 @@
 // SliceCalls: k contiguous slices whose concatenation is the stream, cut at line starts
-// by byte position, from files and from streams (spilled), with nothing left behind.
+// by byte position, from files and from streams (spilled), with nothing left behind, and
+// the stream's digest, the same whichever way it came.
 #include "distwriter/call_slicer.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
+#include <xxhash.h>
 
 #include <catch2/catch.hpp>
 #include <csignal>
@@ -39,7 +42,7 @@ struct Pieces {
 std::vector<std::string> Slice(const std::vector<std::string>& files, int k,
                                const std::string& prefix, const std::string& stdin_path = "",
                                uint64_t spill_file_bytes = kSpillFileBytes,
-                               Pieces* pieces = nullptr) {
+                               Pieces* pieces = nullptr, std::string* digest = nullptr) {
   auto env = nutchfs::NewLocalEnv();
   std::vector<std::string> slices;
   Pieces got;
@@ -55,10 +58,11 @@ std::vector<std::string> Slice(const std::vector<std::string>& files, int k,
     std::filesystem::remove(path);
     return Status::OK();
   };
-  Status s = SliceCalls(*env, files, k, prefix, publish,
-                        stdin_path.empty() ? "/dev/stdin" : stdin_path, spill_file_bytes);
-  INFO(s.ToString());
-  REQUIRE(s.ok());
+  auto sliced = SliceCalls(*env, files, k, prefix, publish,
+                          stdin_path.empty() ? "/dev/stdin" : stdin_path, spill_file_bytes);
+  INFO((sliced ? "" : sliced.error().ToString()));
+  REQUIRE(sliced.has_value());
+  if (digest != nullptr) *digest = *sliced;
   REQUIRE(slices.size() == static_cast<size_t>(k));
   if (pieces != nullptr) *pieces = std::move(got);
   return slices;
@@ -188,11 +192,11 @@ Status SliceStream(nutchfs::Env& env, const testutil::TempDir& dir, const std::s
     std::filesystem::remove(path);
     return Status::OK();
   };
-  Status s = SliceCalls(env, {"-"}, 3, dir.File("tmp"), publish, fifo, spill_file_bytes);
+  auto sliced = SliceCalls(env, {"-"}, 3, dir.File("tmp"), publish, fifo, spill_file_bytes);
   writer.join();
   std::signal(SIGPIPE, old_handler);
   std::filesystem::remove(fifo);
-  return s;
+  return sliced ? Status::OK() : sliced.error();
 }
 
 TEST_CASE("a failing write of a spill file or of a piece leaves no files", "[slicer]") {
@@ -231,11 +235,46 @@ TEST_CASE("a failed publish stops the slicing and leaves no files", "[slicer]") 
     std::filesystem::remove(path);
     return Status::OK();
   };
-  Status s = SliceCalls(*env, {dir.File("calls")}, 3, dir.File("tmp"), publish);
-  CHECK(s.IsIOError());
+  auto sliced = SliceCalls(*env, {dir.File("calls")}, 3, dir.File("tmp"), publish);
+  REQUIRE_FALSE(sliced.has_value());
+  CHECK(sliced.error().IsIOError());
   CHECK(published == 2);
   CheckNoFilesLeft(dir, dir.File("tmp"));
-  CHECK(SliceCalls(*env, {dir.File("missing")}, 3, dir.File("tmp"), publish).IsNotFound());
+  auto missing = SliceCalls(*env, {dir.File("missing")}, 3, dir.File("tmp"), publish);
+  REQUIRE_FALSE(missing.has_value());
+  CHECK(missing.error().IsNotFound());
+}
+
+std::string Xxh128Hex(const std::string& bytes) {
+  const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
+  return fmt::format("{:016x}{:016x}", h.high64, h.low64);
+}
+
+TEST_CASE("the stream's digest is its bytes' XXH3-128, from files or a stream alike",
+          "[slicer]") {
+  testutil::TempDir dir;
+  std::mt19937 rng(9);
+  const std::string a = RandomLines(rng, 200), b = RandomLines(rng, 300);
+  WriteFile(dir.File("a"), a);
+  WriteFile(dir.File("b"), b + "no newline");
+  WriteFile(dir.File("ab"), a + b + "no newline");
+  const std::string stream = a + b + "no newline\n";
+  std::string from_files, from_one, from_stream;
+  Slice({dir.File("a"), dir.File("b")}, 3, dir.File("tmp"), "", kSpillFileBytes, nullptr,
+        &from_files);
+  CHECK(from_files == Xxh128Hex(stream));
+  Slice({dir.File("ab")}, 2, dir.File("tmp"), "", kSpillFileBytes, nullptr, &from_one);
+  CHECK(from_one == from_files);
+  const std::string fifo = dir.File("fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::thread writer([&] { WriteFile(fifo, a + b + "no newline"); });
+  Slice({"-"}, 3, dir.File("tmp"), fifo, 1000, nullptr, &from_stream);
+  writer.join();
+  CHECK(from_stream == from_files);
+  WriteFile(dir.File("c"), a + "another line\n");
+  std::string other;
+  Slice({dir.File("c")}, 3, dir.File("tmp"), "", kSpillFileBytes, nullptr, &other);
+  CHECK(other != from_files);
 }
 
 }  // namespace

@@ -226,7 +226,7 @@ TEST_CASE("a wait that times out names the file and the sender", "[nutchfs]") {
   CHECK(took >= std::chrono::milliseconds(50));  // waited its time (how much longer: bench/)
 }
 
-TEST_CASE("WaitForUnless gives up when a file or a file in a directory appears", "[nutchfs]") {
+TEST_CASE("WaitForUnless gives up when a file or a file in a directory appears, or when stopped", "[nutchfs]") {
   testutil::TempDir dir;
   auto a = OpenFs(Config(dir.path()), "a");
   auto b = OpenFs(Config(dir.path()), "b");
@@ -254,6 +254,14 @@ TEST_CASE("WaitForUnless gives up when a file or a file in a directory appears",
   REQUIRE(given_up);
   REQUIRE(given_up->has_value());
   CHECK((*given_up)->name == "DECIDED");
+
+  // A process told to stop gives up too, naming the file it waited for.
+  REQUIRE(a->Delete(File("all", "DECIDED")).ok());
+  auto stopped = b->WaitForUnless(wanted, unless, "machine a", std::chrono::seconds(30),
+                                  [] { return true; });
+  REQUIRE_FALSE(stopped);
+  CHECK_THAT(stopped.error().message(),
+             Catch::Contains("stopped while waiting for") && Catch::Contains("round-1/from-0"));
 
   REQUIRE(a->Put(work, wanted));  // the awaited file wins over a marker
   given_up = b->WaitForUnless(wanted, unless, "machine a", std::chrono::seconds(30));
