@@ -28,18 +28,12 @@ const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
 const std::string kWebdb = PROJECT_BINARY_DIR "/tools/webdb";
 constexpr int kK = 3;
 
-DistConfig Load(const DistCluster& cluster) {
-  auto config = DistConfig::Load(cluster.config());
-  REQUIRE(config);
-  return *config;
-}
-
 // A db of three writers keeping 3 rounds: round 2 is the keep change, 3 and 4 rounds of
 // generated sessions.
 struct TestDb {
   TestDb() : cluster(kDistwriter, kK, 60000), gen(17, Options()) {
     cluster.Create();
-    REQUIRE(SetDistKeep(Load(cluster), 3, nullptr) == uint64_t{2});
+    REQUIRE(SetDistKeep(cluster.LoadConfig(), 3, nullptr) == uint64_t{2});
     Round();
     Round();
   }
@@ -85,7 +79,7 @@ TEST_CASE("damaged rounds: a damaged copy of a kept round on one machine fails n
     INFO(r.Describe());
     CHECK(r.exit_code == 0);
   }
-  auto list = ListRounds(Load(db.cluster));
+  auto list = ListRounds(db.cluster.LoadConfig());
   REQUIRE(list);
   REQUIRE(list->versions.size() == 3);
   CHECK(list->versions[1].damaged.empty());
@@ -105,7 +99,7 @@ TEST_CASE("damaged rounds: a kept round damaged on every machine stops nothing, 
           "[distwriter][versions][fault]") {
   TestDb db;
   for (int m = 0; m < kK; ++m) db.Damage(m, 3);
-  auto list = ListRounds(Load(db.cluster));
+  auto list = ListRounds(db.cluster.LoadConfig());
   REQUIRE(list);
   REQUIRE(list->versions.size() == 3);
   CHECK_THAT(list->versions[1].damaged, Catch::Contains(RoundFileName(3)));

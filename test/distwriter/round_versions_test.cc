@@ -34,12 +34,6 @@ using testutil::Session;
 const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
 constexpr int kK = 2;
 
-DistConfig Load(const DistCluster& cluster) {
-  auto config = DistConfig::Load(cluster.config());
-  REQUIRE(config);
-  return *config;
-}
-
 DbDump DumpAt(const DistCluster& cluster, uint64_t version) {
   auto reader = OpenDistReader(cluster.config(), version);
   INFO("reading round " << version);
@@ -69,7 +63,7 @@ std::set<uint64_t> RoundFiles(const DistCluster& cluster, int machine) {
 struct TestDb {
   explicit TestDb(uint32_t keep) : cluster(kDistwriter, kK, 60000), gen(7, Options()) {
     cluster.Create();
-    auto set = SetDistKeep(Load(cluster), keep, nullptr);
+    auto set = SetDistKeep(cluster.LoadConfig(), keep, nullptr);
     REQUIRE(set);
     REQUIRE(*set == 2);
   }
@@ -112,7 +106,7 @@ TEST_CASE("round versions: the db keeps its newest rounds readable and collects 
   for (int m = 0; m < kK; ++m) REQUIRE(RoundFiles(db.cluster, m) == std::set<uint64_t>{4, 5, 6});
   // Every section holds the files of the kept rounds and no other: verify looks.
   REQUIRE(db.cluster.VerifyFindings() == "");
-  auto list = ListRounds(Load(db.cluster));
+  auto list = ListRounds(db.cluster.LoadConfig());
   REQUIRE(list);
   REQUIRE(list->keep == 3);
   REQUIRE(list->versions.size() == 3);
@@ -127,7 +121,7 @@ TEST_CASE("round versions: the db keeps its newest rounds readable and collects 
   for (int m = 1; m < kK; ++m) REQUIRE(db.cluster.Committed(m) == db.cluster.Committed(0));
 
   // Keeping fewer: the next round's clean-up removes what is no longer kept.
-  REQUIRE(SetDistKeep(Load(db.cluster), 1, nullptr) == uint64_t{7});
+  REQUIRE(SetDistKeep(db.cluster.LoadConfig(), 1, nullptr) == uint64_t{7});
   db.Round();
   for (int m = 0; m < kK; ++m) REQUIRE(RoundFiles(db.cluster, m) == std::set<uint64_t>{8});
   REQUIRE(db.cluster.VerifyFindings() == "");
@@ -139,7 +133,7 @@ TEST_CASE("round versions: rollback makes a kept round current again as a new ro
   db.Round();                           // 3
   const DbDump at_four = db.Round();    // 4
   db.Round();                           // 5
-  auto rolled = RollbackDistDb(Load(db.cluster), 4, nullptr);
+  auto rolled = RollbackDistDb(db.cluster.LoadConfig(), 4, nullptr);
   REQUIRE(rolled);
   REQUIRE(rolled->done);
   REQUIRE(rolled->version == 6);
@@ -152,12 +146,12 @@ TEST_CASE("round versions: rollback makes a kept round current again as a new ro
   REQUIRE(testutil::CompareDumps(at_four, db.cluster.Dump()) == "");
   REQUIRE(db.cluster.VerifyFindings() == "");
   // Done already: nothing to do.
-  auto again = RollbackDistDb(Load(db.cluster), 4, nullptr);
+  auto again = RollbackDistDb(db.cluster.LoadConfig(), 4, nullptr);
   REQUIRE(again);
   REQUIRE_FALSE(again->done);
   REQUIRE(again->version == 6);
   // A round not kept is refused.
-  auto old = RollbackDistDb(Load(db.cluster), 3, nullptr);
+  auto old = RollbackDistDb(db.cluster.LoadConfig(), 3, nullptr);
   REQUIRE_FALSE(old);
   REQUIRE(old.error().IsNotFound());
   // Rounds go on from round 4: the db is what one machine makes of the sessions of
@@ -178,12 +172,12 @@ TEST_CASE("round versions: rollback and keep are refused while a writer holds it
   auto env = nutchfs::NewLocalEnv();
   auto lock = nutchfs::ScopedLock::Acquire(*env, db.cluster.GroupDir(1) + "/LOCK", "m1");
   REQUIRE(lock);
-  auto rolled = RollbackDistDb(Load(db.cluster), 3, nullptr);
+  auto rolled = RollbackDistDb(db.cluster.LoadConfig(), 3, nullptr);
   REQUIRE_FALSE(rolled);
   REQUIRE(rolled.error().IsBusy());
   REQUIRE_THAT(rolled.error().message(),
                Catch::Contains("rollback refused") && Catch::Contains("writer 1"));
-  auto kept = SetDistKeep(Load(db.cluster), 5, nullptr);
+  auto kept = SetDistKeep(db.cluster.LoadConfig(), 5, nullptr);
   REQUIRE_FALSE(kept);
   REQUIRE(kept.error().IsBusy());
   for (int m = 0; m < kK; ++m) REQUIRE(db.cluster.Committed(m).version == 4);
@@ -191,7 +185,7 @@ TEST_CASE("round versions: rollback and keep are refused while a writer holds it
   REQUIRE_FALSE(std::filesystem::exists(db.cluster.GroupDir(0) + "/LOCK"));
   REQUIRE((*lock)->Release().ok());
   REQUIRE(testutil::CompareDumps(before, db.cluster.Dump()) == "");
-  REQUIRE(RollbackDistDb(Load(db.cluster), 3, nullptr));
+  REQUIRE(RollbackDistDb(db.cluster.LoadConfig(), 3, nullptr));
 }
 
 TEST_CASE("round versions: rollback is refused, naming it, when a machine cannot be reached",
@@ -242,7 +236,7 @@ TEST_CASE("round versions: rollback to a round whose section file is damaged is 
   }
   REQUIRE(size > 200);
   testutil::FlipByte(path, size / 4);
-  auto rolled = RollbackDistDb(Load(db.cluster), 3, nullptr);
+  auto rolled = RollbackDistDb(db.cluster.LoadConfig(), 3, nullptr);
   REQUIRE_FALSE(rolled);
   CHECK(rolled.error().IsCorruption());
   CHECK_THAT(rolled.error().message(), Catch::Contains("rollback refused") &&
@@ -271,10 +265,10 @@ TEST_CASE("round versions: a rollback cut short on some machines is finished by 
   auto cut = [](std::string_view step) {
     if (step == "install m1") throw Cut{};
   };
-  REQUIRE_THROWS_AS(RollbackDistDb(Load(db.cluster), 3, cut), Cut);
+  REQUIRE_THROWS_AS(RollbackDistDb(db.cluster.LoadConfig(), 3, cut), Cut);
   REQUIRE(db.cluster.Committed(0).version == 5);  // installed on m0 only
   REQUIRE(db.cluster.Committed(1).version == 4);
-  auto rolled = RollbackDistDb(Load(db.cluster), 3, nullptr);
+  auto rolled = RollbackDistDb(db.cluster.LoadConfig(), 3, nullptr);
   REQUIRE(rolled);
   REQUIRE_FALSE(rolled->done);  // round 5 is that rollback: installed everywhere now
   for (int m = 0; m < kK; ++m) REQUIRE(db.cluster.Committed(m).version == 5);
@@ -291,7 +285,7 @@ TEST_CASE("round versions: keep and rollback roll forward a round decided but in
   for (int m = 0; m < kK; ++m) {
     std::ofstream(db.cluster.MetaDir(m) + "/CURRENT", std::ios::trunc) << RoundFileName(2) << "\n";
   }
-  auto kept = SetDistKeep(Load(db.cluster), 5, nullptr);
+  auto kept = SetDistKeep(db.cluster.LoadConfig(), 5, nullptr);
   REQUIRE(kept);
   REQUIRE(*kept == 4);  // round 3 first, then the keep change
   for (int m = 0; m < kK; ++m) REQUIRE(db.cluster.Committed(m).version == 4);
@@ -312,7 +306,7 @@ TEST_CASE("round versions: a reader's pins keep its round's files past keep unti
   auto dump = testutil::DumpDb(**reader);
   REQUIRE(dump);
   REQUIRE(testutil::CompareDumps(at_three, *dump) == "");
-  auto list = ListRounds(Load(db.cluster));
+  auto list = ListRounds(db.cluster.LoadConfig());
   REQUIRE(list);
   REQUIRE(list->versions.size() == 1);
   REQUIRE(RoundFiles(db.cluster, 0).count(3) == 1);

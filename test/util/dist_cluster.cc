@@ -132,12 +132,18 @@ std::vector<RunReport> DistCluster::RunRound(const std::vector<Session>& slices,
   return reports;
 }
 
-distwriter::RoundManifest DistCluster::Committed(int writer) const {
+distwriter::DistConfig DistCluster::LoadConfig() const {
   auto config = distwriter::DistConfig::Load(config_);
-  REQUIRE(config);
-  auto fs = nutchfs::NutchFs::Open(config->cluster, config->writer_machines[writer]);
+  INFO("config " << config_ << ": " << (config ? "" : config.error().ToString()));
+  REQUIRE(config.has_value());
+  return *config;
+}
+
+distwriter::RoundManifest DistCluster::Committed(int writer) const {
+  const distwriter::DistConfig config = LoadConfig();
+  auto fs = nutchfs::NutchFs::Open(config.cluster, config.writer_machines[writer]);
   REQUIRE(fs);
-  auto round = distwriter::RoundStore(**fs, *config, tmp_.path()).ReadInstalled();
+  auto round = distwriter::RoundStore(**fs, config, tmp_.path()).ReadInstalled();
   INFO("round manifest installed at writer " << writer << ": "
                                              << (round ? "" : round.error().ToString()));
   REQUIRE(round.has_value());
@@ -147,8 +153,7 @@ distwriter::RoundManifest DistCluster::Committed(int writer) const {
 DbDump DistCluster::Dump() const { return DumpDistDb(config_); }
 
 std::string DistCluster::VerifyFindings() const {
-  auto config = distwriter::DistConfig::Load(config_);
-  REQUIRE(config);
+  const distwriter::DistConfig config = LoadConfig();
   auto env = nutchfs::NewLocalEnv();
   std::string findings;
   webdb::VerifyOptions options;
@@ -156,7 +161,7 @@ std::string DistCluster::VerifyFindings() const {
   options.tmp_env = env.get();
   options.tmp_dir = tmp_.File("verify-scratch");
   options.on_finding = [&](const webdb::Finding& f) { findings += f.ToString() + "\n"; };
-  auto summary = distwriter::VerifyDistDb(*config, options);
+  auto summary = distwriter::VerifyDistDb(config, options);
   INFO("VerifyDistDb " << config_ << ": " << (summary ? "" : summary.error().ToString()));
   REQUIRE(summary.has_value());
   return findings;

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "distwriter/dist_config.h"
 #include "distwriter/round_manifest.h"
 #include "test/util/db_dump.h"
 #include "test/util/session.h"
@@ -50,6 +51,8 @@ class DistCluster {
 
   int k() const { return k_; }
   const std::string& config() const { return config_; }
+  // The config loaded (distwriter::DistConfig::Load); fails the test if it does not load.
+  distwriter::DistConfig LoadConfig() const;
   const TempDir& dir() const { return tmp_; }
   // Writer i's share group directory and its machine's copy of the meta group.
   std::string GroupDir(int writer) const;
