@@ -12,8 +12,9 @@
 // and directory sync (how many calls a round makes depends on which writer decides it
 // first, a race: a run that never reaches the last call of the clean run is run again
 // failing at its own last one, and a run where a writer timed out waiting for a slow peer
-// is run again with a longer timeout, so that no outcome depends on the machine's speed); the sweep of every call of every kind (tag [sweep][io], which
-// ctest skips) runs from `ONLY=io scripts/crash-sweep.sh` (docs/RELIABILITY.md).
+// is run again with a longer timeout, so that no outcome depends on the machine's speed);
+// the sweep of every call of every kind (tag [sweep][io], which ctest skips) runs from
+// `ONLY=io scripts/crash-sweep.sh` (docs/RELIABILITY.md).
 #include <catch2/catch.hpp>
 #include <cerrno>
 #include <cstring>
@@ -210,9 +211,12 @@ Outcome FailAt(const Setup& setup, const Expected& expected, FaultOp op, int nth
     // A writer that timed out waiting for a slow peer may make the fault fire in another
     // call than its own (its failure marker's put under /m1): the timeout, not the
     // fault, is then what the writers report. Run again with a longer timeout.
-    for (const auto& r : results) out.inconclusive = out.inconclusive || (!r && r.error().IsTimeout());
+    for (const auto& r : results) {
+      out.inconclusive = out.inconclusive || (!r && r.error().IsTimeout());
+    }
     if (out.inconclusive) return out;
-    return {"no writer names the failure: " + (results[0] ? results[1] : results[0]).error().ToString()};
+    return {"no writer names the failure: " +
+            (results[0] ? results[1] : results[0]).error().ToString()};
   }
   out.mixed = MixedVersions(*c.env);
   testutil::DbDump now = c.Dump();
@@ -321,17 +325,19 @@ void FailEveryCall(const std::vector<Op>& ops, bool every) {
         ++runs;
         // A run that made fewer calls than nth (the decision went the other way) is run
         // again failing at its own last call; nth only goes down, so this ends.
-        int at = nth;
-        Outcome o = FailAt(setup, expected, op.op, at, error, 800);
-        for (int timeout = 3200; o.inconclusive && timeout <= 51200; timeout *= 4) {
-          o = FailAt(setup, expected, op.op, at, error, timeout);
-        }
-        while (o.failure.empty() && o.fewer_calls > 0 && o.fewer_calls < at) {
-          at = o.fewer_calls;
-          o = FailAt(setup, expected, op.op, at, error, 800);
+        // A run that timed out waiting for a slow peer is run again with a longer timeout.
+        auto fail_at = [&](int at) {
+          Outcome o = FailAt(setup, expected, op.op, at, error, 800);
           for (int timeout = 3200; o.inconclusive && timeout <= 51200; timeout *= 4) {
             o = FailAt(setup, expected, op.op, at, error, timeout);
           }
+          return o;
+        };
+        int at = nth;
+        Outcome o = fail_at(at);
+        while (o.failure.empty() && o.fewer_calls > 0 && o.fewer_calls < at) {
+          at = o.fewer_calls;
+          o = fail_at(at);
         }
         mixed += o.mixed;
         inconclusive += o.inconclusive;

@@ -72,7 +72,8 @@ Status CollectGarbage(nutchfs::Env& env, const std::string& dir, const Manifest&
 
 struct VersionInfo {
   uint64_t version = 0;
-  std::string damaged;  // why its manifest cannot be read; empty when it can (and the rest is known)
+  // Why its manifest cannot be read; empty when it can (and the rest is known).
+  std::string damaged;
   int64_t time_ms = 0;
   uint64_t pages = 0, links = 0;
   uint64_t bytes = 0;     // of its four table files
