@@ -13,6 +13,13 @@ namespace distwriter {
 namespace {
 
 constexpr uint8_t kSectionRecord = 0;
+constexpr uint8_t kHoldersRecord = 1;
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
 
 }  // namespace
 
@@ -31,48 +38,70 @@ void Committer::Step(const std::string& name) const {
   if (step_) step_(name);
 }
 
-// A section manifest file: one record holding the manifest's text (docs/FORMAT.md,
-// "Exchanged files").
-Result<webdb::Manifest> Committer::ReadSection(Exchange& exchange, const std::string& path,
-                                               int from, int to) const {
+// A section manifest file: a record holding the manifest's text, then one holding its
+// holders, machines of the sender's group (docs/FORMAT.md, "Exchanged files").
+Result<SectionSent> Committer::ReadSection(Exchange& exchange, const std::string& path, int from,
+                                           int to) const {
   NUTCHFS_ASSIGN_OR_RETURN(auto it, exchange.OpenFile(path, kCommitStage, from, to));
-  std::string text;
-  int records = 0;
-  for (; it->Valid(); it->Next(), ++records) text.assign(it->edit().value);
+  std::vector<std::string> records;
+  for (; it->Valid() && records.size() < 3; it->Next()) records.emplace_back(it->edit().value);
   NUTCHFS_RETURN_IF_ERROR(it->status());
-  auto section = records == 1 ? webdb::Manifest::Decode(text, path)
-                              : Result<webdb::Manifest>(Err(Status::Corruption(fmt::format(
-                                    "{}: {} records, not one section manifest", path, records))));
-  if (!section) {
-    return Err(DiscardIfUnusable(
-        fs_.local_env(), path,
-        section.error().WithContext("section manifest of " + config_.Describe(from))));
+  auto bad = [&](const Status& s) {
+    return Err(DiscardIfUnusable(fs_.local_env(), path,
+                                 s.WithContext("section manifest of " + config_.Describe(from))));
+  };
+  if (records.size() != 2) {
+    return bad(Status::Corruption(
+        fmt::format("{}: {} records, not a section manifest and its holders", path,
+                    records.size())));
   }
-  return section;
+  auto section = webdb::Manifest::Decode(records[0], path);
+  if (!section) return bad(section.error());
+  SectionSent sent{std::move(*section), {}};
+  const std::vector<std::string>& group = config_.GroupMachines(from);
+  for (size_t start = 0; start <= records[1].size();) {
+    const size_t comma = std::min(records[1].find(',', start), records[1].size());
+    std::string machine = records[1].substr(start, comma - start);
+    if (std::find(group.begin(), group.end(), machine) == group.end() ||
+        std::find(sent.holders.begin(), sent.holders.end(), machine) != sent.holders.end()) {
+      return bad(Status::Corruption(fmt::format(
+          "{}: holder '{}' is not a machine of group {} (or is named twice)", path,
+          machine.substr(0, 100), WriterGroup(from))));
+    }
+    sent.holders.push_back(std::move(machine));
+    start = comma + 1;
+  }
+  return sent;
 }
 
-Status Committer::SendSection(Exchange& exchange, const webdb::Manifest& section, int to) {
+Status Committer::SendSection(Exchange& exchange, int to) {
   const std::string path = fmt::format("{}/section-to{}.edits", work_dir_, to);
   {
     NUTCHFS_ASSIGN_OR_RETURN(auto out, exchange.Create(path, kCommitStage, to, false));
-    NUTCHFS_RETURN_IF_ERROR(out->Add({"", 0, kSectionRecord, section.Encode()}));
+    NUTCHFS_RETURN_IF_ERROR(out->Add({"", 0, kSectionRecord, own_.section.Encode()}));
+    NUTCHFS_RETURN_IF_ERROR(out->Add({"", 0, kHoldersRecord, JoinNames(own_.holders)}));
     NUTCHFS_RETURN_IF_ERROR(out->Finish());
   }
   return exchange.Send(kCommitStage, to, path);
 }
 
+void Committer::Take(RoundManifest& next, int from, const SectionSent& sent) const {
+  next.sections[from] = sent.section;
+  next.SetHolders(from, sent.holders, config_.writer_machines[from]);
+}
+
 Result<RoundManifest> Committer::Commit(Exchange& exchange, RoundManifest next,
-                                        const webdb::Manifest& section) {
-  own_section_ = section;
+                                        const SectionSent& own) {
+  own_ = own;
   // When this writer finished its section: a section sent by an earlier attempt keeps
   // the time it was sent with, so that every copy a peer may read says the same.
-  if (own_section_.time_ms == 0) own_section_.time_ms = nutchfs::NowMs();
+  if (own_.section.time_ms == 0) own_.section.time_ms = nutchfs::NowMs();
   // Itself first, then the others in index order: a manifest found anywhere is then also
   // in its own group (SentSection).
   for (int n = 0; n < config_.k; ++n) {
     const int to = n == 0 ? self_ : (n <= self_ ? n - 1 : n);
     Step(fmt::format("commit send {}", to));
-    Status sent = SendSection(exchange, own_section_, to);
+    Status sent = SendSection(exchange, to);
     if (sent.ok()) continue;
     // A peer that decided the round meanwhile may have cleaned up the directory the
     // manifest was going to: the round is what matters, not this copy.
@@ -89,7 +118,8 @@ Result<RoundManifest> Committer::Commit(Exchange& exchange, RoundManifest next,
       waited = in.error();
       break;
     }
-    NUTCHFS_ASSIGN_OR_RETURN(next.sections[from], ReadSection(exchange, *in, from, self_));
+    NUTCHFS_ASSIGN_OR_RETURN(SectionSent sent, ReadSection(exchange, *in, from, self_));
+    Take(next, from, sent);
     have[from] = true;
   }
   if (!waited.ok()) {
@@ -137,7 +167,8 @@ Result<bool> Committer::Collect(Exchange& exchange, RoundManifest& next, std::ve
       }
     }
     if (!here) return false;
-    NUTCHFS_ASSIGN_OR_RETURN(next.sections[from], ReadSection(exchange, path, from, to));
+    NUTCHFS_ASSIGN_OR_RETURN(SectionSent sent, ReadSection(exchange, path, from, to));
+    Take(next, from, sent);
     have[from] = true;
   }
   return true;
@@ -145,7 +176,7 @@ Result<bool> Committer::Collect(Exchange& exchange, RoundManifest& next, std::ve
 
 Result<RoundManifest> Committer::Adopt(const RoundManifest& decided) {
   const webdb::Manifest& decided_own = decided.sections[self_];
-  if (decided_own.version != own_section_.version || decided_own.tables != own_section_.tables) {
+  if (decided_own.version != own_.section.version || decided_own.tables != own_.section.tables) {
     return Err(Status::Corruption(fmt::format(
         "writer {}: round {} was decided with another section of this writer than the one it "
         "wrote (token {} there)",
@@ -164,18 +195,30 @@ Result<RoundManifest> Committer::Decide(const RoundManifest& next) {
   return next;
 }
 
+std::vector<std::string> Committer::InstallMachines() const {
+  std::vector<std::string> machines{fs_.own_machine()};
+  const std::string& home = config_.writer_machines[self_];
+  if (home != fs_.own_machine() && !fs_.IsUnreachable(home)) machines.push_back(home);
+  return machines;
+}
+
 Status Committer::PublishAndInstall(const RoundManifest& round) {
-  const std::string& own = config_.writer_machines[self_];
+  const std::string& own = fs_.own_machine();
+  const std::string& home = config_.writer_machines[self_];
+  bool at_home = false;
   for (const std::string& machine : config_.cluster.FindGroup(kMetaGroup)->machines) {
-    if (machine == own) continue;
+    if (machine == own || fs_.IsUnreachable(machine)) continue;
     Step("commit publish " + machine);
     Status s = store_.PublishTo(round, machine);
-    if (!s.ok()) {
-      spdlog::warn(
-          "writer {}: round {} is decided, but publishing it to machine {} failed ({}); "
-          "that machine's writer finds it when it runs next",
-          self_, round.version, machine, s.ToString());
+    if (s.ok()) {
+      at_home = at_home || machine == home;
+      continue;
     }
+    spdlog::warn(
+        "writer {}: round {} is decided, but publishing it to machine {} failed ({}); "
+        "that machine's writer finds it when it runs next",
+        self_, round.version, machine, s.ToString());
+    if (nutchfs::MeansUnreachable(s)) fs_.MarkUnreachable(machine, s);
   }
   // A round rolled forward from another machine's copy may be missing here (its
   // decider could not publish it to this machine): CURRENT must never name a round file
@@ -183,7 +226,17 @@ Status Committer::PublishAndInstall(const RoundManifest& round) {
   NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> here, store_.ReadDecided(round.version));
   if (!here) NUTCHFS_RETURN_IF_ERROR(store_.Decide(round));
   Step("commit install");
-  return store_.Install(round.version);
+  NUTCHFS_RETURN_IF_ERROR(store_.Install(round.version));
+  // Running on a replica (takeover): the home, where readers outside the group look,
+  // installs the round too when it can be reached.
+  if (at_home) {
+    Status s = store_.InstallAt(round.version, home);
+    if (!s.ok()) {
+      spdlog::warn("writer {}: installing round {} at its home machine {}: {}", self_,
+                   round.version, home, s.ToString());
+    }
+  }
+  return Status::OK();
 }
 
 Status Committer::CheckSection(const RoundManifest& round) const {
@@ -213,19 +266,23 @@ Status Committer::RollForward(const RoundManifest& decided) {
 
 Status Committer::CleanUp(Exchange& exchange, const RoundManifest& installed) {
   NUTCHFS_RETURN_IF_ERROR(exchange.RemoveIncoming());
-  return CollectRounds(store_, config_, fs_.local_env(), section_dir_, self_, installed);
+  return Collect(installed);
 }
 
-Result<std::optional<webdb::Manifest>> Committer::SentSection(Exchange& exchange) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::optional<std::string> sent, exchange.Arrived(kCommitStage, self_));
-  if (!sent) return std::optional<webdb::Manifest>();
-  NUTCHFS_ASSIGN_OR_RETURN(webdb::Manifest section, ReadSection(exchange, *sent, self_, self_));
+Status Committer::Collect(const RoundManifest& installed) {
+  return CollectRounds(store_, fs_, config_, self_, installed, InstallMachines());
+}
+
+Result<std::optional<SectionSent>> Committer::SentSection(Exchange& exchange) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::optional<std::string> path, exchange.Arrived(kCommitStage, self_));
+  if (!path) return std::optional<SectionSent>();
+  NUTCHFS_ASSIGN_OR_RETURN(SectionSent sent, ReadSection(exchange, *path, self_, self_));
   RoundManifest probe;
   probe.version = exchange.round();
   probe.sections.assign(config_.k, webdb::Manifest{});
-  probe.sections[self_] = section;
-  if (!CheckSection(probe).ok()) return std::optional<webdb::Manifest>();
-  return std::optional<webdb::Manifest>(std::move(section));
+  probe.sections[self_] = sent.section;
+  if (!CheckSection(probe).ok()) return std::optional<SectionSent>();
+  return std::optional<SectionSent>(std::move(sent));
 }
 
 }  // namespace distwriter

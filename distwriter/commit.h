@@ -28,6 +28,12 @@
 
 namespace distwriter {
 
+// What a writer sends in stage 6: its section's manifest and the machines holding it.
+struct SectionSent {
+  webdb::Manifest section;
+  std::vector<std::string> holders;  // in its group's order
+};
+
 class Committer {
  public:
   // section_dir holds this writer's section files, work_dir its scratch files (both on
@@ -37,13 +43,13 @@ class Committer {
             std::function<void(std::string_view)> step);
 
   // Stage 6 of round `next` (complete but for its sections), whose exchange is
-  // `exchange`: sends this writer's section manifest to every writer, gathers all k,
+  // `exchange`: sends this writer's section manifest and holders (`own`, its files
+  // already on every holder) to every writer, gathers all k,
   // decides, publishes and installs. If the wait fails (a failure marker, a timeout),
   // first rolls forward a round N decided anywhere, else collects the missing manifests
   // from the other writers' groups and decides with them. If a peer decides round N
   // meanwhile, rolls that forward. Returns the round installed.
-  Result<RoundManifest> Commit(Exchange& exchange, RoundManifest next,
-                               const webdb::Manifest& section);
+  Result<RoundManifest> Commit(Exchange& exchange, RoundManifest next, const SectionSent& own);
 
   // Makes `decided`, decided elsewhere, the installed round here: checks that this
   // writer's section files exist with the sizes it records, publishes it to every other
@@ -54,22 +60,30 @@ class Committer {
   // installed's, and the section files and round files of rounds it no longer keeps and
   // no live reader pins (round_versions.h).
   Status CleanUp(Exchange& exchange, const RoundManifest& installed);
+  // The clean-up of CleanUp but for the exchange files: section files and round files of
+  // rounds no longer live (a round found applied, whose clean-up was cut short).
+  Status Collect(const RoundManifest& installed);
 
   // The section manifest this writer sent itself in stage 6 of exchange's round by an
   // earlier run with the same token, when it is in its group and names complete files:
   // then the stages need not (and must not) run again, since a peer may decide with it.
-  Result<std::optional<webdb::Manifest>> SentSection(Exchange& exchange);
+  Result<std::optional<SectionSent>> SentSection(Exchange& exchange);
 
  private:
   void Step(const std::string& name) const;
   Status CheckSection(const RoundManifest& round) const;
-  Status SendSection(Exchange& exchange, const webdb::Manifest& section, int to);
-  Result<webdb::Manifest> ReadSection(Exchange& exchange, const std::string& path, int from,
-                                      int to) const;
+  Status SendSection(Exchange& exchange, int to);
+  Result<SectionSent> ReadSection(Exchange& exchange, const std::string& path, int from,
+                                  int to) const;
+  // Takes writer `from`'s section and holders into next.
+  void Take(RoundManifest& next, int from, const SectionSent& sent) const;
   Result<bool> Collect(Exchange& exchange, RoundManifest& next, std::vector<bool>& have);
   Result<RoundManifest> Adopt(const RoundManifest& decided);
   Result<RoundManifest> Decide(const RoundManifest& next);
   Status PublishAndInstall(const RoundManifest& round);
+  // Where this writer installs rounds and cleans up round files: the machine it runs on
+  // and, running on a replica, its home when that can be reached.
+  std::vector<std::string> InstallMachines() const;
 
   nutchfs::NutchFs& fs_;
   const DistConfig& config_;
@@ -78,7 +92,7 @@ class Committer {
   const std::string section_dir_;
   const std::string work_dir_;
   const std::function<void(std::string_view)> step_;
-  webdb::Manifest own_section_;  // sent in Commit
+  SectionSent own_;  // sent in Commit
 };
 
 }  // namespace distwriter

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "distwriter/round_store.h"
+#include "distwriter/section_copies.h"
 #include "nutchfs/clock.h"
 #include "nutchfs/nutchfs.h"
 #include "webdb/db/versions.h"
@@ -48,13 +49,22 @@ Status CreateDistDb(const DistConfig& config, const std::string& sample_path, ui
   }
   RoundStore store(*fs, config, "/tmp");
   NUTCHFS_RETURN_IF_ERROR(store.CheckNoDb());
+  // Each section's empty tables, made at its home and copied to its replicas, so that
+  // every copy is the same bytes.
   for (int i = 0; i < config.k; ++i) {
-    NUTCHFS_ASSIGN_OR_RETURN(auto at, fs->Locate(config.WriterFile(i, "section/CURRENT")));
+    const std::string& home = config.writer_machines[i];
+    NUTCHFS_ASSIGN_OR_RETURN(auto at,
+                             fs->LocateAt(config.WriterFile(i, "section/CURRENT"), home));
     const std::string dir = at.path.substr(0, at.path.rfind('/'));
     NUTCHFS_ASSIGN_OR_RETURN(round.sections[i],
                              webdb::CreateEmptyTables(*at.env, dir).map_error([&](Status s) {
                                return s.WithContext(config.Describe(i));
                              }));
+    for (const std::string& replica : config.GroupMachines(i)) {
+      if (replica == home) continue;
+      auto copied = CopySection(*fs, config, i, round.sections[i], home, replica);
+      if (!copied) return copied.error().WithContext(config.Describe(i) + ": replica");
+    }
   }
   return store.CreateEverywhere(round);
 }

@@ -23,9 +23,12 @@ Status ReadWriters(DistConfig& d) {
   const nutchfs::ConfigEntry* writers = file.Find("writers");
   if (writers == nullptr) return file.ErrorAt(0, "missing 'writers = K'");
   NUTCHFS_ASSIGN_OR_RETURN(d.k, ParseInt(file, *writers, 1, kMaxWriters));
+  if (const nutchfs::ConfigEntry* replicas = file.Find("replicas")) {
+    NUTCHFS_ASSIGN_OR_RETURN(d.replicas, ParseInt(file, *replicas, 1, d.k));
+  }
   d.writer_machines.assign(d.k, "");
   for (const nutchfs::ConfigEntry* e : d.cluster.UnclaimedEntries()) {
-    if (e->key == "writers") continue;
+    if (e->key == "writers" || e->key == "replicas") continue;
     if (!e->section.starts_with("writer.") || e->key != e->section + ".machine") {
       return file.ErrorAt(e->line, "unknown key '" + e->key + "'");
     }
@@ -69,10 +72,31 @@ Status AddGroup(DistConfig& d, nutchfs::GroupConfig group) {
   return Status::OK();
 }
 
+// The machines of writers i, i+1, ..., i+R-1 (mod k): each copy of a section must be on a
+// machine of its own.
+Result<std::vector<std::string>> SectionMachines(const DistConfig& d, int i) {
+  std::vector<std::string> machines;
+  for (int r = 0; r < d.replicas; ++r) {
+    const int w = (i + r) % d.k;
+    const std::string& m = d.writer_machines[w];
+    if (std::find(machines.begin(), machines.end(), m) != machines.end()) {
+      const nutchfs::ConfigEntry* replicas = d.cluster.file.Find("replicas");
+      return Err(d.cluster.file.ErrorAt(
+          replicas->line,
+          "replicas = " + std::to_string(d.replicas) + ": writers " + std::to_string(i) + " and " +
+              std::to_string(w) + " both run on machine " + m +
+              ", and each copy of a section must be on a machine of its own"));
+    }
+    machines.push_back(m);
+  }
+  return machines;
+}
+
 Status AddGroups(DistConfig& d) {
   nutchfs::GroupConfig meta{kMetaGroup, {}, 0};
   for (int i = 0; i < d.k; ++i) {
-    NUTCHFS_RETURN_IF_ERROR(AddGroup(d, {WriterGroup(i), {d.writer_machines[i]}, 0}));
+    NUTCHFS_ASSIGN_OR_RETURN(std::vector<std::string> machines, SectionMachines(d, i));
+    NUTCHFS_RETURN_IF_ERROR(AddGroup(d, {WriterGroup(i), std::move(machines), 0}));
     if (std::find(meta.machines.begin(), meta.machines.end(), d.writer_machines[i]) ==
         meta.machines.end()) {
       meta.machines.push_back(d.writer_machines[i]);
@@ -107,6 +131,10 @@ nutchfs::NutchFile DistConfig::WriterFile(int writer, std::string name) const {
 
 nutchfs::NutchFile DistConfig::MetaFile(std::string name) const {
   return nutchfs::NutchFile{cluster.db, kMetaGroup, std::move(name)};
+}
+
+const std::vector<std::string>& DistConfig::GroupMachines(int writer) const {
+  return cluster.FindGroup(WriterGroup(writer))->machines;
 }
 
 std::string DistConfig::Describe(int writer) const {

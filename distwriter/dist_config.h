@@ -5,8 +5,10 @@
 //   [writer.0]
 //   machine = a
 //
-// It adds the share groups the writer uses (config/README.md): "w<i>", held by writer
-// i's machine, and "meta", held by every writer's machine. Errors name FILE:LINE.
+// and, with `replicas = R`, how many machines hold each writer's section. It adds the
+// share groups the writer uses (config/README.md): "w<i>", held by the machines of
+// writers i, i+1, ..., i+R-1 (mod k), writer i's first, and "meta", held by every
+// writer's machine. Errors name FILE:LINE.
 // A plain value; immutable after Load.
 #ifndef DISTWRITER_DIST_CONFIG_H_
 #define DISTWRITER_DIST_CONFIG_H_
@@ -29,6 +31,7 @@ constexpr char kMetaGroup[] = "meta";
 struct DistConfig {
   nutchfs::ClusterConfig cluster;
   int k = 0;
+  int replicas = 1;                          // machines holding each section, 1..k
   std::vector<std::string> writer_machines;  // by writer index
 
   static Result<DistConfig> Load(const std::string& path);
@@ -38,6 +41,8 @@ struct DistConfig {
   // A NutchFile of writer i's group, or of the meta group.
   nutchfs::NutchFile WriterFile(int writer, std::string name) const;
   nutchfs::NutchFile MetaFile(std::string name) const;
+  // The machines of group w<writer>, its home (the writer's own machine) first.
+  const std::vector<std::string>& GroupMachines(int writer) const;
   // "writer 2 (machine b)", for messages.
   std::string Describe(int writer) const;
 };

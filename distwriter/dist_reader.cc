@@ -5,6 +5,7 @@
 
 #include "distwriter/round_store.h"
 #include "distwriter/round_versions.h"
+#include "distwriter/section_copies.h"
 #include "nutchfs/nutchfs.h"
 #include "webdb/db/manifest_table.h"
 
@@ -91,14 +92,16 @@ class DistTableSource final : public webdb::TableSource {
   const SectionTables tables_;
 };
 
-// Opens every table of the round where it lives, checked against its entry.
+// Opens every table of the round at the holder chosen for its section, checked against
+// its entry.
 Result<SectionTables> OpenSections(nutchfs::NutchFs& fs, const DistConfig& config,
-                                   const RoundManifest& round) {
+                                   const RoundManifest& round, const SectionHolders& holders) {
   SectionTables tables(round.k);
   for (int i = 0; i < round.k; ++i) {
     for (int t = 0; t < webdb::kNumTables; ++t) {
       const webdb::TableFile& f = SectionFile(round.sections[i], static_cast<TableId>(t));
-      NUTCHFS_ASSIGN_OR_RETURN(auto at, fs.Locate(config.WriterFile(i, "section/" + f.name)));
+      NUTCHFS_ASSIGN_OR_RETURN(
+          auto at, fs.LocateAt(config.WriterFile(i, "section/" + f.name), holders[i]));
       const webdb::TableRef ref{at.path, f,
                                 RoundFileName(round.version) + " section " + std::to_string(i)};
       NUTCHFS_ASSIGN_OR_RETURN(tables[i][t], webdb::OpenTableOf(*at.env, {ref}));
@@ -109,6 +112,16 @@ Result<SectionTables> OpenSections(nutchfs::NutchFs& fs, const DistConfig& confi
 
 }  // namespace
 
+Result<SectionHolders> ChooseHolders(nutchfs::NutchFs& fs, const DistConfig& config,
+                                     const RoundManifest& round) {
+  SectionHolders holders;
+  for (int i = 0; i < round.k; ++i) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::string machine, ReadableHolder(fs, config, round, i));
+    holders.push_back(std::move(machine));
+  }
+  return holders;
+}
+
 std::unique_ptr<webdb::TableSource> NewDistTableSource(RoundManifest round, SectionTables tables,
                                                        std::unique_ptr<nutchfs::NutchFs> fs,
                                                        RoundPins pins) {
@@ -116,10 +129,13 @@ std::unique_ptr<webdb::TableSource> NewDistTableSource(RoundManifest round, Sect
                                            std::move(pins));
 }
 
-Result<RoundPins> PinRound(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t version) {
+// Pins round `version` in every writer's section directory at the holder it is read
+// from; an error naming the writer.
+Result<RoundPins> PinRound(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t version,
+                           const SectionHolders& holders) {
   RoundPins pins;
   for (int i = 0; i < config.k; ++i) {
-    NUTCHFS_ASSIGN_OR_RETURN(auto at, fs.Locate(config.WriterFile(i, "section")));
+    NUTCHFS_ASSIGN_OR_RETURN(auto at, fs.LocateAt(config.WriterFile(i, "section"), holders[i]));
     auto pin = webdb::VersionPin::Create(*at.env, at.path, version);
     if (!pin) return Err(pin.error().WithContext(config.Describe(i) + ": pinning round " +
                                                  std::to_string(version)));
@@ -144,14 +160,26 @@ Result<std::unique_ptr<webdb::Reader>> OpenDistReader(const DistConfig& config, 
     NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, "", fs_options));
     RoundStore store(*fs, config, "/tmp");
     NUTCHFS_ASSIGN_OR_RETURN(RoundManifest round, ReadKeptRound(store, version));
-    NUTCHFS_ASSIGN_OR_RETURN(RoundPins pins, PinRound(*fs, config, round.version));
+    NUTCHFS_ASSIGN_OR_RETURN(SectionHolders holders, ChooseHolders(*fs, config, round));
+    NUTCHFS_ASSIGN_OR_RETURN(RoundPins pins, PinRound(*fs, config, round.version, holders));
     // A collector that listed the pins before these were made deletes only rounds it no
     // longer keeps: still kept after the pins, the round is safe.
     auto still_kept = ReadKeptRound(store, round.version);
     if (!still_kept) return Err(still_kept.error());
-    NUTCHFS_ASSIGN_OR_RETURN(SectionTables tables, OpenSections(*fs, config, round));
+    NUTCHFS_ASSIGN_OR_RETURN(SectionTables tables, OpenSections(*fs, config, round, holders));
     return NewDistTableSource(std::move(round), std::move(tables), std::move(fs), std::move(pins));
   });
+}
+
+Result<std::vector<std::vector<std::string>>> SectionHoldersOf(const std::string& config_path,
+                                                               uint64_t version) {
+  NUTCHFS_ASSIGN_OR_RETURN(DistConfig config, DistConfig::Load(config_path));
+  NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
+  RoundStore store(*fs, config, "/tmp");
+  NUTCHFS_ASSIGN_OR_RETURN(RoundManifest round, ReadKeptRound(store, version));
+  std::vector<std::vector<std::string>> holders;
+  for (int i = 0; i < round.k; ++i) holders.push_back(round.HoldersOf(i, config.writer_machines[i]));
+  return holders;
 }
 
 Result<RoundManifest> ReadCommittedRound(const std::string& config_path,

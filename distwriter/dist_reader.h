@@ -34,8 +34,11 @@ Result<std::unique_ptr<webdb::Reader>> OpenDistReader(
 
 // A reader's pins of one round, one in each writer's section directory.
 using RoundPins = std::vector<std::unique_ptr<webdb::VersionPin>>;
-// Pins round `version` in every writer's section; an error naming the writer.
-Result<RoundPins> PinRound(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t version);
+// Where each section of a round is read: a holder's machine per writer
+// (section_copies.h, ReadableHolder).
+using SectionHolders = std::vector<std::string>;
+Result<SectionHolders> ChooseHolders(nutchfs::NutchFs& fs, const DistConfig& config,
+                                     const RoundManifest& round);
 
 // The open tables of a round, by section then table.
 using SectionTables = std::vector<std::array<std::unique_ptr<webdb::Table>, webdb::kNumTables>>;
@@ -46,6 +49,11 @@ using SectionTables = std::vector<std::array<std::unique_ptr<webdb::Table>, webd
 std::unique_ptr<webdb::TableSource> NewDistTableSource(RoundManifest round, SectionTables tables,
                                                        std::unique_ptr<nutchfs::NutchFs> fs = {},
                                                        RoundPins pins = {});
+
+// Where each section of kept round `version` of that db lives: the machines holding a
+// copy, by writer (webdb stats --config).
+Result<std::vector<std::vector<std::string>>> SectionHoldersOf(const std::string& config_path,
+                                                               uint64_t version);
 
 // The manifest of kept round `version` (the installed one when nullopt) of that db,
 // without opening a table (quick stats).

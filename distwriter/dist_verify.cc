@@ -137,73 +137,108 @@ void CheckMachineRound(DistCheck& c, const std::string& machine,
   if (live_rounds) CheckRoundLeftovers(c, *at, *live_rounds, *installed, c.log);
 }
 
-// Every table file of every section of round, read end to end, each key inside its
-// section; a file in *read already (named by a round checked before) is not read again.
+// One table file of section i of round at `at`, read end to end (size, whole-file CRC32C,
+// every block and row), each key inside its section.
+bool CheckSectionFile(DistCheck& c, const RoundManifest& round, int i, TableId table,
+                      const Located& at, webdb::VerifySummary* summary) {
+  const Partition partition = round.partition();
+  webdb::TableCheck check{
+      {at.path, SectionFile(round.sections[i], table),
+       fmt::format("{} section {}", RoundFileName(round.version), i)},
+      table,
+      [&partition, table, i](std::string_view key) {
+        return partition.SectionOf(table, key) == i;
+      }};
+  ++summary->files;
+  return webdb::CheckTableFile(*at.env, check, c.log, &summary->rows);
+}
+
+// Every table file of every section of round at the holder it is read from; a file in
+// *read already (named by a round checked before) is not read again.
 std::array<bool, webdb::kNumTables> CheckSections(DistCheck& c, const RoundManifest& round,
                                                   const SectionPlaces& places,
                                                   std::set<std::string>* read,
                                                   webdb::VerifySummary* summary) {
   std::array<bool, webdb::kNumTables> intact{true, true, true, true};
-  const Partition partition = round.partition();
-  const std::string manifest = RoundFileName(round.version);
   for (int i = 0; i < round.k; ++i) {
     for (int t = 0; t < webdb::kNumTables; ++t) {
-      const TableId table = static_cast<TableId>(t);
       if (!read->insert(places[i][t].path).second) continue;
-      webdb::TableCheck check{
-          {places[i][t].path, SectionFile(round.sections[i], table),
-           fmt::format("{} section {}", manifest, i)},
-          table,
-          [&partition, table, i](std::string_view key) {
-            return partition.SectionOf(table, key) == i;
-          }};
-      intact[t] = webdb::CheckTableFile(*places[i][t].env, check, c.log, &summary->rows) &&
-                  intact[t];
-      ++summary->files;
+      intact[t] = CheckSectionFile(c, round, i, TableId(t), places[i][t], summary) && intact[t];
     }
   }
   summary->versions_checked.push_back(round.version);
   return intact;
 }
 
-// Files of each writer's section directory named by no live round (kept, or pinned by a
-// reader there: round_versions.h); a group whose writer holds its lock is not looked
-// at. Returns the versions of the rounds live in some section.
+// The other copies of each section (docs/DISTRIBUTED.md, "Replicas"): every holder's copy
+// checked like the one read, so that each is byte for byte the round's; a machine of the
+// group that is no holder is a missing replica.
+void CheckReplicas(DistCheck& c, const SectionHolders& read_at, webdb::VerifySummary* summary) {
+  for (int i = 0; i < c.round.k; ++i) {
+    const std::vector<std::string> holders =
+        c.round.HoldersOf(i, c.config.writer_machines[i]);
+    for (const std::string& machine : c.config.GroupMachines(i)) {
+      if (machine == read_at[i]) continue;
+      auto dir = c.fs.LocateAt(c.config.WriterFile(i, "section"), machine);
+      if (!dir) {
+        c.log.AddStatus(fmt::format("{}: its copy at machine {}", c.config.Describe(i), machine),
+                        dir.error());
+        continue;
+      }
+      if (std::find(holders.begin(), holders.end(), machine) == holders.end()) {
+        c.log.Add({dir->path, "",
+                   fmt::format("missing replica: machine {} holds no copy of {}'s section of {} "
+                               "(it was out of reach when the round was committed); "
+                               "the next round restores it",
+                               machine, c.config.Describe(i), RoundFileName(c.round.version))});
+        continue;
+      }
+      for (int t = 0; t < webdb::kNumTables; ++t) {
+        const std::string name = SectionFile(c.round.sections[i], TableId(t)).name;
+        CheckSectionFile(c, c.round, i, TableId(t), {dir->env, dir->path + "/" + name}, summary);
+      }
+    }
+  }
+}
+
+// Files of each copy of each writer's section directory named by no live round (kept,
+// or pinned by a reader there: round_versions.h); a group whose writer holds its lock is
+// not looked at. Returns the versions of the rounds live in some section.
 std::vector<uint64_t> CheckSectionLeftovers(DistCheck& c, const std::vector<bool>& running) {
   std::vector<uint64_t> versions;
   for (int i = 0; i < c.config.k; ++i) {
-    auto dir = c.fs.Locate(c.config.WriterFile(i, "section"));
-    if (!dir) {
-      c.log.AddStatus(c.config.Describe(i), dir.error());
-      continue;
+    for (const std::string& machine : c.config.GroupMachines(i)) {
+      if (c.fs.IsUnreachable(machine)) continue;
+      auto dir = c.fs.LocateAt(c.config.WriterFile(i, "section"), machine);
+      if (!dir) continue;  // reported by CheckReplicas
+      auto rounds = LiveRounds(c.store, *dir->env, dir->path, c.installed, false);
+      if (!rounds) {
+        c.log.AddStatus(dir->path, rounds.error());
+        continue;
+      }
+      std::vector<const webdb::Manifest*> live;
+      for (const RoundManifest& r : rounds->rounds) live.push_back(&r.sections[i]);
+      for (uint64_t v : rounds->versions()) versions.push_back(v);
+      // A round damaged everywhere may name any file; a writer that failed the round after
+      // the db's keeps the section files it wrote (docs/DISTRIBUTED.md, "Restart").
+      const uint64_t next = c.installed.version + 1;
+      const bool known = rounds->damaged.empty();
+      const auto spared = [&](const std::string& name) {
+        return !known || webdb::TableFileVersion(name) == next;
+      };
+      if (!running[i]) webdb::CheckLeftovers(*dir->env, dir->path, live, spared, c.log);
     }
-    auto rounds = LiveRounds(c.store, *dir->env, dir->path, c.installed, false);
-    if (!rounds) {
-      c.log.AddStatus(dir->path, rounds.error());
-      continue;
-    }
-    std::vector<const webdb::Manifest*> live;
-    for (const RoundManifest& r : rounds->rounds) live.push_back(&r.sections[i]);
-    for (uint64_t v : rounds->versions()) versions.push_back(v);
-    // A round damaged everywhere may name any file; a writer that failed the round after
-    // the db's keeps the section files it wrote (docs/DISTRIBUTED.md, "Restart").
-    const uint64_t next = c.installed.version + 1;
-    const bool known = rounds->damaged.empty();
-    const auto spared = [&](const std::string& name) {
-      return !known || webdb::TableFileVersion(name) == next;
-    };
-    if (!running[i]) webdb::CheckLeftovers(*dir->env, dir->path, live, spared, c.log);
   }
   return versions;
 }
 
-// The writers holding their LOCK (their unfinished files are not left over).
+// The writers holding their lease (their unfinished files are not left over).
 std::vector<bool> RunningWriters(DistCheck& c) {
   std::vector<bool> running(c.config.k, false);
   for (int i = 0; i < c.config.k; ++i) {
-    auto lock = c.fs.Locate(c.config.WriterFile(i, "LOCK"));
-    if (!lock) c.log.AddStatus(c.config.Describe(i), lock.error());
-    running[i] = !lock || lock->env->FileExists(lock->path);
+    auto lease = c.fs.ReadLease(c.config.WriterFile(i, "LOCK"));
+    if (!lease) c.log.AddStatus(c.config.Describe(i), lease.error());
+    running[i] = !lease || (*lease && !(*lease)->released);
   }
   return running;
 }
@@ -237,13 +272,13 @@ Status CheckWholeDb(DistCheck& c, const SectionPlaces& places,
 }
 
 Result<SectionPlaces> LocateSections(nutchfs::NutchFs& fs, const DistConfig& config,
-                                     const RoundManifest& round) {
+                                     const RoundManifest& round, const SectionHolders& holders) {
   SectionPlaces places(round.k);
   for (int i = 0; i < round.k; ++i) {
     for (int t = 0; t < webdb::kNumTables; ++t) {
       const std::string name =
           "section/" + SectionFile(round.sections[i], static_cast<TableId>(t)).name;
-      NUTCHFS_ASSIGN_OR_RETURN(places[i][t], fs.Locate(config.WriterFile(i, name)));
+      NUTCHFS_ASSIGN_OR_RETURN(places[i][t], fs.LocateAt(config.WriterFile(i, name), holders[i]));
     }
   }
   return places;
@@ -252,7 +287,8 @@ Result<SectionPlaces> LocateSections(nutchfs::NutchFs& fs, const DistConfig& con
 // Everything after the round is read.
 Status CheckRound(DistCheck& c, const webdb::VerifyOptions& options,
                   webdb::VerifySummary* summary) {
-  NUTCHFS_ASSIGN_OR_RETURN(SectionPlaces places, LocateSections(c.fs, c.config, c.round));
+  NUTCHFS_ASSIGN_OR_RETURN(SectionHolders holders, ChooseHolders(c.fs, c.config, c.round));
+  NUTCHFS_ASSIGN_OR_RETURN(SectionPlaces places, LocateSections(c.fs, c.config, c.round, holders));
   const std::vector<bool> running = RunningWriters(c);
   for (bool r : running) summary->writer_running = summary->writer_running || r;
   const std::vector<uint64_t> live = CheckSectionLeftovers(c, running);
@@ -264,9 +300,12 @@ Status CheckRound(DistCheck& c, const webdb::VerifyOptions& options,
   const auto intact = CheckSections(c, c.round, places, &read, summary);
   for (const RoundManifest& kept : c.kept.rounds) {
     if (kept.version == c.round.version) continue;
-    NUTCHFS_ASSIGN_OR_RETURN(SectionPlaces kept_places, LocateSections(c.fs, c.config, kept));
+    NUTCHFS_ASSIGN_OR_RETURN(SectionHolders kept_holders, ChooseHolders(c.fs, c.config, kept));
+    NUTCHFS_ASSIGN_OR_RETURN(SectionPlaces kept_places,
+                             LocateSections(c.fs, c.config, kept, kept_holders));
     CheckSections(c, kept, kept_places, &read, summary);
   }
+  CheckReplicas(c, holders, summary);
   return CheckWholeDb(c, places, intact, options);
 }
 

@@ -6,14 +6,23 @@
 #include <algorithm>
 #include <cstring>
 #include <cstdio>
+#include <thread>
 
 #include "distwriter/round_store.h"
 
 namespace distwriter {
 
 Exchange::Exchange(nutchfs::NutchFs& fs, const DistConfig& config, int self, uint64_t round,
-                   std::chrono::milliseconds timeout)
-    : fs_(fs), config_(config), self_(self), round_(round), timeout_(timeout) {}
+                   uint64_t epoch, std::chrono::milliseconds timeout)
+    : fs_(fs),
+      config_(config),
+      self_(self),
+      round_(round),
+      epoch_(epoch),
+      timeout_(timeout),
+      lease_(config.cluster.lock_lease_ms),
+      peers_(static_cast<size_t>(config.k)),
+      epochs_(static_cast<size_t>(config.k), 0) {}
 
 std::string Exchange::StageDir(int stage) const {
   if (stage == 0) return fmt::format("rounds/{}/s0", round_);
@@ -25,7 +34,8 @@ nutchfs::NutchFile Exchange::FileFor(int stage, int from, int to) const {
 }
 
 ExchangeId Exchange::Id(int stage, int from, int to) const {
-  return ExchangeId{config_.db(), round_, stage == 0 ? "" : token_, stage, from, to};
+  return ExchangeId{config_.db(), round_, stage == 0 ? "" : token_, stage, from, to,
+                    from == self_ ? epoch_ : 0};
 }
 
 Result<std::unique_ptr<webdb::EditFileWriter>> Exchange::Create(const std::string& local_path,
@@ -62,15 +72,105 @@ nutchfs::NutchFile Exchange::FailureDir(int writer) const {
   return config_.WriterFile(writer, fmt::format("rounds/{}/failed", round_));
 }
 
+Status Exchange::WatchLease(int stage, int from) {
+  PeerLease& p = peers_[from];
+  const auto now = Clock::now();
+  auto record = fs_.ReadLease(config_.WriterFile(from, "LOCK"));
+  const bool changed = record ? (p.unreachable || record->has_value() != p.record.has_value() ||
+                                 (p.record && (**record).renewals != p.record->renewals) ||
+                                 (p.record && (**record).epoch != p.record->epoch) ||
+                                 (p.record && (**record).released != p.record->released))
+                              : !p.unreachable;
+  if (p.read == Clock::time_point{} || changed) p.since = now;
+  p.read = now;
+  if (record) {
+    p.unreachable.reset();
+    p.record = std::move(*record);
+  } else {
+    p.unreachable = record.error();
+  }
+  const auto idle = std::chrono::duration_cast<std::chrono::milliseconds>(now - p.since);
+  if (idle < 2 * lease_) return Status::OK();
+  const std::string where = fmt::format("writer {}: round {} stage {}", self_, round_, stage);
+  if (p.unreachable) {
+    return Status::IOError(fmt::format(
+        "{}: {}: its group cannot be reached for {} ms (lease {} ms): {}", where,
+        config_.Describe(from), idle.count(), lease_.count(), p.unreachable->ToString()));
+  }
+  if (!p.record || p.record->released) return Status::OK();  // not started, or ended
+  return Status::IOError(fmt::format(
+      "{}: writer {} (machine {}) lost its lease: epoch {}, {}, not renewed for {} ms (lease {} "
+      "ms) and not taken over",
+      where, from, p.record->machine, p.record->epoch, nutchfs::DescribeOwner(*p.record),
+      idle.count(), lease_.count()));
+}
+
+Status Exchange::Meanwhile(int stage, int from, const nutchfs::NutchFile& file,
+                           Clock::time_point started) {
+  NUTCHFS_RETURN_IF_ERROR(CheckStop());
+  const auto now = Clock::now();
+  if (now - peers_[from].read < lease_ / 2) return Status::OK();
+  NUTCHFS_RETURN_IF_ERROR(WatchLease(stage, from));
+  if (now - started < lease_) return Status::OK();
+  // A machine that was out of reach when the file was sent finds it at another replica.
+  NUTCHFS_ASSIGN_OR_RETURN(std::string here, fs_.LocalPath(file));
+  auto got = fs_.Get(file, here);
+  if (!got && !got.error().IsNotFound()) {
+    spdlog::warn("writer {}: looking for {} at the other machines of its group: {}", self_,
+                 file.ToString(), got.error().ToString());
+  }
+  return Status::OK();
+}
+
+std::optional<uint64_t> Exchange::Late(int stage, int from, const std::string& path) {
+  if (stage == 0) return std::nullopt;
+  auto info = webdb::ReadEditFileInfo(fs_.local_env(), path);
+  const std::optional<ExchangeId> id = info ? ExchangeId::Parse(info->label) : std::nullopt;
+  if (!id) return std::nullopt;  // opening it says what is wrong with it
+  if (id->epoch >= epochs_[from]) {
+    epochs_[from] = id->epoch;
+    return std::nullopt;
+  }
+  return id->epoch;
+}
+
 Result<std::string> Exchange::Receive(int stage, int from) {
   const nutchfs::NutchFile file = FileFor(stage, from, self_);
   const std::string where = fmt::format("writer {}: round {} stage {}", self_, round_, stage);
-  const auto start = std::chrono::steady_clock::now();
-  auto arrived = fs_.WaitForUnless(
-      file, {FailureDir(self_), config_.MetaFile(RoundFileName(round_))}, config_.Describe(from),
-      timeout_, [this] { return stop_ != nullptr && stop_->load() != 0; });
-  Traffic(stage).wait_seconds +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto start = Clock::now();
+  Result<std::optional<nutchfs::NutchFile>> arrived;
+  bool warned_late = false;
+  while (true) {
+    const auto left = timeout_ - std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     Clock::now() - start);
+    arrived = fs_.WaitForUnless(
+        file, {FailureDir(self_), config_.MetaFile(RoundFileName(round_))},
+        config_.Describe(from), std::max(left, std::chrono::milliseconds(0)),
+        [&] { return Meanwhile(stage, from, file, start); });
+    if (!arrived || arrived->has_value()) break;
+    NUTCHFS_ASSIGN_OR_RETURN(std::string path, fs_.LocalPath(file));
+    const std::optional<uint64_t> late = Late(stage, from, path);
+    if (!late) break;
+    // Left in place (removing it could remove its successor's file, published at the same
+    // path meanwhile): the successor's file replaces it.
+    const std::string why = fmt::format("{} is a late file of {}'s epoch {}, which lost its "
+                                        "lease to epoch {}",
+                                        path, config_.Describe(from), *late, epochs_[from]);
+    if (!warned_late) spdlog::warn("{}: waiting past {}", where, why);
+    warned_late = true;
+    if (Clock::now() - start >= timeout_) {
+      arrived = Err(Status::Timeout(fmt::format("timed out after {} ms waiting past {}",
+                                                timeout_.count(), why)));
+      break;
+    }
+    if (Status s = Meanwhile(stage, from, file, start); !s.ok()) {
+      arrived = Err(s);
+      break;
+    }
+    std::this_thread::sleep_for(std::clamp(lease_ / 16, std::chrono::milliseconds(1),
+                                           std::chrono::milliseconds(50)));
+  }
+  Traffic(stage).wait_seconds += std::chrono::duration<double>(Clock::now() - start).count();
   if (Status stopped = CheckStop(); !stopped.ok()) return Err(stopped);
   if (!arrived) return Err(arrived.error().WithContext(where));
   if (!arrived->has_value()) return fs_.LocalPath(file);
@@ -121,7 +221,7 @@ Status Exchange::Fetch(int stage, int from, int at, const std::string& local_pat
 
 void Exchange::PublishFailure(const Status& why, const std::string& work_dir) {
   const std::string path = work_dir + "/failed";
-  std::string line = why.ToString().substr(0, 1000);
+  std::string line = fmt::format("(epoch {}) {}", epoch_, why.ToString().substr(0, 1000));
   std::replace(line.begin(), line.end(), '\n', ' ');
   Status s = nutchfs::WriteFileAtomically(fs_.local_env(), path, line + "\n");
   for (int to = 0; s.ok() && to < config_.k; ++to) {

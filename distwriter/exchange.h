@@ -5,8 +5,10 @@
 // where the receiver's root is on this machine's file system, else copied),
 // Receive waits for a peer's file to appear in this writer's group, Open also opens it,
 // refusing a file that is not what its name says. Stage 0 files carry no token (the
-// token is made from them). Keeps per-stage byte and wait-time totals for the launch
-// report. Not thread-safe.
+// token is made from them). Every file carries the sender's lease epoch; Receive refuses
+// a late one and watches the sender's lease while it waits (docs/DISTRIBUTED.md, "Leases
+// and fencing"). Keeps per-stage byte and wait-time totals for the launch report. Not
+// thread-safe.
 #ifndef DISTWRITER_EXCHANGE_H_
 #define DISTWRITER_EXCHANGE_H_
 
@@ -35,8 +37,9 @@ struct StageTraffic {
 
 class Exchange {
  public:
+  // epoch: this writer's lease epoch, carried by every file it sends.
   Exchange(nutchfs::NutchFs& fs, const DistConfig& config, int self, uint64_t round,
-           std::chrono::milliseconds timeout);
+           uint64_t epoch, std::chrono::milliseconds timeout);
 
   void set_token(std::string token) { token_ = std::move(token); }
   // Where the writer's process is told to stop: a signal number once it is (0 until
@@ -66,7 +69,12 @@ class Exchange {
   // Waits for the stage file from writer `from`; returns its path on this machine.
   // Gives up (IOError) as soon as a peer's failure marker for this round is in this
   // writer's group (then saw_peer_failure()), or this round is decided (meta/ROUND-<N>
-  // on this machine; then saw_decision()).
+  // on this machine; then saw_decision()), or the sender's lease has been held without a
+  // renewal for two leases (or its group out of reach that long). A file of stages 1..6
+  // with an epoch lower than one taken from the same sender is waited past (left in
+  // place: the sender's successor publishes its own at the same path).
+  // After a lease it also looks for the file at the other machines of this writer's
+  // group, and copies it here (a machine that was out of reach missed it).
   Result<std::string> Receive(int stage, int from);
   // The stage file from writer `from` if it is in this writer's group now (no wait).
   Result<std::optional<std::string>> Arrived(int stage, int from);
@@ -104,15 +112,35 @@ class Exchange {
   }
 
  private:
+  using Clock = std::chrono::steady_clock;
+  // Writer j's lease as last read, and since when it has not changed.
+  struct PeerLease {
+    std::optional<nutchfs::LockOwner> record;
+    std::optional<Status> unreachable;  // the last read failed so
+    Clock::time_point since;
+    Clock::time_point read{};  // when it was last read; {} never
+  };
+
   std::string StageDir(int stage) const;
   nutchfs::NutchFile FailureDir(int writer) const;
   nutchfs::NutchFile FileFor(int stage, int from, int to) const;
+  // Called between the polls of a wait for `file` from writer `from` begun at `started`.
+  Status Meanwhile(int stage, int from, const nutchfs::NutchFile& file, Clock::time_point started);
+  // Fails when writer from's lease is held unrenewed, or out of reach, for two leases.
+  Status WatchLease(int stage, int from);
+  // The epoch of the arrived file at path when it is a late one (an epoch lower than one
+  // taken from the same sender in stages 1..6 of this round).
+  std::optional<uint64_t> Late(int stage, int from, const std::string& path);
 
   nutchfs::NutchFs& fs_;
   const DistConfig& config_;
   const int self_;
   const uint64_t round_;
+  const uint64_t epoch_;
   const std::chrono::milliseconds timeout_;
+  const std::chrono::milliseconds lease_;
+  std::vector<PeerLease> peers_;
+  std::vector<uint64_t> epochs_;  // the highest taken from each sender in stages 1..6
   std::string token_;
   const std::atomic<int>* stop_ = nullptr;
   bool saw_decision_ = false;

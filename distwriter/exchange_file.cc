@@ -87,8 +87,8 @@ class SizeCheckedIterator final : public webdb::EditIterator {
 }  // namespace
 
 std::string ExchangeId::Label() const {
-  return fmt::format("{} db={} round={} token={} stage={} from={} to={}", kLabelPrefix, db, round,
-                     token.empty() ? "-" : token, stage, from, to);
+  return fmt::format("{} db={} round={} token={} stage={} from={} to={} epoch={}", kLabelPrefix,
+                     db, round, token.empty() ? "-" : token, stage, from, to, epoch);
 }
 
 std::optional<ExchangeId> ExchangeId::Parse(std::string_view label) {
@@ -96,7 +96,7 @@ std::optional<ExchangeId> ExchangeId::Parse(std::string_view label) {
   std::string word;
   if (!(in >> word) || word != kLabelPrefix) return std::nullopt;
   ExchangeId id;
-  const char* const keys[] = {"db", "round", "token", "stage", "from", "to"};
+  const char* const keys[] = {"db", "round", "token", "stage", "from", "to", "epoch"};
   for (const char* key : keys) {
     if (!(in >> word) || !word.starts_with(std::string(key) + "=")) return std::nullopt;
     const std::string_view value = std::string_view(word).substr(std::strlen(key) + 1);
@@ -108,6 +108,7 @@ std::optional<ExchangeId> ExchangeId::Parse(std::string_view label) {
     if (k == "stage") ok = ok && ParseNumber(value, &id.stage);
     if (k == "from") ok = ok && ParseNumber(value, &id.from);
     if (k == "to") ok = ok && ParseNumber(value, &id.to);
+    if (k == "epoch") ok = ok && ParseNumber(value, &id.epoch);
     if (!ok) return std::nullopt;
   }
   if (in >> word || id.Label() != label) return std::nullopt;
@@ -129,21 +130,30 @@ Result<std::unique_ptr<webdb::EditIterator>> OpenExchangeFile(nutchfs::Env& env,
   const std::string context = fmt::format("writer {}: round {} stage {}: file from {}", expected.to,
                                           expected.round, expected.stage, sender);
   auto refuse = [&](Status s) { return Err(DiscardIfUnusable(env, path, s.WithContext(context))); };
-  auto info = webdb::ReadEditFileInfo(env, path);
-  if (!info) return refuse(info.error());
-  const std::string want = expected.Label();
-  if (info->label != want) {
-    const std::optional<ExchangeId> found = ExchangeId::Parse(info->label);
-    const std::string why =
-        found ? Difference(*found, expected) : std::string("it carries no exchange label");
-    return refuse(Status::Corruption(
-        fmt::format("{}: refused: {} (found '{}', expected '{}')", path, why, info->label, want)));
+  // A second look when the file changed between its check and its opening: a later run
+  // of the sender republished it (the same file but for its epoch).
+  for (int look = 0;; ++look) {
+    auto info = webdb::ReadEditFileInfo(env, path);
+    if (!info) return refuse(info.error());
+    std::optional<ExchangeId> found = ExchangeId::Parse(info->label);
+    ExchangeId want = expected;
+    if (found) want.epoch = found->epoch;
+    if (!found || *found != want) {
+      const std::string why =
+          found ? Difference(*found, want) : std::string("it carries no exchange label");
+      return refuse(Status::Corruption(fmt::format("{}: refused: {} (found '{}', expected '{}')",
+                                                   path, why, info->label, want.Label())));
+    }
+    // Checked again as it is opened, in case the file was swapped meanwhile.
+    auto opened = webdb::OpenEditFile(env, path, buffer_size, want.Label());
+    if (!opened && look == 0 && opened.error().IsCorruption()) {
+      auto now = webdb::ReadEditFileInfo(env, path);
+      if (now && now->label != info->label) continue;
+    }
+    if (!opened) return refuse(opened.error());
+    return std::unique_ptr<webdb::EditIterator>(std::make_unique<SizeCheckedIterator>(
+        std::move(*opened), env, path, info->file_size, context));
   }
-  // Checked again as it is opened, in case the file was swapped meanwhile.
-  auto opened = webdb::OpenEditFile(env, path, buffer_size, want);
-  if (!opened) return refuse(opened.error());
-  return std::unique_ptr<webdb::EditIterator>(std::make_unique<SizeCheckedIterator>(
-      std::move(*opened), env, path, info->file_size, context));
 }
 
 Status DiscardIfUnusable(nutchfs::Env& local, const std::string& path, Status status) {

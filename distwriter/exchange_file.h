@@ -1,7 +1,8 @@
 // Exchanged files: the identity every file the writers exchange carries inside, as the
 // label of an edit file (docs/FORMAT.md, "Exchanged files"), and the checked reading of
 // one. A file is taken only for what it says it is — db, round, token, stage, sender and
-// receiver all as expected — and only if it does not change size while it is read: a
+// receiver all as expected, whatever the sender's lease epoch (the receiver judges that,
+// exchange.h) — and only if it does not change size while it is read: a
 // replayed file from an older round, a file of another attempt at the round, a file meant
 // for another writer, one that keeps growing, are refused as Corruption naming the file,
 // what was expected and what was found, and removed (so that a rerun waits for a fresh
@@ -29,8 +30,9 @@ struct ExchangeId {
   int stage = 0;
   int from = 0;
   int to = 0;
+  uint64_t epoch = 0;  // the sender's lease epoch
 
-  // "webdb-exchange db=<db> round=<N> token=<token|-> stage=<s> from=<j> to=<i>".
+  // "webdb-exchange db=<db> round=<N> token=<token|-> stage=<s> from=<j> to=<i> epoch=<E>".
   std::string Label() const;
   // nullopt unless label is exactly such a line.
   static std::optional<ExchangeId> Parse(std::string_view label);
@@ -43,7 +45,7 @@ Result<std::unique_ptr<webdb::EditFileWriter>> CreateExchangeFile(nutchfs::Env& 
                                                                   const ExchangeId& id,
                                                                   bool sorted);
 
-// Opens the received file at path, which must be `expected`. Its size now is its size on
+// Opens the received file at path, which must be `expected` but for its epoch. Its size now is its size on
 // arrival (it was published whole, by rename); the iterator turns Corruption if it is
 // another size when read to its end. `sender` names the sender in messages
 // ("writer 1 (machine m1)"). Any Corruption, at open or later, removes the file.

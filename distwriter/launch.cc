@@ -173,7 +173,7 @@ void Stop(Child& c) {
 // The peers whose failure marker for round reached writer (none if unreadable).
 std::vector<int> FailedPeersOf(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t round,
                                int writer) {
-  auto peers = Exchange(fs, config, writer, round, std::chrono::milliseconds(0)).FailedPeers();
+  auto peers = Exchange(fs, config, writer, round, 0, std::chrono::milliseconds(0)).FailedPeers();
   return peers ? *peers : std::vector<int>();
 }
 
@@ -342,7 +342,7 @@ std::string Failures(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t ro
     } else {
       failed += fmt::format(" {} ({})", config.Describe(c.writer), HowItEnded(c));
     }
-    Exchange exchange(fs, config, c.writer, round, std::chrono::milliseconds(0));
+    Exchange exchange(fs, config, c.writer, round, 0, std::chrono::milliseconds(0));
     Status s = exchange.RetractStageZero();
     if (!s.ok()) failed += " (its stage 0 files remain: " + s.ToString() + ")";
   }

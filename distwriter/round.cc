@@ -1,9 +1,11 @@
 #include "distwriter/round.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <set>
@@ -15,8 +17,8 @@
 #include "distwriter/input_digest.h"
 #include "distwriter/round_store.h"
 #include "distwriter/round_versions.h"
+#include "distwriter/section_copies.h"
 #include "distwriter/stage_zero.h"
-#include "nutchfs/scoped_lock.h"
 #include "webdb/calls/call_file.h"
 #include "webdb/calls/call_log.h"
 #include "webdb/db/manifest.h"
@@ -86,6 +88,14 @@ class Round {
   Result<std::string> LogCalls(webdb::StagePlumbing& plumbing);
   Result<bool> RestartedAfterCommit(const std::string& digest);
   Status Exchanged(DistPlumbing* plumbing, size_t sorter_budget, const std::string& digest);
+  Status TakeLease();
+  Status HoldOwnSection();
+  std::unique_ptr<Exchange> NewExchange(uint64_t round) {
+    auto exchange =
+        std::make_unique<Exchange>(fs_, config_, self_, round, lease_->epoch(), timeout());
+    exchange->set_stop(options_.stop);
+    return exchange;
+  }
   Result<webdb::Manifest> RunStages(DistPlumbing& plumbing, const webdb::StageHooks& hooks);
   Result<std::optional<webdb::Manifest>> RunRankSteps(size_t sorter_budget);
   bool RankedAlready() const;
@@ -98,6 +108,7 @@ class Round {
   nutchfs::NutchFs& fs_;
   const int self_;
   nutchfs::Env& local_ = fs_.local_env();
+  std::unique_ptr<nutchfs::Lease> lease_;
   std::string section_dir_;
   std::string work_dir_;
   std::optional<RoundStore> store_;
@@ -138,12 +149,24 @@ Result<std::string> Round::LogCalls(webdb::StagePlumbing& plumbing) {
   return digests[0].Hex();
 }
 
+// Takes writer self's lease, and fences every change this run makes with it: once the
+// lease is lost, nothing more is written (docs/DISTRIBUTED.md, "Leases and fencing").
+Status Round::TakeLease() {
+  const bool takeover = fs_.own_machine() != config_.writer_machines[self_];
+  NUTCHFS_ASSIGN_OR_RETURN(lease_, fs_.TakeLease(config_.WriterFile(self_, "LOCK"), takeover));
+  const std::string who = fmt::format("writer {} (machine {})", self_, fs_.own_machine());
+  fs_.SetFence([this, who] {
+    Status held = lease_->Check();
+    if (held.ok()) return held;
+    return Status::IOError(who + ": " + held.message() + ": this run changes nothing more");
+  });
+  return Status::OK();
+}
+
 Result<RoundReport> Round::Run() {
   NUTCHFS_ASSIGN_OR_RETURN(section_dir_, Local(config_.WriterFile(self_, "section")));
-  NUTCHFS_ASSIGN_OR_RETURN(std::string lock_path, Local(config_.WriterFile(self_, "LOCK")));
   NUTCHFS_ASSIGN_OR_RETURN(work_dir_, Local(config_.WriterFile(self_, "work")));
-  NUTCHFS_ASSIGN_OR_RETURN(auto lock,
-                           nutchfs::ScopedLock::Acquire(local_, lock_path, config_.Describe(self_)));
+  NUTCHFS_RETURN_IF_ERROR(TakeLease());
   NUTCHFS_RETURN_IF_ERROR(local_.RemoveDirRecursively(work_dir_));
   NUTCHFS_RETURN_IF_ERROR(local_.CreateDirs(work_dir_));
   store_.emplace(fs_, config_, work_dir_);
@@ -164,25 +187,41 @@ Result<RoundReport> Round::Run() {
     return Err(s);
   }
   NUTCHFS_RETURN_IF_ERROR(local_.RemoveDirRecursively(work_dir_));
-  NUTCHFS_RETURN_IF_ERROR(lock->Release());
+  NUTCHFS_RETURN_IF_ERROR(lease_->Release());
   return report_;
 }
 
 Status Round::RunLocked() {
   NUTCHFS_RETURN_IF_ERROR(RollForwardDecided());
+  NUTCHFS_RETURN_IF_ERROR(HoldOwnSection());
   while (true) {
     NUTCHFS_ASSIGN_OR_RETURN(bool again, Attempt());
     if (!again) return Status::OK();
   }
 }
 
+// A writer on a machine that is no holder of its section in the installed round (a
+// takeover on a machine that missed rounds, a machine back from an outage) copies it
+// there from a holder first (docs/DISTRIBUTED.md, "Replicas").
+Status Round::HoldOwnSection() {
+  const std::string& own = fs_.own_machine();
+  const std::vector<std::string> holders =
+      committed_.HoldersOf(self_, config_.writer_machines[self_]);
+  if (std::find(holders.begin(), holders.end(), own) != holders.end()) return Status::OK();
+  NUTCHFS_ASSIGN_OR_RETURN(std::string from, ReadableHolder(fs_, config_, committed_, self_));
+  spdlog::warn("writer {}: machine {} holds no copy of its section of round {}: copying it "
+               "from machine {}",
+               self_, own, committed_.version, from);
+  auto copied = CopySection(fs_, config_, self_, committed_.sections[self_], from, own);
+  return copied ? Status::OK() : copied.error();
+}
+
 // A writer that fails its round publishes a failure marker, so that its peers stop at
 // once instead of waiting out timeout_ms (docs/DISTRIBUTED.md, "Failure markers") —
 // unless a peer's marker is what stopped it: that peer told everyone already.
 void Round::TellPeers(const Status& why) {
-  if (exchange_ == nullptr) {
-    exchange_ = std::make_unique<Exchange>(fs_, config_, self_, committed_.version + 1, timeout());
-  }
+  if (!lease_->Check().ok()) return;  // a successor may run the round: nothing to tell
+  if (exchange_ == nullptr) exchange_ = NewExchange(committed_.version + 1);
   if (exchange_->saw_peer_failure()) return;
   exchange_->PublishFailure(why, work_dir_);
 }
@@ -198,8 +237,7 @@ Status Round::RollForwardDecided() {
     spdlog::warn("writer {}: round {} was decided by its peers; rolling it forward", self_,
                  decided->version);
     NUTCHFS_RETURN_IF_ERROR(committer_->RollForward(*decided));
-    Exchange exchange(fs_, config_, self_, decided->version, timeout());
-    NUTCHFS_RETURN_IF_ERROR(Installed(exchange, *decided));
+    NUTCHFS_RETURN_IF_ERROR(Installed(*NewExchange(decided->version), *decided));
     rolled_forward_ = true;
   }
 }
@@ -225,8 +263,7 @@ void Round::Report(const RoundManifest& round, bool already_applied) {
 Result<bool> Round::Attempt() {
   report_ = RoundReport{};
   sample_.clear();
-  exchange_ = std::make_unique<Exchange>(fs_, config_, self_, committed_.version + 1, timeout());
-  exchange_->set_stop(options_.stop);
+  exchange_ = NewExchange(committed_.version + 1);
   // Markers of an earlier attempt at this round must not stop this one.
   NUTCHFS_RETURN_IF_ERROR(exchange_->ClearFailures());
   if (RankedAlready()) {
@@ -286,7 +323,7 @@ bool Round::RankedAlready() const {
 // (killed, or an I/O error after the switch). Removes what it would have: the section
 // files and round manifests of rounds no longer kept.
 Status Round::TidyApplied() {
-  return CollectRounds(*store_, config_, local_, section_dir_, self_, committed_);
+  return committer_->Collect(committed_);
 }
 
 // The round this writer was attempting was decided by its peers (with calls of an earlier
@@ -345,9 +382,14 @@ Status Round::Exchanged(DistPlumbing* plumbing, size_t sorter_budget, const std:
   Step("stage 0");
   NUTCHFS_RETURN_IF_ERROR(AgreeOnRound(digest));
   if (report_.already_applied) return TidyApplied();
+  if (plumbing != nullptr) plumbing->set_partition(next_.partition());
+  // An earlier run with the same round token that finished its steps and sent its section
+  // manifest: peers may decide with that one, so they must not run again.
+  NUTCHFS_ASSIGN_OR_RETURN(std::optional<SectionSent> sent, committer_->SentSection(*exchange_));
   std::optional<webdb::Manifest> section;
-  if (plumbing != nullptr) {
-    plumbing->set_partition(next_.partition());
+  if (sent) {
+    section = sent->section;
+  } else if (plumbing != nullptr) {
     NUTCHFS_ASSIGN_OR_RETURN(section, RunStages(*plumbing, {enter, options_.before_step}));
   } else {
     NUTCHFS_ASSIGN_OR_RETURN(section, RunRankSteps(sorter_budget));
@@ -361,10 +403,14 @@ Status Round::Exchanged(DistPlumbing* plumbing, size_t sorter_budget, const std:
   enter(kCommitStage);
   Step("commit");
   // The new section files are synced; their names must be too before a manifest naming
-  // them leaves this machine.
+  // them leaves this machine, and so must every copy of them (section_copies.h).
   NUTCHFS_RETURN_IF_ERROR(local_.SyncDir(section_dir_));
-  NUTCHFS_ASSIGN_OR_RETURN(RoundManifest installed,
-                           committer_->Commit(*exchange_, next_, *section));
+  if (!sent) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::vector<std::string> holders,
+                             ReplicateSection(fs_, config_, self_, *section));
+    sent = SectionSent{*section, std::move(holders)};
+  }
+  NUTCHFS_ASSIGN_OR_RETURN(RoundManifest installed, committer_->Commit(*exchange_, next_, *sent));
   enter(kCommitStage);
   Step("done");
   NUTCHFS_RETURN_IF_ERROR(Installed(*exchange_, installed));
@@ -373,13 +419,9 @@ Status Round::Exchanged(DistPlumbing* plumbing, size_t sorter_budget, const std:
 }
 
 // A rank round's steps (webdb/rank/rank_engine.h) over this writer's section, its
-// exchanges through the round's (docs/DISTRIBUTED.md, "Rank rounds"), unless an earlier
-// run with the same round token finished them and sent its section manifest (which
-// carries the rank line every section of the round carries alike).
+// exchanges through the round's (docs/DISTRIBUTED.md, "Rank rounds"); nullopt when the
+// db has no pages.
 Result<std::optional<webdb::Manifest>> Round::RunRankSteps(size_t sorter_budget) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::optional<webdb::Manifest> sent,
-                           committer_->SentSection(*exchange_));
-  if (sent) return sent;
   DistRankPlumbing plumbing(local_, work_dir_, sorter_budget, *exchange_, self_,
                             next_.partition());
   webdb::RankParams params;
@@ -397,12 +439,8 @@ Result<std::optional<webdb::Manifest>> Round::RunRankSteps(size_t sorter_budget)
   return outcome.manifest;
 }
 
-// Stages 1..5 over this writer's section, unless an earlier run with the same round
-// token finished them and sent its section manifest: peers may decide with that one.
+// Stages 1..5 over this writer's section.
 Result<webdb::Manifest> Round::RunStages(DistPlumbing& plumbing, const webdb::StageHooks& hooks) {
-  NUTCHFS_ASSIGN_OR_RETURN(std::optional<webdb::Manifest> sent,
-                           committer_->SentSection(*exchange_));
-  if (sent) return *sent;
   webdb::WriterOptions engine_options{options_.memory_budget, options_.progress, hooks};
   webdb::UpdateParams params{section_dir_, next_.version, static_cast<uint64_t>(self_),
                              &engine_options};
@@ -485,11 +523,18 @@ Result<RoundReport> RunRound(const DistConfig& config, const RunOptions& options
     return Err(Status::InvalidArgument(fmt::format("writer {} is not in 0..{}", options.writer,
                                                    config.k - 1)));
   }
+  const std::string& machine =
+      options.machine.empty() ? config.writer_machines[options.writer] : options.machine;
+  const std::vector<std::string>& holders = config.GroupMachines(options.writer);
+  if (std::find(holders.begin(), holders.end(), machine) == holders.end()) {
+    return Err(Status::InvalidArgument(fmt::format(
+        "--machine {}: writer {} runs only on a machine of its group w{}: {}", machine,
+        options.writer, options.writer, fmt::join(holders, ", "))));
+  }
   nutchfs::NutchFsOptions fs_options;
   fs_options.env = options.env;
-  NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster,
-                                                           config.writer_machines[options.writer],
-                                                           fs_options));
+  fs_options.skip_unreachable = true;
+  NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, machine, fs_options));
   return Round(config, options, *fs).Run();
 }
 

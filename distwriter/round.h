@@ -49,6 +49,9 @@ struct RunOptions {
   // told of each iteration (its L1 change, this writer's seconds).
   std::optional<webdb::RankOptions> rank;
   std::function<void(const webdb::IterationReport&)> on_iteration;
+  // The machine the writer runs as: empty for its own; else a machine of its group w<i>,
+  // a replica holder (a takeover, docs/DISTRIBUTED.md, "Takeover").
+  std::string machine;
 };
 
 struct RoundReport {

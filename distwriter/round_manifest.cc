@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
+#include "nutchfs/nutchfile.h"
 #include "webdb/util/crc32c.h"
 
 namespace distwriter {
@@ -34,6 +36,27 @@ bool Unhex(std::string_view hex, std::string* out) {
 
 Status Bad(const std::string& path, int line, std::string_view why) {
   return Status::Corruption(fmt::format("{}:{}: {}", path, line, why));
+}
+
+// "holders I a,b,c": machine names, none twice, for a writer not given before.
+Status ParseHolders(std::istringstream& f, size_t i, RoundManifest* m) {
+  std::string list;
+  if (!(f >> list) || !(f >> std::ws).eof()) return Status::Corruption("holders");
+  m->holders.resize(m->sections.size());
+  if (!m->holders[i].empty()) return Status::Corruption("holders given twice");
+  std::vector<std::string> machines;
+  for (size_t start = 0; start <= list.size();) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    std::string name = list.substr(start, comma - start);
+    NUTCHFS_RETURN_IF_ERROR(nutchfs::ValidateComponent("holder machine", name));
+    if (std::find(machines.begin(), machines.end(), name) != machines.end()) {
+      return Status::Corruption("holder " + name + " named twice");
+    }
+    machines.push_back(std::move(name));
+    start = comma + 1;
+  }
+  m->holders[i] = std::move(machines);
+  return Status::OK();
 }
 
 // Applies one "key ..." line to m.
@@ -69,6 +92,7 @@ Status ParseLine(const std::string& line, int format, RoundManifest* m) {
   std::string a;
   if (!(f >> i) || i >= m->sections.size()) return Status::Corruption("bad index");
   if (word == "digest") return (f >> m->digests[i]) ? Status::OK() : Status::Corruption("digest");
+  if (word == "holders") return ParseHolders(f, i, m);
   if (word == "breakpoint") {
     std::string url;
     if (i != m->breakpoints.size() || !(f >> a) || !Unhex(a, &url)) {
@@ -98,6 +122,23 @@ Status ParseLine(const std::string& line, int format, RoundManifest* m) {
 }
 
 }  // namespace
+
+void RoundManifest::SetHolders(int i, std::vector<std::string> machines,
+                               const std::string& alone) {
+  if (machines == std::vector<std::string>{alone}) machines.clear();
+  if (machines.empty() && holders.empty()) return;
+  holders.resize(static_cast<size_t>(k));
+  holders[i] = std::move(machines);
+  // None recorded at all is written (and compares) as no holders lines.
+  if (std::all_of(holders.begin(), holders.end(), [](const auto& h) { return h.empty(); })) {
+    holders.clear();
+  }
+}
+
+std::vector<std::string> RoundManifest::HoldersOf(int i, const std::string& alone) const {
+  if (static_cast<size_t>(i) < holders.size() && !holders[i].empty()) return holders[i];
+  return {alone};
+}
 
 uint64_t RoundManifest::num_pages() const {
   uint64_t n = 0;
@@ -133,6 +174,12 @@ std::string RoundManifest::Encode() const {
                          webdb::TableName(static_cast<webdb::TableId>(t)), f.name, f.records,
                          f.size, f.crc, f.id);
     }
+  }
+  for (size_t i = 0; i < holders.size(); ++i) {
+    if (holders[i].empty()) continue;
+    std::string list;
+    for (const std::string& m : holders[i]) list += (list.empty() ? "" : ",") + m;
+    out += fmt::format("holders {} {}\n", i, list);
   }
   out += fmt::format("crc {:08x}\n", webdb::crc32c::Value(out));
   return out;

@@ -9,7 +9,6 @@
 
 #include "nutchfs/clock.h"
 #include "nutchfs/nutchfs.h"
-#include "nutchfs/scoped_lock.h"
 #include "webdb/db/manifest.h"
 #include "webdb/db/manifest_table.h"
 #include "webdb/db/version_pin.h"
@@ -118,9 +117,8 @@ class Admin {
   Status Collect(const RoundManifest& installed, const webdb::StepHook& hook) {
     if (hook) hook("collect");
     for (int i = 0; i < config_.k; ++i) {
-      NUTCHFS_ASSIGN_OR_RETURN(auto dir, fs_->Locate(config_.WriterFile(i, "section")));
-      Status s = CollectRounds(store_, config_, *dir.env, dir.path, i, installed);
-      if (!s.ok()) return s.WithContext(config_.Describe(i));
+      NUTCHFS_RETURN_IF_ERROR(
+          CollectRounds(store_, *fs_, config_, i, installed, {config_.writer_machines[i]}));
     }
     return Status::OK();
   }
@@ -204,11 +202,9 @@ class Admin {
 
   Status LockWriters() {
     for (int i = 0; i < config_.k; ++i) {
-      auto at = fs_->Locate(config_.WriterFile(i, "LOCK"));
-      if (!at) return at.error().WithContext(config_.Describe(i));
-      auto lock = nutchfs::ScopedLock::Acquire(*at->env, at->path, "webdb admin");
-      if (!lock) return lock.error().WithContext(config_.Describe(i));
-      locks_.push_back(std::move(*lock));
+      auto lease = fs_->TakeLease(config_.WriterFile(i, "LOCK"), false);
+      if (!lease) return lease.error().WithContext(config_.Describe(i));
+      leases_.push_back(std::move(*lease));
     }
     return Status::OK();
   }
@@ -230,7 +226,7 @@ class Admin {
   const DistConfig& config_;
   std::unique_ptr<nutchfs::NutchFs> fs_;
   RoundStore store_;
-  std::vector<std::unique_ptr<nutchfs::ScopedLock>> locks_;  // released before fs_ goes
+  std::vector<std::unique_ptr<nutchfs::Lease>> leases_;  // released before fs_ goes
 };
 
 // What an operator's change reports when it is refused: nothing was changed (or, after
@@ -282,24 +278,55 @@ Result<RoundSet> LiveRounds(RoundStore& store, nutchfs::Env& env, const std::str
   return live;
 }
 
-Status CollectRounds(RoundStore& store, const DistConfig& config, nutchfs::Env& env,
-                     const std::string& section_dir, int writer,
-                     const RoundManifest& installed) {
-  NUTCHFS_ASSIGN_OR_RETURN(RoundSet live, LiveRounds(store, env, section_dir, installed, true));
-  if (live.damaged.empty()) {
-    std::vector<const webdb::Manifest*> sections;
-    for (const RoundManifest& round : live.rounds) sections.push_back(&round.sections[writer]);
-    NUTCHFS_RETURN_IF_ERROR(webdb::RemoveObsoleteFiles(env, section_dir, sections));
-  } else {
+namespace {
+
+// The clean-up of writer's section directory at one machine; adds the rounds live there
+// to versions. While a live round is damaged on every machine its files are not known:
+// then only temporary files leave the section directory, and a warning names the round
+// and `webdb drop-version --config`.
+Status CollectSectionAt(RoundStore& store, nutchfs::NutchFs& fs, const DistConfig& config,
+                        int writer, const RoundManifest& installed, const std::string& machine,
+                        std::vector<uint64_t>& versions) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto dir, fs.LocateAt(config.WriterFile(writer, "section"), machine));
+  NUTCHFS_ASSIGN_OR_RETURN(RoundSet live, LiveRounds(store, *dir.env, dir.path, installed, true));
+  for (uint64_t v : live.versions()) {
+    if (std::find(versions.begin(), versions.end(), v) == versions.end()) versions.push_back(v);
+  }
+  if (!live.damaged.empty()) {
     for (const webdb::DamagedVersion& d : live.damaged) {
       spdlog::warn("{}: round {} has no sound copy on any machine ({}); no section file is "
                    "deleted until it is dropped (webdb drop-version --config CONFIG {}) or no "
                    "longer kept",
                    config.Describe(writer), d.version, d.why.message(), d.version);
     }
-    NUTCHFS_RETURN_IF_ERROR(webdb::RemoveTemporaryFiles(env, section_dir));
+    return webdb::RemoveTemporaryFiles(*dir.env, dir.path);
   }
-  return store.RemoveRoundsExcept(live.versions(), config.writer_machines[writer]);
+  std::vector<const webdb::Manifest*> sections;
+  for (const RoundManifest& round : live.rounds) sections.push_back(&round.sections[writer]);
+  return webdb::RemoveObsoleteFiles(*dir.env, dir.path, sections);
+}
+
+}  // namespace
+
+Status CollectRounds(RoundStore& store, nutchfs::NutchFs& fs, const DistConfig& config,
+                     int writer, const RoundManifest& installed,
+                     const std::vector<std::string>& meta_machines) {
+  const std::vector<std::string>& group = config.GroupMachines(writer);
+  const bool own = std::find(group.begin(), group.end(), fs.own_machine()) != group.end();
+  const std::string& must = own ? fs.own_machine() : group.front();
+  std::vector<uint64_t> versions;
+  for (const std::string& machine : group) {
+    if (fs.IsUnreachable(machine)) continue;
+    Status s = CollectSectionAt(store, fs, config, writer, installed, machine, versions);
+    if (s.ok()) continue;
+    if (machine == must) return s.WithContext(config.Describe(writer));
+    spdlog::warn("{}: cleaning up its copy at machine {}: {}", config.Describe(writer), machine,
+                 s.ToString());
+  }
+  for (const std::string& machine : meta_machines) {
+    NUTCHFS_RETURN_IF_ERROR(store.RemoveRoundsExcept(versions, machine));
+  }
+  return Status::OK();
 }
 
 Result<webdb::VersionList> ListRounds(const DistConfig& config, nutchfs::Env* env) {

@@ -24,6 +24,7 @@
 #include "distwriter/round_manifest.h"
 #include "distwriter/round_store.h"
 #include "nutchfs/env.h"
+#include "nutchfs/nutchfs.h"
 #include "webdb/db/versions.h"
 
 namespace distwriter {
@@ -56,14 +57,18 @@ Result<RoundSet> KeptRounds(RoundStore& store, const RoundManifest& installed);
 Result<RoundSet> LiveRounds(RoundStore& store, nutchfs::Env& env, const std::string& section_dir,
                             const RoundManifest& installed, bool remove_stale_pins);
 
-// Writer `writer`'s clean-up after installing `installed`: removes from its section
-// directory the files no live round names, and from its machine's copy of the meta group
-// the round files of rounds that are not live. While a live round is damaged on every
-// machine its files are not known: then only temporary files leave the section
-// directory, and a warning names the round and `webdb drop-version --config`.
-Status CollectRounds(RoundStore& store, const DistConfig& config, nutchfs::Env& env,
-                     const std::string& section_dir, int writer,
-                     const RoundManifest& installed);
+// Writer `writer`'s clean-up after installing `installed`: at every machine of its group
+// that is not left out as unreachable, removes from the section directory the files that
+// no round live there names (kept, or pinned by a live reader in that directory), then
+// from the meta copies of `meta_machines` the round files of rounds no copy keeps. A
+// failure at the group's own machine for fs (its home for a NutchFs outside the group)
+// is returned; one at another machine is a warning (that copy is cleaned up next time).
+// While a live round is damaged on every machine its files are not known: then only
+// temporary files leave the section directories, and a warning names the round and
+// `webdb drop-version --config`.
+Status CollectRounds(RoundStore& store, nutchfs::NutchFs& fs, const DistConfig& config,
+                     int writer, const RoundManifest& installed,
+                     const std::vector<std::string>& meta_machines);
 
 // The kept rounds of the db, as webdb::ListVersions gives a single-machine db's versions
 // (time_ms 0 for rounds written before rounds had a time). env: as RunOptions::env.

@@ -120,7 +120,7 @@ Status ParseTopKey(const ConfigFile &file, const ConfigEntry &e, ClusterConfig *
   } else if (e.key == "retry_window_ms") {
     NUTCHFS_ASSIGN_OR_RETURN(c->retry_window_ms, ParseInt(file, e, 0, kMaxMs));
   } else if (e.key == "lock_lease_ms") {
-    NUTCHFS_ASSIGN_OR_RETURN(c->lock_lease_ms, ParseInt(file, e, 0, kMaxMs));
+    NUTCHFS_ASSIGN_OR_RETURN(c->lock_lease_ms, ParseInt(file, e, 100, kMaxMs));
   } else if (e.key == "memory") {
     NUTCHFS_ASSIGN_OR_RETURN(c->memory_bytes, ParseBytes(file, e));
   } else if (e.key == "ssh_identity") {

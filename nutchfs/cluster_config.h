@@ -53,7 +53,7 @@ struct ClusterConfig {
   int64_t connect_timeout_ms = 10000;    // ssh connection set-up
   int retries = 10;                      // extra attempts of an idempotent operation
   int64_t retry_window_ms = 30000;       // no new attempt after failing this long
-  int64_t lock_lease_ms = 3600000;       // age before another host's lock may be forced
+  int64_t lock_lease_ms = 10000;         // a lease; and the age before a plain lock may be forced
   uint64_t memory_bytes = 256ull << 20;  // a writer's memory budget
   SshConfig ssh;
   ConfigFile file;  // every entry with its line, including other modules' keys

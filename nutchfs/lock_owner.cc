@@ -16,6 +16,7 @@ namespace nutchfs {
 namespace {
 
 constexpr std::string_view kMagic = "nutchfs-lock 1";
+constexpr std::string_view kLeaseMagic = "nutchfs-lock 2";
 
 std::string ReadFirstLine(const std::string& path) {
   std::ifstream in(path);
@@ -54,6 +55,14 @@ bool SetField(LockOwner* o, std::string_view key, std::string_view value) {
   if (key == "pid") return ParseNumber(value, &o->pid);
   if (key == "proc_start") return ParseNumber(value, &o->proc_start);
   if (key == "acquired_ms") return ParseNumber(value, &o->acquired_ms);
+  if (key == "epoch") return ParseNumber(value, &o->epoch) && o->epoch > 0;
+  if (key == "lease_ms") return ParseNumber(value, &o->lease_ms);
+  if (key == "renewals") return ParseNumber(value, &o->renewals);
+  if (key == "released") {
+    if (value != "0" && value != "1") return false;
+    o->released = value == "1";
+    return true;
+  }
   std::string* text = key == "machine"   ? &o->machine
                       : key == "host"    ? &o->host
                       : key == "boot_id" ? &o->boot_id
@@ -64,18 +73,22 @@ bool SetField(LockOwner* o, std::string_view key, std::string_view value) {
   return true;
 }
 
-std::string Describe(const LockOwner& o) {
+}  // namespace
+
+std::string DescribeOwner(const LockOwner& o) {
   return "pid " + std::to_string(o.pid) + " on host " + o.host +
          (o.machine.empty() ? "" : " (machine " + o.machine + ")");
 }
 
-}  // namespace
-
 std::string EncodeLockOwner(const LockOwner& o) {
   std::ostringstream out;
-  out << kMagic << "\nmachine=" << o.machine << "\nhost=" << o.host << "\nboot_id=" << o.boot_id
-      << "\npid=" << o.pid << "\nproc_start=" << o.proc_start << "\nacquired_ms=" << o.acquired_ms
-      << "\ntoken=" << o.token << "\n";
+  out << (o.epoch > 0 ? kLeaseMagic : kMagic) << "\nmachine=" << o.machine << "\nhost=" << o.host
+      << "\nboot_id=" << o.boot_id << "\npid=" << o.pid << "\nproc_start=" << o.proc_start
+      << "\nacquired_ms=" << o.acquired_ms << "\ntoken=" << o.token << "\n";
+  if (o.epoch > 0) {
+    out << "epoch=" << o.epoch << "\nlease_ms=" << o.lease_ms << "\nrenewals=" << o.renewals
+        << "\nreleased=" << (o.released ? 1 : 0) << "\n";
+  }
   return out.str();
 }
 
@@ -84,7 +97,11 @@ Result<LockOwner> DecodeLockOwner(std::string_view text, const std::string& path
     return Err(Status::Corruption("lock file " + path + ": " + std::string(why)));
   };
   const std::string header = std::string(kMagic) + "\n";
-  if (!text.starts_with(header) || !text.ends_with('\n')) return bad("not a NutchFS lock file");
+  const std::string lease_header = std::string(kLeaseMagic) + "\n";
+  const bool lease = text.starts_with(lease_header);
+  if ((!lease && !text.starts_with(header)) || !text.ends_with('\n')) {
+    return bad("not a NutchFS lock file");
+  }
   text.remove_prefix(header.size());
   LockOwner owner;
   std::set<std::string_view> keys;
@@ -98,7 +115,11 @@ Result<LockOwner> DecodeLockOwner(std::string_view text, const std::string& path
       return bad("bad line '" + std::string(line) + "'");
     }
   }
-  if (keys.size() != 7 || owner.token.empty()) return bad("missing fields");
+  const bool lease_keys = keys.contains("epoch") || keys.contains("lease_ms") ||
+                          keys.contains("renewals") || keys.contains("released");
+  if (keys.size() != (lease ? 11u : 7u) || lease_keys != lease || owner.token.empty()) {
+    return bad("missing fields");
+  }
   return owner;
 }
 
@@ -134,11 +155,11 @@ LockVerdict JudgeLock(const Result<LockOwner>& owner, const LockOwner& me, int64
   }
   const LockOwner& o = *owner;
   if (o.host == me.host && o.boot_id == me.boot_id) {
-    if (ProcessAlive(o.pid, o.proc_start)) return {false, "held by live " + Describe(o)};
-    return {true, Describe(o) + " is gone"};
+    if (ProcessAlive(o.pid, o.proc_start)) return {false, "held by live " + DescribeOwner(o)};
+    return {true, DescribeOwner(o) + " is gone"};
   }
   if (o.host == me.host) {
-    return {true, Describe(o) + " is gone: it was taken before this host rebooted (boot id " +
+    return {true, DescribeOwner(o) + " is gone: it was taken before this host rebooted (boot id " +
                       o.boot_id + ", now " + me.boot_id + ")"};
   }
   // acquired_ms comes from a file: the difference may not fit (a saturated age then
@@ -148,7 +169,7 @@ LockVerdict JudgeLock(const Result<LockOwner>& owner, const LockOwner& me, int64
     age_ms = o.acquired_ms < 0 ? std::numeric_limits<int64_t>::max()
                                : std::numeric_limits<int64_t>::min();
   }
-  std::string held = "held by " + Describe(o) + " for " + std::to_string(age_ms) +
+  std::string held = "held by " + DescribeOwner(o) + " for " + std::to_string(age_ms) +
                      " ms; another host's process cannot be checked from here";
   // A lease only matters to a forced break that asks for one (lease_ms > 0): no message
   // speaks of a lease otherwise.

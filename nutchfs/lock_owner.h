@@ -32,17 +32,25 @@ struct LockOwner {
   uint64_t proc_start = 0;  // process start, clock ticks after boot (/proc/PID/stat)
   int64_t acquired_ms = 0;  // wall clock when taken, ms since the epoch
   std::string token;        // random; tells one acquisition from another
+  // A lease lock's record (docs/NUTCHFS.md, "Leases"); epoch 0 for a plain lock.
+  uint64_t epoch = 0;
+  int64_t lease_ms = 0;
+  uint64_t renewals = 0;  // changes at every renewal: how watchers see the lease live
+  bool released = false;
 
   friend bool operator==(const LockOwner&, const LockOwner&) = default;
 };
 
-// "nutchfs-lock 1\nkey=value\n..." with the fields above.
+// "nutchfs-lock 1\nkey=value\n..." with the fields above; version 2, with the four lease
+// fields as well, for a lease record (epoch > 0). docs/FORMAT.md, "Lock files".
 std::string EncodeLockOwner(const LockOwner& owner);
 // Corruption naming path when text is not an encoded LockOwner.
 Result<LockOwner> DecodeLockOwner(std::string_view text, const std::string& path);
 
 // This process now, with a fresh token.
 LockOwner CurrentProcess(std::string machine);
+// "pid 12 on host x (machine m)", for messages.
+std::string DescribeOwner(const LockOwner& owner);
 // Whether pid runs on this host and, if proc_start is not 0, started at proc_start.
 bool ProcessAlive(int64_t pid, uint64_t proc_start);
 

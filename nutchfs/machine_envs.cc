@@ -37,9 +37,19 @@ MachineEnvs::MachineEnvs(const ClusterConfig& config, std::string own_machine, E
     owned_local_ = NewLocalEnv(std::move(roots));
     local_ = owned_local_.get();
   }
+  fenced_local_ = NewFencedEnv(local_, &fence_);
 }
 
 Result<Env*> MachineEnvs::EnvFor(const MachineConfig& m) {
+  NUTCHFS_ASSIGN_OR_RETURN(Env * raw, RawEnvFor(m));
+  if (raw == local_) return fenced_local_.get();
+  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_ptr<Env>& env = fenced_remote_[m.name];
+  if (env == nullptr) env = NewFencedEnv(raw, &fence_);
+  return env.get();
+}
+
+Result<Env*> MachineEnvs::RawEnvFor(const MachineConfig& m) {
   if (owned_local_ == nullptr || m.name == own_machine_) return local_;
   switch (m.location.scheme) {
     case Location::Scheme::kLocal:

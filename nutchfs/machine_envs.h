@@ -7,7 +7,9 @@
 //  - a local location: the local file system (another disk, an NFS mount, or another
 //    "machine" of a one-host simulation);
 //  - an ssh location: an SFTP Env with the config's keys and timeouts.
-// An override Env, if given, replaces all three (tests). Owns every Env it creates.
+// An override Env, if given, replaces all three (tests). Every Env it hands out is
+// fenced (fenced_env.h) by fence(), which passes everything until it is set; RawEnvFor
+// gives the same Envs unfenced, for a lease's own renewals. Owns every Env it creates.
 // Thread-safe.
 #ifndef NUTCHFS_MACHINE_ENVS_H_
 #define NUTCHFS_MACHINE_ENVS_H_
@@ -19,6 +21,7 @@
 
 #include "nutchfs/cluster_config.h"
 #include "nutchfs/env.h"
+#include "nutchfs/fenced_env.h"
 
 namespace nutchfs {
 
@@ -32,16 +35,21 @@ class MachineEnvs {
   // The Env for machine m; connects on first use for ssh locations (an error names the
   // machine and is not remembered: the next call tries again).
   Result<Env*> EnvFor(const MachineConfig& m);
+  Result<Env*> RawEnvFor(const MachineConfig& m);
   // The Env of this process's own files (working files of Put and Get).
-  Env& local() { return *local_; }
+  Env& local() { return *fenced_local_; }
+  Fence& fence() { return fence_; }
 
  private:
   const ClusterConfig& config_;
   const std::string own_machine_;
+  Fence fence_;
   Env* local_;
   std::unique_ptr<Env> owned_local_;
+  std::unique_ptr<Env> fenced_local_;
   std::mutex mu_;
-  std::map<std::string, std::unique_ptr<Env>> remote_;  // by machine name
+  std::map<std::string, std::unique_ptr<Env>> remote_;         // by machine name
+  std::map<std::string, std::unique_ptr<Env>> fenced_remote_;  // the same, fenced
 };
 
 }  // namespace nutchfs

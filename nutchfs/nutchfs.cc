@@ -60,7 +60,10 @@ bool Contains(const std::vector<std::string>& v, std::string_view s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
+
 }  // namespace
+
+bool MeansUnreachable(const Status& s) { return s.IsIOError() || s.IsTimeout() || s.IsRefused(); }
 
 Result<std::unique_ptr<NutchFs>> NutchFs::Open(ClusterConfig config, std::string own_machine,
                                                NutchFsOptions options) {
@@ -92,11 +95,65 @@ Result<NutchFs::Place> NutchFs::PlaceAt(const MachineConfig& m, const NutchFile&
   return Place{&m, env, Join(m.location.root, file.RelativePath())};
 }
 
+// This machine if it holds the group; else the group's first machine that is not left out
+// and can be connected to. A connection that fails leaves that machine out when the group
+// has others to view it at.
 Result<NutchFs::Place> NutchFs::ViewOf(const NutchFile& file) {
   NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(file));
-  const std::string& name =
-      Contains(group->machines, own_machine_) ? own_machine_ : group->machines.front();
-  return PlaceAt(*config_.FindMachine(name), file);
+  if (Contains(group->machines, own_machine_)) {
+    return PlaceAt(*config_.FindMachine(own_machine_), file);
+  }
+  std::optional<Status> failed;
+  for (const std::string& name : group->machines) {
+    if (group->machines.size() > 1 && IsUnreachable(name)) continue;
+    auto at = PlaceAt(*config_.FindMachine(name), file);
+    if (at || group->machines.size() == 1 || !MeansUnreachable(at.error())) return at;
+    MarkUnreachable(name, at.error());
+    failed = at.error();
+  }
+  return Err(Status::IOError("no machine of share group " + group->name + " can be reached" +
+                             (failed ? " (the last: " + failed->ToString() + ")" : "")));
+}
+
+std::vector<std::string> NutchFs::Unreachable() const {
+  std::lock_guard<std::mutex> lock(unreachable_mu_);
+  return unreachable_;
+}
+
+bool NutchFs::IsUnreachable(std::string_view machine) const {
+  std::lock_guard<std::mutex> lock(unreachable_mu_);
+  return Contains(unreachable_, machine);
+}
+
+void NutchFs::MarkUnreachable(const std::string& machine, const Status& why) {
+  {
+    std::lock_guard<std::mutex> lock(unreachable_mu_);
+    if (Contains(unreachable_, machine)) return;
+    unreachable_.push_back(machine);
+  }
+  spdlog::warn("machine {} cannot be reached ({}); it is left out from now on", machine,
+               why.ToString());
+}
+
+Result<int> NutchFs::WriteEach(const GroupConfig& group,
+                               const std::function<Status(const std::string&)>& write) {
+  int done = 0;
+  std::optional<Status> failed;
+  for (const std::string& name : group.machines) {
+    if (IsUnreachable(name)) continue;
+    Status s = write(name);
+    if (s.ok()) {
+      ++done;
+      continue;
+    }
+    if (!options_.skip_unreachable || name == own_machine_ || !MeansUnreachable(s)) {
+      return Err(s);
+    }
+    MarkUnreachable(name, s);
+    failed = s;
+  }
+  if (done == 0 && failed) return Err(*failed);
+  return done;
 }
 
 Result<NutchFs::Located> NutchFs::Locate(const NutchFile& file) {
@@ -117,13 +174,18 @@ Result<NutchFs::Located> NutchFs::LocateAt(const NutchFile& file, const std::str
 Result<FileInfo> NutchFs::Put(const std::string& local_path, const NutchFile& file) {
   NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(file));
   std::optional<FileInfo> first;
-  for (const std::string& name : group->machines) {
+  NUTCHFS_RETURN_IF_ERROR(StatusOf(WriteEach(*group, [&](const std::string& name) -> Status {
     NUTCHFS_ASSIGN_OR_RETURN(FileInfo info, PutAt(local_path, file, name));
     if (first && *first != info) {
-      return Err(Status::IOError("put " + file.ToString() + " to machine " + name + ": " +
-                                 local_path + " changed during the put"));
+      return Status::InvalidArgument("put " + file.ToString() + " to machine " + name + ": " +
+                                     local_path + " changed during the put");
     }
     first = info;
+    return Status::OK();
+  })));
+  if (!first) {
+    return Err(Status::IOError("put " + file.ToString() + ": every machine of share group " +
+                               group->name + " is left out as unreachable"));
   }
   return *first;
 }
@@ -144,16 +206,41 @@ Result<FileInfo> NutchFs::PutAt(const std::string& local_path, const NutchFile& 
   return info;
 }
 
+Result<FileInfo> NutchFs::CopyAt(const NutchFile& file, std::string_view from,
+                                 std::string_view to) {
+  NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(file));
+  for (std::string_view m : {from, to}) {
+    if (!Contains(group->machines, m)) {
+      return Err(Status::InvalidArgument("share group '" + group->name + "' of " +
+                                         file.ToString() + " is not held by machine " +
+                                         std::string(m)));
+    }
+  }
+  const std::string what = "copy " + file.ToString() + " from machine " + std::string(from) +
+                           " to machine " + std::string(to);
+  NUTCHFS_ASSIGN_OR_RETURN(Place src, PlaceAt(*config_.FindMachine(from), file));
+  NUTCHFS_ASSIGN_OR_RETURN(Place dst, PlaceAt(*config_.FindMachine(to), file));
+  auto info = WithRetries(config_, what, [&] {
+    return PublishFile(*src.env, src.path, *dst.env, dst.path, options_.verify_checksum);
+  });
+  if (!info) return Err(info.error().WithContext(what));
+  return info;
+}
+
 Status NutchFs::Move(const std::string& local_path, const NutchFile& file) {
   NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(file));
   std::optional<Place> local;
-  for (const std::string& name : group->machines) {
+  NUTCHFS_ASSIGN_OR_RETURN(int copied, WriteEach(*group, [&](const std::string& name) -> Status {
     NUTCHFS_ASSIGN_OR_RETURN(Place to, PlaceAt(*config_.FindMachine(name), file));
     if (!local && to.env == &envs_.local()) {
       local = to;
-      continue;
+      return Status::OK();
     }
-    NUTCHFS_RETURN_IF_ERROR(StatusOf(PutAt(local_path, file, name)));
+    return StatusOf(PutAt(local_path, file, name));
+  }));
+  if (copied == 0) {
+    return Status::IOError("move " + file.ToString() + ": every machine of share group " +
+                           group->name + " is left out as unreachable");
   }
   if (local) {
     Status renamed = PublishByRename(envs_.local(), local_path, local->path);
@@ -188,7 +275,7 @@ Result<std::optional<NutchFile>> NutchFs::WaitForUnless(const NutchFile& file,
                                                         const std::vector<NutchFile>& unless,
                                                         std::string_view sender,
                                                         std::chrono::milliseconds timeout,
-                                                        const std::function<bool()>& stopped) {
+                                                        const std::function<Status()>& meanwhile) {
   for (const NutchFile& f : unless) {
     auto group = GroupOf(f);
     if (!group) return Err(group.error());
@@ -207,10 +294,7 @@ Result<std::optional<NutchFile>> NutchFs::WaitForUnless(const NutchFile& file,
     }
     NUTCHFS_ASSIGN_OR_RETURN(std::optional<NutchFile> given_up, FirstPresent(unless));
     if (given_up) return given_up;
-    if (stopped && stopped()) {
-      return Err(Status::IOError("stopped while waiting for " + file.ToString() +
-                                 " to be sent by " + std::string(sender)));
-    }
+    if (meanwhile) NUTCHFS_RETURN_IF_ERROR(meanwhile());
     auto waited =
         std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
     if (waited >= timeout) {
@@ -234,7 +318,7 @@ Result<FileInfo> NutchFs::Get(const NutchFile& file, const std::string& local_pa
   NUTCHFS_ASSIGN_OR_RETURN(Place view, ViewOf(file));
   std::vector<std::string> order{view.machine->name};
   for (const std::string& name : group->machines) {
-    if (name != view.machine->name) order.push_back(name);
+    if (name != view.machine->name && !IsUnreachable(name)) order.push_back(name);
   }
   for (const std::string& name : order) {
     NUTCHFS_ASSIGN_OR_RETURN(Place from, PlaceAt(*config_.FindMachine(name), file));
@@ -260,13 +344,13 @@ Result<FileInfo> NutchFs::Stat(const NutchFile& file) {
 Status NutchFs::Delete(const NutchFile& file) {
   NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(file));
   int removed = 0;
-  for (const std::string& name : group->machines) {
+  NUTCHFS_RETURN_IF_ERROR(StatusOf(WriteEach(*group, [&](const std::string& name) -> Status {
     NUTCHFS_ASSIGN_OR_RETURN(Place at, PlaceAt(*config_.FindMachine(name), file));
     const std::string what = "delete " + file.ToString() + " at machine " + name;
     Status s = WithRetries(config_, what, [&] { return at.env->RemoveFile(at.path); });
     if (s.ok()) ++removed;
-    if (!s.ok() && !s.IsNotFound()) return s.WithContext(what);
-  }
+    return s.ok() || s.IsNotFound() ? Status::OK() : s.WithContext(what);
+  })));
   if (removed == 0) {
     return Status::NotFound(file.ToString() + " is at none of the machines of share group " +
                             group->name);
@@ -276,14 +360,13 @@ Status NutchFs::Delete(const NutchFile& file) {
 
 Status NutchFs::DeleteDir(const NutchFile& dir) {
   NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(dir));
-  for (const std::string& name : group->machines) {
+  return StatusOf(WriteEach(*group, [&](const std::string& name) -> Status {
     NUTCHFS_ASSIGN_OR_RETURN(Place at, PlaceAt(*config_.FindMachine(name), dir));
     const std::string what = "delete directory " + dir.ToString() + " at machine " + name;
     Status s =
         WithRetries(config_, what, [&] { return at.env->RemoveDirRecursively(at.path); });
-    if (!s.ok()) return s.WithContext(what);
-  }
-  return Status::OK();
+    return s.ok() ? s : s.WithContext(what);
+  }));
 }
 
 Status NutchFs::Rename(const NutchFile& from, const NutchFile& to) {
@@ -294,9 +377,9 @@ Status NutchFs::Rename(const NutchFile& from, const NutchFile& to) {
                                    ": both must be in the same db and share group");
   }
   int renamed = 0;
-  for (const std::string& name : group->machines) {
+  NUTCHFS_RETURN_IF_ERROR(StatusOf(WriteEach(*group, [&](const std::string& name) -> Status {
     NUTCHFS_ASSIGN_OR_RETURN(Place src, PlaceAt(*config_.FindMachine(name), from));
-    if (!src.env->FileExists(src.path)) continue;
+    if (!src.env->FileExists(src.path)) return Status::OK();
     const std::string dest = Join(src.machine->location.root, to.RelativePath());
     const std::string what = "rename " + from.ToString() + " at machine " + name;
     Status s = src.env->CreateDirs(DirOf(dest));
@@ -307,7 +390,8 @@ Status NutchFs::Rename(const NutchFile& from, const NutchFile& to) {
     }
     if (!s.ok()) return s.WithContext(what);
     ++renamed;
-  }
+    return Status::OK();
+  })));
   if (renamed == 0) {
     return Status::NotFound(from.ToString() + " is at none of the machines of share group " +
                             group->name);
@@ -392,6 +476,66 @@ Result<std::string> NutchFs::BreakLock(const NutchFile& lock, bool force) {
                               config_.lock_lease_ms, force);
   if (!reason) return Err(reason.error().WithContext("machine " + at.machine->name));
   return reason;
+}
+
+Result<LeaseRequest> NutchFs::LeaseRequestFor(const NutchFile& lock) {
+  NUTCHFS_ASSIGN_OR_RETURN(const GroupConfig* group, GroupOf(lock));
+  if (lock.name.find('/') != std::string::npos) {
+    return Err(Status::InvalidArgument("lease name '" + lock.name + "' must be one component"));
+  }
+  LeaseRequest r;
+  r.name = lock.name;
+  r.what = "lease " + lock.ToString();
+  r.me = CurrentProcess(own_machine_);
+  r.lease_ms = config_.lock_lease_ms;
+  // This machine first when it holds the group: its copy answers without a connection.
+  std::vector<std::string> order = group->machines;
+  auto own = std::find(order.begin(), order.end(), own_machine_);
+  if (own != order.end()) std::rotate(order.begin(), own, own + 1);
+  for (const std::string& name : order) {
+    const MachineConfig& m = *config_.FindMachine(name);
+    LeasePlace p;
+    p.machine = name;
+    p.dir = Join(m.location.root, NutchFile{lock.db, lock.group, std::string(kLockDir)}.RelativePath());
+    if (IsUnreachable(name)) {
+      p.why = Status::IOError("machine " + name + " is left out as unreachable");
+    } else {
+      auto env = envs_.RawEnvFor(m);
+      if (env) p.env = *env;
+      if (!env) p.why = env.error();
+    }
+    r.places.push_back(std::move(p));
+  }
+  return r;
+}
+
+Result<std::unique_ptr<Lease>> NutchFs::TakeLease(const NutchFile& lock, bool home_may_be_gone) {
+  NUTCHFS_ASSIGN_OR_RETURN(LeaseRequest r, LeaseRequestFor(lock));
+  // The home comes first in a request: it is the one place that must be reached.
+  const std::string& home = config_.FindGroup(lock.group)->machines.front();
+  auto it = std::find_if(r.places.begin(), r.places.end(),
+                         [&](const LeasePlace& p) { return p.machine == home; });
+  std::rotate(r.places.begin(), it, it + 1);
+  r.home_may_be_gone = home_may_be_gone;
+  return nutchfs::TakeLease(std::move(r));
+}
+
+Result<std::optional<LockOwner>> NutchFs::ReadLease(const NutchFile& lock) {
+  NUTCHFS_ASSIGN_OR_RETURN(LeaseRequest r, LeaseRequestFor(lock));
+  std::optional<Status> failed;
+  for (const LeasePlace& p : r.places) {
+    if (p.env == nullptr) continue;
+    auto record = ReadLeaseRecord(*p.env, p.dir, r.name);
+    if (record || !MeansUnreachable(record.error())) return record;
+    failed = record.error().WithContext("machine " + p.machine);
+  }
+  return Err(failed.value_or(Status::IOError(r.what + ": no machine of its group can be reached")));
+}
+
+Result<std::string> NutchFs::BreakLease(const NutchFile& lock) {
+  NUTCHFS_ASSIGN_OR_RETURN(LeaseRequest r, LeaseRequestFor(lock));
+  r.home_may_be_gone = true;
+  return nutchfs::BreakLease(std::move(r));
 }
 
 Result<std::string> NutchFs::LocalPath(const NutchFile& file) const {

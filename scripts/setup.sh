@@ -21,6 +21,7 @@ packages=(
   python3 wget time  # time: /usr/bin/time, for the benchmarks (bench/) and their tests
   openjdk-17-jre-headless  # bench/rank_bench.sh runs the original's link analysis (shared/anchors)
   openssh-server openssh-client sshfs fuse3 iproute2 procps psmisc
+  slurm-wlm munge  # tests: a real Slurm (scripts/slurmtest.sh)
 )
 install_only=false
 while [ $# -gt 0 ]; do

@@ -17,6 +17,7 @@ const std::map<std::string_view, std::function<std::string(const DistConfig&)>>&
       new std::map<std::string_view, std::function<std::string(const DistConfig&)>>{
           {"db", [](const DistConfig& c) { return c.db(); }},
           {"writers", [](const DistConfig& c) { return std::to_string(c.k); }},
+          {"replicas", [](const DistConfig& c) { return std::to_string(c.replicas); }},
           {"timeout_ms", [](const DistConfig& c) { return std::to_string(c.cluster.timeout_ms); }},
           {"connect_timeout_ms",
            [](const DistConfig& c) { return std::to_string(c.cluster.connect_timeout_ms); }},

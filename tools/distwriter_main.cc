@@ -1,7 +1,7 @@
 // The `distwriter` command (docs/DISTRIBUTED.md, spec/interfaces.md section 3):
 //   distwriter init-local --writers K --root DIR --out FILE [--db NAME] [--force]
 //   distwriter create --config FILE [--sample URLFILE] [--keep N]
-//   distwriter run --config FILE --writer I CALLFILE...
+//   distwriter run --config FILE --writer I [--machine M] CALLFILE...
 //   distwriter launch --config FILE CALLFILE...
 //   distwriter rank --config FILE --writer I [--iterations K] [--epsilon E] [--damping D]
 //   distwriter launch --config FILE --rank [--iterations K] [--epsilon E] [--damping D]
@@ -17,6 +17,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -35,6 +36,7 @@
 #include "tools/progress_reporter.h"
 #include "tools/step_observer.h"
 #include "tools/stop_signals.h"
+#include "tools/writer_rank.h"
 
 namespace po = boost::program_options;
 using nutchfs::Result;
@@ -46,7 +48,9 @@ constexpr char kUsage[] =
     "usage:\n"
     "  distwriter init-local --writers K --root DIR --out FILE [--db NAME] [--force]\n"
     "  distwriter create --config FILE [--sample URLFILE] [--keep N]\n"
-    "  distwriter run --config FILE --writer I [--session NAME] [options] CALLFILE...\n"
+    "  distwriter run --config FILE [--writer I] [--session NAME] [options] CALLFILE...\n"
+    "      (without --writer: SLURM_ARRAY_TASK_ID, SLURM_PROCID or JOB_COMPLETION_INDEX)\n"
+    "      (--machine M: as machine M, a replica holder of the writer's group: a takeover)\n"
     "  distwriter launch --config FILE [options] CALLFILE...\n"
     "  distwriter rank --config FILE --writer I [rank options] [options]\n"
     "  distwriter launch --config FILE --rank [rank options] [options]\n"
@@ -61,8 +65,10 @@ constexpr char kUsage[] =
 struct Args {
   std::string command, config, root, out, db = "webdb", sample, memory, log_level = "warn", get;
   std::string session;  // run --session
+  std::string machine;  // run --machine: a takeover on a replica holder
   int writers = 0;
   std::optional<int> writer;
+  std::string writer_source = "--writer";  // or the scheduler's variable it came from
   uint32_t keep = webdb::kDefaultKeep;  // create --keep
   std::optional<size_t> memory_budget;  // --memory, parsed
   bool quiet = false, help = false, force = false;
@@ -79,8 +85,11 @@ Status CheckWriterFlag(const Args& a) {
                     : Status::OK();
   }
   if (!a.writer) {
-    return Status::InvalidArgument(a.command + " needs --writer I, the writer it " +
-                                   (a.command == "unlock" ? "unlocks" : "runs as") + " (0..k-1)");
+    return Status::InvalidArgument(
+        a.command + " needs --writer I, the writer it " +
+        (a.command == "unlock" ? "unlocks (0..k-1)"
+                               : "runs as (0..k-1), or a scheduler's rank: SLURM_ARRAY_TASK_ID, "
+                                 "SLURM_PROCID or JOB_COMPLETION_INDEX"));
   }
   if (*a.writer < 0) {
     return Status::InvalidArgument("--writer " + std::to_string(*a.writer) +
@@ -122,6 +131,7 @@ Result<Args> Parse(int argc, char** argv) {
       "rank", po::bool_switch(&a.rank))("iterations", po::value<std::string>())(
       "epsilon", po::value<std::string>())("damping", po::value<std::string>())(
       "session", po::value(&a.session))(
+      "machine", po::value(&a.machine))(
       "args", po::value<std::vector<std::string>>());
   po::positional_options_description pos;
   pos.add("args", -1);
@@ -177,7 +187,17 @@ Result<Args> Parse(int argc, char** argv) {
   } else {
     return nutchfs::Err(Status::InvalidArgument("unknown command '" + a.command + "'"));
   }
+  if ((a.command == "run" || a.command == "rank") && !a.writer) {
+    NUTCHFS_ASSIGN_OR_RETURN(auto rank, tools::RankFromEnvironment(&std::getenv));
+    if (rank) {
+      a.writer = rank->writer;
+      a.writer_source = rank->source;
+    }
+  }
   NUTCHFS_RETURN_IF_ERROR(CheckWriterFlag(a));
+  if (!a.machine.empty() && a.command != "run") {
+    return nutchfs::Err(Status::InvalidArgument("--machine is for run only"));
+  }
   if (!a.get.empty() && a.command != "config") {
     return nutchfs::Err(Status::InvalidArgument("--get is for config only"));
   }
@@ -232,31 +252,31 @@ void PrintReport(const distwriter::RoundReport& r, int writer, std::FILE* out) {
 
 Status CheckWriterRange(const Args& a, const distwriter::DistConfig& config) {
   if (*a.writer < config.k) return Status::OK();
-  return Status::InvalidArgument(fmt::format("--writer {}: {} has {} writers (0..{})", *a.writer,
-                                             a.config, config.k, config.k - 1));
+  return Status::InvalidArgument(fmt::format("{} {}: {} has {} writers (0..{})",
+                                             a.writer_source, *a.writer, a.config, config.k,
+                                             config.k - 1));
 }
 
-// Whether `distwriter unlock` would remove writer's LOCK now (not when a live process of
-// this host holds it): only then do messages suggest it.
+// Whether `distwriter unlock` would end writer's lease now (it is held, and not by a
+// live process of this host): only then do messages suggest it.
 bool UnlockWouldBreak(const distwriter::DistConfig& config, int writer) {
   auto fs = nutchfs::NutchFs::Open(config.cluster, "");
   if (!fs) return false;
-  auto at = (*fs)->Locate(config.WriterFile(writer, "LOCK"));
-  return at && nutchfs::BreakableByForce(*at->env, at->path);
+  auto record = (*fs)->ReadLease(config.WriterFile(writer, "LOCK"));
+  if (!record || !record->has_value() || (*record)->released) return false;
+  const nutchfs::LockOwner me = nutchfs::CurrentProcess("");
+  const nutchfs::LockOwner& o = **record;
+  return !(o.host == me.host && o.boot_id == me.boot_id &&
+           nutchfs::ProcessAlive(o.pid, o.proc_start));
 }
 
-// Breaks writer I's LOCK unless a live process on this host holds it.
+// Ends writer I's lease unless a live process on this host holds it.
 Status Unlock(const Args& a, const distwriter::DistConfig& config) {
   NUTCHFS_RETURN_IF_ERROR(CheckWriterRange(a, config));
   NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, ""));
-  NUTCHFS_ASSIGN_OR_RETURN(auto at, fs->Locate(config.WriterFile(*a.writer, "LOCK")));
-  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
   NUTCHFS_ASSIGN_OR_RETURN(std::string reason,
-                           nutchfs::BreakLockFile(*at.env, at.path, nutchfs::CurrentProcess(""),
-                                                  now_ms, /*lease_ms=*/0, /*force=*/true));
-  std::fprintf(stderr, "distwriter: removed the lock of %s: %s\n",
+                           fs->BreakLease(config.WriterFile(*a.writer, "LOCK")));
+  std::fprintf(stderr, "distwriter: ended the lease of %s: %s\n",
                config.Describe(*a.writer).c_str(), reason.c_str());
   return Status::OK();
 }
@@ -269,7 +289,7 @@ Result<distwriter::RoundReport> RunWriter(const Args& a, const distwriter::DistC
   if (!ran && ran.error().IsBusy() && UnlockWouldBreak(config, *a.writer)) {
     return nutchfs::Err(Status::Busy(
         fmt::format("{} (if writer {} runs no more, `distwriter unlock --config {} --writer {}` "
-                    "removes its lock)",
+                    "ends its lease)",
                     ran.error().message(), *a.writer, a.config, *a.writer)));
   }
   return ran;
@@ -326,6 +346,9 @@ Status Rank(const Args& a, const distwriter::DistConfig& config) {
 
 Status Run(const Args& a, const distwriter::DistConfig& config) {
   NUTCHFS_RETURN_IF_ERROR(CheckWriterRange(a, config));
+  if (a.writer_source != "--writer") {
+    std::fprintf(stderr, "distwriter: writer %d, from %s\n", *a.writer, a.writer_source.c_str());
+  }
   NUTCHFS_ASSIGN_OR_RETURN(size_t memory, MemoryBudget(a, config));
   // Before any thread starts: they all leave the stop signals to its thread.
   tools::StopSignals stop;
@@ -337,6 +360,7 @@ Status Run(const Args& a, const distwriter::DistConfig& config) {
   options.before_step = tools::StepObserver(*a.writer);
   options.session = a.session;
   options.stop = &stop.signal();
+  options.machine = a.machine;
   if (!a.quiet) options.progress = reporter.AsProgressFn();
   NUTCHFS_ASSIGN_OR_RETURN(auto report, RunWriter(a, config, options));
   if (report.already_applied && !a.quiet) {

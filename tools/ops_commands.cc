@@ -147,6 +147,18 @@ std::string StatsJson(const StatsReport& r) {
       out += "null";
     }
   }
+  if (!r.section_holders.empty()) {
+    out += ",\"sections\":[";
+    for (size_t i = 0; i < r.section_holders.size(); ++i) {
+      out += fmt::format("{}{{\"writer\":{},\"machines\":[", i > 0 ? "," : "", i);
+      for (size_t m = 0; m < r.section_holders[i].size(); ++m) {
+        if (m > 0) out.push_back(',');
+        webdb::AppendJsonString(r.section_holders[i][m], &out);
+      }
+      out += "]}";
+    }
+    out.push_back(']');
+  }
   if (!r.quick) {
     out += fmt::format(",\"duePages\":{},\"topHostsByPages\":", r.due_pages);
     AppendHosts(r.top_hosts_by_pages, "pages", &out);
@@ -193,6 +205,11 @@ std::string StatsText(const StatsReport& r) {
     } else {
       out += "scores by rank: no (not ranked since the last update)\n";
     }
+  }
+  for (size_t i = 0; i < r.section_holders.size(); ++i) {
+    std::string machines;
+    for (const std::string& m : r.section_holders[i]) machines += (machines.empty() ? "" : ", ") + m;
+    out += fmt::format("section {} on {}\n", i, machines);
   }
   if (r.quick) return out;
   out += fmt::format("due pages {}\n", r.due_pages);
@@ -244,6 +261,10 @@ Result<int> RunStats(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
   }
   report.keep = list.keep;
   report.versions_kept = list.versions.size();
+  if (!inv.config.empty()) {
+    NUTCHFS_ASSIGN_OR_RETURN(report.section_holders,
+                             distwriter::SectionHoldersOf(inv.config, report.version));
+  }
   NUTCHFS_RETURN_IF_ERROR(WriteToStream(out, inv.text ? StatsText(report) : StatsJson(report)));
   return kExitOk;
 }

@@ -33,3 +33,53 @@ TEST_CASE("dist config: a writer section out of range names the writer index", "
 }
 
 }  // namespace distwriter
+
+namespace distwriter {
+namespace {
+
+constexpr char kThree[] =
+    "db = crawl\nwriters = 3\n"
+    "[machine.a]\nlocation = /r/a\n[machine.b]\nlocation = /r/b\n[machine.c]\nlocation = /r/c\n"
+    "[writer.0]\nmachine = a\n[writer.1]\nmachine = b\n[writer.2]\nmachine = c\n";
+
+}  // namespace
+
+TEST_CASE("dist config: replicas = R gives w<i> the machines of writers i..i+R-1",
+          "[distwriter]") {
+  auto one = DistConfig::Parse(kThree, "x.conf");
+  REQUIRE(one);
+  CHECK(one->replicas == 1);
+  CHECK(one->GroupMachines(2) == std::vector<std::string>{"c"});
+  auto two = DistConfig::Parse(std::string("replicas = 2\n") + kThree, "x.conf");
+  REQUIRE(two);
+  CHECK(two->replicas == 2);
+  CHECK(two->GroupMachines(0) == std::vector<std::string>{"a", "b"});
+  CHECK(two->GroupMachines(1) == std::vector<std::string>{"b", "c"});
+  CHECK(two->GroupMachines(2) == std::vector<std::string>{"c", "a"});
+  auto three = DistConfig::Parse(std::string("replicas = 3\n") + kThree, "x.conf");
+  REQUIRE(three);
+  CHECK(three->GroupMachines(1) == std::vector<std::string>{"b", "c", "a"});
+  // A config that declares a writer's group must declare it as derived.
+  CHECK(DistConfig::Parse(std::string("replicas = 2\n") + kThree +
+                              "[group.w1]\nmachines = b, c\n",
+                          "x.conf"));
+  CHECK_THAT(ErrorOf(std::string("replicas = 2\n") + kThree + "[group.w1]\nmachines = b\n"),
+             Catch::Contains("group w1 is the distributed writer's: its machines must be b, c"));
+}
+
+TEST_CASE("dist config: replicas out of range, or two copies on one machine, name the line",
+          "[distwriter]") {
+  for (const char* bad : {"replicas = 0\n", "replicas = 4\n", "replicas = two\n"}) {
+    CAPTURE(bad);
+    CHECK_THAT(ErrorOf(bad + std::string(kThree)),
+               Catch::Contains("x.conf:1: 'replicas' must be an integer in 1..3"));
+  }
+  const std::string shared =
+      "replicas = 2\ndb = crawl\nwriters = 3\n"
+      "[machine.a]\nlocation = /r/a\n[machine.b]\nlocation = /r/b\n"
+      "[writer.0]\nmachine = a\n[writer.1]\nmachine = a\n[writer.2]\nmachine = b\n";
+  CHECK_THAT(ErrorOf(shared), Catch::Contains("x.conf:1: replicas = 2: writers 0 and 1 both run "
+                                              "on machine a"));
+}
+
+}  // namespace distwriter

@@ -17,7 +17,6 @@
 
 #include "distwriter/round_store.h"
 #include "nutchfs/nutchfs.h"
-#include "nutchfs/scoped_lock.h"
 #include "test/util/corrupt.h"
 #include "test/util/dist_cluster.h"
 #include "test/util/session_gen.h"
@@ -223,8 +222,12 @@ TEST_CASE("damaged section files are reported with their file", "[verify][fault]
 
 TEST_CASE("a running writer's unfinished files are not left over", "[verify]") {
   TestDb db;
-  auto held = nutchfs::ScopedLock::Acquire(*db.env, db.cluster.GroupDir(1) + "/LOCK", "m1");
-  REQUIRE(held.has_value());
+  auto config = DistConfig::Load(db.cluster.config());
+  REQUIRE(config);
+  auto fs = nutchfs::NutchFs::Open(config->cluster, config->writer_machines[1]);
+  REQUIRE(fs);
+  auto held = (*fs)->TakeLease(config->WriterFile(1, "LOCK"), false);
+  REQUIRE(held);
   // Round 4 is the one after the db's: a writer that fails it keeps its files, but not
   // those of a round that can no longer come.
   const std::string unfinished = db.cluster.GroupDir(1) + "/section/pagesByURL-000002-p9.tbl";

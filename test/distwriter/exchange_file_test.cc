@@ -35,16 +35,18 @@ std::vector<OwnedEdit> SomeEdits(size_t n) {
   return testutil::StableSorted(testutil::RandomEdits(rng, n));
 }
 
-TEST_CASE("exchange labels name db, round, token, stage, sender and receiver") {
+TEST_CASE("exchange labels name db, round, token, stage, sender, receiver and epoch") {
   CHECK(kWant.Label() ==
-        "webdb-exchange db=crawl round=5 token=0123456789abcdef stage=3 from=1 to=0");
+        "webdb-exchange db=crawl round=5 token=0123456789abcdef stage=3 from=1 to=0 epoch=0");
   CHECK(ExchangeId::Parse(kWant.Label()) == kWant);
-  const ExchangeId zero{"crawl", 5, "", 0, 2, 1};
-  CHECK(zero.Label() == "webdb-exchange db=crawl round=5 token=- stage=0 from=2 to=1");
+  const ExchangeId zero{"crawl", 5, "", 0, 2, 1, 7};
+  CHECK(zero.Label() == "webdb-exchange db=crawl round=5 token=- stage=0 from=2 to=1 epoch=7");
   CHECK(ExchangeId::Parse(zero.Label()) == zero);
   for (const char* bad :
        {"", "webdb-exchange", "webdb-exchange db=crawl round=5 token=- stage=0 from=2",
-        "webdb-exchange db=crawl round=5 token=- stage=0 from=2 to=1 extra=1",
+        "webdb-exchange db=crawl round=5 token=- stage=0 from=2 to=1",
+        "webdb-exchange db=crawl round=5 token=- stage=0 from=2 to=1 epoch=1 extra=1",
+        "webdb-exchange db=crawl round=5 token=- stage=0 from=2 to=1 epoch=x",
         "webdb-exchange round=5 db=crawl token=- stage=0 from=2 to=1",
         "webdb-exchange db=crawl round=x token=- stage=0 from=2 to=1",
         "webdb-exchange db=crawl round=5 token=- stage=0 from=2 to=1 ",

@@ -271,7 +271,7 @@ TEST_CASE("a second run of a writer while it runs is refused", "[fault]") {
   FaultDb db(3, 17, 60000);
   const FaultDb::Round r = db.NextRound();
   auto first = db.Start(0, r);
-  AwaitFile(db.cluster().GroupDir(0) + "/LOCK");
+  AwaitFile(db.cluster().GroupDir(0) + "/work");  // made once the lease is taken
   ProcessResult second = db.Start(0, r)->Wait();
   INFO(second.Describe());
   CHECK(second.exit_code == 4);

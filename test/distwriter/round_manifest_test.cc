@@ -147,3 +147,46 @@ TEST_CASE("round manifest: a rank round is format 2 with its rank line", "[distw
 }
 
 }  // namespace distwriter
+
+namespace distwriter {
+
+TEST_CASE("round manifest: holders round-trip, and a writer's machine alone is written as none",
+          "[distwriter]") {
+  RoundManifest m = TwoSections();
+  m.SetHolders(0, {"a"}, "a");
+  CHECK(m.holders.empty());
+  CHECK(m.Encode().find("holders") == std::string::npos);
+  CHECK(m.HoldersOf(1, "b") == std::vector<std::string>{"b"});
+  m.SetHolders(1, {"b", "a"}, "b");
+  CHECK(m.Encode().find("holders 1 b,a\n") != std::string::npos);
+  CHECK(m.Encode().find("holders 0") == std::string::npos);
+  auto back = RoundManifest::Decode(m.Encode(), "ROUND-000003");
+  REQUIRE(back);
+  CHECK(*back == m);
+  CHECK(back->HoldersOf(0, "a") == std::vector<std::string>{"a"});
+  CHECK(back->HoldersOf(1, "b") == std::vector<std::string>{"b", "a"});
+  // A takeover's section held by a replica alone is recorded.
+  m.SetHolders(0, {"b"}, "a");
+  CHECK(m.Encode().find("holders 0 b\n") != std::string::npos);
+  m.SetHolders(0, {"a"}, "a");
+  m.SetHolders(1, {"b"}, "b");
+  CHECK(m.holders.empty());
+}
+
+TEST_CASE("round manifest: bad holders lines are refused with their line", "[distwriter]") {
+  const std::string base = TwoSections().Encode();
+  const std::string body = base.substr(0, base.rfind("crc "));
+  for (const char* bad : {"holders 2 a\n", "holders 0\n", "holders 0 a,,b\n", "holders 0 a,a\n",
+                          "holders 0 .x\n", "holders 0 a b\n"}) {
+    CAPTURE(bad);
+    auto m = RoundManifest::Decode(WithCrc(body + bad), "ROUND-000003");
+    REQUIRE_FALSE(m);
+    CHECK(m.error().IsCorruption());
+    CHECK_THAT(m.error().message(), Catch::Contains("ROUND-000003:"));
+  }
+  auto twice = RoundManifest::Decode(WithCrc(body + "holders 0 a\nholders 0 b\n"), "R");
+  REQUIRE_FALSE(twice);
+  CHECK_THAT(twice.error().message(), Catch::Contains("holders given twice"));
+}
+
+}  // namespace distwriter

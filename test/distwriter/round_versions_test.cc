@@ -20,6 +20,7 @@
 #include "nutchfs/env.h"
 #include "nutchfs/scoped_lock.h"
 #include "test/util/corrupt.h"
+#include "nutchfs/nutchfs.h"
 #include "test/util/db_dump.h"
 #include "test/util/dist_cluster.h"
 #include "test/util/session_gen.h"
@@ -169,8 +170,10 @@ TEST_CASE("round versions: rollback and keep are refused while a writer holds it
   TestDb db(4);
   db.Round();
   const DbDump before = db.Round();
-  auto env = nutchfs::NewLocalEnv();
-  auto lock = nutchfs::ScopedLock::Acquire(*env, db.cluster.GroupDir(1) + "/LOCK", "m1");
+  const DistConfig config = db.cluster.LoadConfig();
+  auto fs = nutchfs::NutchFs::Open(config.cluster, config.writer_machines[1]);
+  REQUIRE(fs);
+  auto lock = (*fs)->TakeLease(config.WriterFile(1, "LOCK"), false);
   REQUIRE(lock);
   auto rolled = RollbackDistDb(db.cluster.LoadConfig(), 3, nullptr);
   REQUIRE_FALSE(rolled);
@@ -181,8 +184,11 @@ TEST_CASE("round versions: rollback and keep are refused while a writer holds it
   REQUIRE_FALSE(kept);
   REQUIRE(kept.error().IsBusy());
   for (int m = 0; m < kK; ++m) REQUIRE(db.cluster.Committed(m).version == 4);
-  // The locks it took before it met writer 1's are released.
-  REQUIRE_FALSE(std::filesystem::exists(db.cluster.GroupDir(0) + "/LOCK"));
+  // The leases it took before it met writer 1's are released.
+  auto first = (*fs)->ReadLease(config.WriterFile(0, "LOCK"));
+  REQUIRE(first);
+  REQUIRE(first->has_value());
+  REQUIRE((*first)->released);
   REQUIRE((*lock)->Release().ok());
   REQUIRE(testutil::CompareDumps(before, db.cluster.Dump()) == "");
   REQUIRE(RollbackDistDb(db.cluster.LoadConfig(), 3, nullptr));
@@ -213,7 +219,13 @@ TEST_CASE("round versions: rollback is refused, naming it, when a machine cannot
     REQUIRE(db.cluster.Committed(m).version == 4);
     REQUIRE(RoundFiles(db.cluster, m).count(5) == 0);
   }
-  REQUIRE_FALSE(std::filesystem::exists(db.cluster.GroupDir(0) + "/LOCK"));
+  // The leases it took before it met m1 are released.
+  const DistConfig up = db.cluster.LoadConfig();
+  auto fs = nutchfs::NutchFs::Open(up.cluster, up.writer_machines[0]);
+  REQUIRE(fs);
+  auto lease = (*fs)->ReadLease(up.WriterFile(0, "LOCK"));
+  REQUIRE(lease);
+  REQUIRE((!lease->has_value() || (*lease)->released));
 }
 
 TEST_CASE("round versions: rollback to a round whose section file is damaged is refused, "

@@ -226,7 +226,7 @@ TEST_CASE("a wait that times out names the file and the sender", "[nutchfs]") {
   CHECK(took >= std::chrono::milliseconds(50));  // waited its time (how much longer: bench/)
 }
 
-TEST_CASE("WaitForUnless gives up when a file or a file in a directory appears, or when stopped", "[nutchfs]") {
+TEST_CASE("WaitForUnless gives up when a file or a file in a directory appears, or when meanwhile fails", "[nutchfs]") {
   testutil::TempDir dir;
   auto a = OpenFs(Config(dir.path()), "a");
   auto b = OpenFs(Config(dir.path()), "b");
@@ -255,13 +255,12 @@ TEST_CASE("WaitForUnless gives up when a file or a file in a directory appears, 
   REQUIRE(given_up->has_value());
   CHECK((*given_up)->name == "DECIDED");
 
-  // A process told to stop gives up too, naming the file it waited for.
+  // What the waiter does meanwhile (a process told to stop) ends the wait with its error.
   REQUIRE(a->Delete(File("all", "DECIDED")).ok());
   auto stopped = b->WaitForUnless(wanted, unless, "machine a", std::chrono::seconds(30),
-                                  [] { return true; });
+                                  [] { return Status::IOError("stopped by signal 15"); });
   REQUIRE_FALSE(stopped);
-  CHECK_THAT(stopped.error().message(),
-             Catch::Contains("stopped while waiting for") && Catch::Contains("round-1/from-0"));
+  CHECK_THAT(stopped.error().message(), Catch::Contains("stopped by signal 15"));
 
   REQUIRE(a->Put(work, wanted));  // the awaited file wins over a marker
   given_up = b->WaitForUnless(wanted, unless, "machine a", std::chrono::seconds(30));
@@ -369,8 +368,11 @@ TEST_CASE("NutchFs works the same over a memory env", "[nutchfs]") {
   CHECK(*b->List("crawl", "gb") == std::vector<std::string>{"f"});
   auto at_c = a->LocateAt(File("all", "x"), "c");
   REQUIRE(at_c);
-  CHECK(at_c->env == mem.get());
   CHECK(at_c->path == "/mem/c/crawl/all/x");
+  // The located Env is the memory env seen through the fence: a file made there is there.
+  REQUIRE(at_c->env->CreateDirs("/mem/c/crawl/all").ok());
+  REQUIRE(nutchfs::WriteFileAtomically(*at_c->env, at_c->path, "via c").ok());
+  CHECK(ReadLocal(*mem, "/mem/c/crawl/all/x") == "via c");
   CHECK(a->LocateAt(File("gb", "x"), "a").error().IsInvalidArgument());
 }
 
@@ -471,4 +473,62 @@ TEST_CASE("a symbolic link in a share directory is refused, whatever it points t
   // Outside the roots (working files, standard input) links are followed as usual.
   fs::create_symlink(dir.File("outside/secret"), dir.File("work-link"));
   CHECK(*nutchfs::ReadFileToString(b->local_env(), dir.File("work-link")) == "secret");
+}
+
+// docs/NUTCHFS.md, "Machines that cannot be reached": with skip_unreachable a write to a
+// group of several machines goes on without one that fails, and leaves it out from then
+// on; without it, the write fails; either way this machine's own failures fail it.
+TEST_CASE("a write skips a machine that cannot be reached, with skip_unreachable only",
+          "[nutchfs][fault]") {
+  testutil::TempDir dir;
+  auto local = nutchfs::NewLocalEnv();
+  auto faulty = nutchfs::NewFaultEnv(local.get());
+  WriteLocal(*local, dir.File("work"), "replicated");
+  nutchfs::FaultSpec b_down{nutchfs::FaultOp::kNewWritable, 1, nutchfs::FaultKind::kError, -1};
+  b_down.path_prefix = dir.path() + "/b/";
+  REQUIRE(faulty->Inject(b_down).ok());
+  nutchfs::NutchFsOptions strict;
+  strict.env = faulty.get();
+  auto plain = OpenFs(Config(dir.path(), /*retries=*/0), "a", strict);
+  CHECK_FALSE(plain->Put(dir.File("work"), File("all", "x")));
+  CHECK(plain->Unreachable().empty());
+
+  nutchfs::NutchFsOptions skipping = strict;
+  skipping.skip_unreachable = true;
+  auto fs = OpenFs(Config(dir.path(), /*retries=*/0), "a", skipping);
+  REQUIRE(fs->Put(dir.File("work"), File("all", "x")));
+  CHECK(fs->Unreachable() == std::vector<std::string>{"b"});
+  CHECK(ReadLocal(*local, dir.path() + "/a/crawl/all/x") == "replicated");
+  CHECK(ReadLocal(*local, dir.path() + "/c/crawl/all/x") == "replicated");
+  CHECK_FALSE(local->FileExists(dir.path() + "/b/crawl/all/x"));
+  // Left out from then on, even once it would work again.
+  faulty->Clear();
+  REQUIRE(fs->Put(dir.File("work"), File("all", "y")));
+  CHECK_FALSE(local->FileExists(dir.path() + "/b/crawl/all/y"));
+  REQUIRE(fs->Delete(File("all", "y")).ok());
+  CHECK_FALSE(local->FileExists(dir.path() + "/a/crawl/all/y"));
+  // A group held by the left-out machine alone cannot be written.
+  CHECK_FALSE(fs->Put(dir.File("work"), File("gb", "z")));
+  // This machine's own failure fails the write.
+  nutchfs::FaultSpec a_down = b_down;
+  a_down.path_prefix = dir.path() + "/a/";
+  REQUIRE(faulty->Inject(a_down).ok());
+  auto own = fs->Put(dir.File("work"), File("all", "w"));
+  REQUIRE_FALSE(own);
+  CHECK_THAT(own.error().message(), Catch::Contains("machine a"));
+}
+
+TEST_CASE("CopyAt makes a replica from another machine's copy", "[nutchfs]") {
+  testutil::TempDir dir;
+  auto local = nutchfs::NewLocalEnv();
+  auto fs = OpenFs(Config(dir.path()), "");
+  WriteLocal(*local, dir.File("work"), "copied between machines");
+  REQUIRE(fs->PutAt(dir.File("work"), File("all", "f"), "b"));
+  auto copied = fs->CopyAt(File("all", "f"), "b", "c");
+  REQUIRE(copied);
+  CHECK(copied->size == 23);
+  CHECK(ReadLocal(*local, dir.path() + "/c/crawl/all/f") == "copied between machines");
+  CHECK_FALSE(local->FileExists(dir.path() + "/a/crawl/all/f"));
+  CHECK(fs->CopyAt(File("all", "f"), "a", "c").error().IsNotFound());
+  CHECK(fs->CopyAt(File("ab", "f"), "b", "c").error().IsInvalidArgument());
 }

@@ -1,13 +1,16 @@
 // The `distwriter` command as a careless or hostile user meets it: a config path that
 // is taken, --writer and --memory mistakes, output that cannot be written, the leftovers
-// of a killed launch, and a LOCK left by a writer that is gone.
+// of a killed launch, and a lease held by a writer on another host.
 #include <signal.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
+#include "nutchfs/lease.h"
 #include "nutchfs/lock_owner.h"
 #include "test/util/dist_cluster.h"
 #include "test/util/session_gen.h"
@@ -136,7 +139,7 @@ TEST_CASE("distwriter machines and config --get print the config as distwriter r
   CHECK(bad.out.empty());
 }
 
-TEST_CASE("distwriter launch: unwritable output, a killed launch's slices, a gone writer's lock") {
+TEST_CASE("distwriter launch: unwritable output, a killed launch's slices, a lease held elsewhere") {
   testutil::DistCluster cluster(kDistwriter, 3, 30000);
   cluster.Create();
   const testutil::TempDir& dir = cluster.dir();
@@ -159,10 +162,18 @@ TEST_CASE("distwriter launch: unwritable output, a killed launch's slices, a gon
   CHECK_FALSE(fs::exists(stale));
   CHECK(cluster.Committed(0).version == 2);  // the round itself was done
 
-  // writer 1's LOCK left by a writer on another host.
-  nutchfs::LockOwner other = nutchfs::CurrentProcess("m1");
-  other.host = "elsewhere.example";
-  std::ofstream(cluster.GroupDir(1) + "/LOCK") << nutchfs::EncodeLockOwner(other);
+  // writer 1's lease held, and renewed, by a writer on another host.
+  auto env = nutchfs::NewLocalEnv();
+  nutchfs::LeaseRequest request;
+  request.name = "LOCK";
+  request.what = "lease w1/LOCK";
+  request.lease_ms = 400;
+  request.me = nutchfs::CurrentProcess("m1");
+  request.me.host = "elsewhere.example";
+  request.me.boot_id = "other-boot";
+  request.places.push_back({"m1", env.get(), cluster.GroupDir(1) + "/.locks", {}});
+  auto other = nutchfs::TakeLease(request);
+  REQUIRE(other);
   ProcessResult busy = Run(dir, {"run", "--config", conf, "--writer", "1", calls});
   CHECK(busy.exit_code == 4);
   CHECK_THAT(busy.err, Catch::Contains("elsewhere.example") &&
@@ -170,8 +181,66 @@ TEST_CASE("distwriter launch: unwritable output, a killed launch's slices, a gon
   ProcessResult unlocked = Run(dir, {"unlock", "--config", conf, "--writer", "1"});
   INFO(unlocked.Describe());
   CHECK(unlocked.exit_code == 0);
-  CHECK_FALSE(fs::exists(cluster.GroupDir(1) + "/LOCK"));
+  CHECK_THAT(unlocked.err, Catch::Contains("ended the lease of writer 1"));
+  // The holder elsewhere learns at its next renewal that it lost the lease.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while ((*other)->Check().ok() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK_THAT((*other)->Check().message(), Catch::Contains("taken over by epoch"));
   CHECK(Run(dir, {"unlock", "--config", conf, "--writer", "1"}).exit_code == 1);
 }
 
+}  // namespace tools
+
+namespace tools {
+namespace {
+
+// The Kubernetes recipe of docs/DISTRIBUTED.md ("Schedulers"): every pod of an Indexed
+// Job runs the same command line, `sh -c 'exec distwriter run ... part-$JOB_COMPLETION_INDEX'`,
+// and is told its index by JOB_COMPLETION_INDEX alone. Three such "pods" run a round that
+// equals the single-machine db; a bad index names the variable.
+TEST_CASE("distwriter run takes its writer from JOB_COMPLETION_INDEX, as an Indexed Job's pod") {
+  testutil::DistCluster cluster(kDistwriter, 3, 30000);
+  cluster.Create();
+  const testutil::Session session = MakeSession(11);
+  // Contiguous thirds: the distributed order is writer 0's calls, then writer 1's, ...
+  std::vector<testutil::Session> slices(3);
+  for (size_t c = 0; c < session.size(); ++c) slices[c * 3 / session.size()].push_back(session[c]);
+  const std::string calls = cluster.dir().File("calls");
+  fs::create_directories(calls);
+  for (int i = 0; i < 3; ++i) {
+    fs::rename(cluster.WriteCallFile(i, slices[i]),
+               calls + "/part-" + std::to_string(i) + ".jsonl");
+  }
+  const std::string command = "exec " + kDistwriter + " run --config " + cluster.config() +
+                              " --quiet " + calls + "/part-$JOB_COMPLETION_INDEX.jsonl";
+  std::vector<std::unique_ptr<testutil::Subprocess>> pods;
+  for (int i = 0; i < 3; ++i) {
+    pods.push_back(testutil::Subprocess::Start({"/bin/sh", "-c", command},
+                                               {"JOB_COMPLETION_INDEX=" + std::to_string(i)},
+                                               cluster.dir().File("pod" + std::to_string(i))));
+  }
+  for (int i = 0; i < 3; ++i) {
+    ProcessResult r = pods[i]->Wait();
+    INFO(r.Describe());
+    REQUIRE(r.exit_code == 0);
+    CHECK(testutil::ParseRunReport(r.out).writer == i);
+    CHECK_THAT(r.err, Catch::Contains("writer " + std::to_string(i) + ", from JOB_COMPLETION_INDEX"));
+  }
+  testutil::CheckDistDbMatchesSingle(cluster.config(), {session});
+
+  ProcessResult bad = testutil::RunProcess({"/bin/sh", "-c", command},
+                                           {"JOB_COMPLETION_INDEX=3"}, cluster.dir().File("bad"));
+  CHECK(bad.exit_code == 3);
+  CHECK_THAT(bad.err, Catch::Contains("JOB_COMPLETION_INDEX 3:") &&
+                          Catch::Contains("has 3 writers (0..2)"));
+  ProcessResult junk = testutil::RunProcess({"/bin/sh", "-c", command},
+                                            {"JOB_COMPLETION_INDEX=two"},
+                                            cluster.dir().File("junk"));
+  CHECK(junk.exit_code == 2);
+  CHECK_THAT(junk.err, Catch::Contains("JOB_COMPLETION_INDEX='two'"));
+}
+
+}  // namespace
 }  // namespace tools

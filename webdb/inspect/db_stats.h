@@ -57,6 +57,8 @@ struct StatsReport {
   uint32_t keep = 0;
   uint64_t versions_kept = 0;
   std::optional<RankInfo> rank;
+  // A distributed db: the machines holding a copy of each writer's section, by writer.
+  std::vector<std::vector<std::string>> section_holders;
 };
 
 // The scheme and authority of url ("" when it has no "://").
