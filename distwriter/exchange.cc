@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstring>
 #include <cstdio>
-#include <thread>
 
 #include "distwriter/round_store.h"
 
@@ -21,8 +20,7 @@ Exchange::Exchange(nutchfs::NutchFs& fs, const DistConfig& config, int self, uin
       epoch_(epoch),
       timeout_(timeout),
       lease_(config.cluster.lock_lease_ms),
-      peers_(static_cast<size_t>(config.k)),
-      epochs_(static_cast<size_t>(config.k), 0) {}
+      peers_(static_cast<size_t>(config.k)) {}
 
 std::string Exchange::StageDir(int stage) const {
   if (stage == 0) return fmt::format("rounds/{}/s0", round_);
@@ -122,54 +120,13 @@ Status Exchange::Meanwhile(int stage, int from, const nutchfs::NutchFile& file,
   return Status::OK();
 }
 
-std::optional<uint64_t> Exchange::Late(int stage, int from, const std::string& path) {
-  if (stage == 0) return std::nullopt;
-  auto info = webdb::ReadEditFileInfo(fs_.local_env(), path);
-  const std::optional<ExchangeId> id = info ? ExchangeId::Parse(info->label) : std::nullopt;
-  if (!id) return std::nullopt;  // opening it says what is wrong with it
-  if (id->epoch >= epochs_[from]) {
-    epochs_[from] = id->epoch;
-    return std::nullopt;
-  }
-  return id->epoch;
-}
-
 Result<std::string> Exchange::Receive(int stage, int from) {
   const nutchfs::NutchFile file = FileFor(stage, from, self_);
   const std::string where = fmt::format("writer {}: round {} stage {}", self_, round_, stage);
   const auto start = Clock::now();
-  Result<std::optional<nutchfs::NutchFile>> arrived;
-  bool warned_late = false;
-  while (true) {
-    const auto left = timeout_ - std::chrono::duration_cast<std::chrono::milliseconds>(
-                                     Clock::now() - start);
-    arrived = fs_.WaitForUnless(
-        file, {FailureDir(self_), config_.MetaFile(RoundFileName(round_))},
-        config_.Describe(from), std::max(left, std::chrono::milliseconds(0)),
-        [&] { return Meanwhile(stage, from, file, start); });
-    if (!arrived || arrived->has_value()) break;
-    NUTCHFS_ASSIGN_OR_RETURN(std::string path, fs_.LocalPath(file));
-    const std::optional<uint64_t> late = Late(stage, from, path);
-    if (!late) break;
-    // Left in place (removing it could remove its successor's file, published at the same
-    // path meanwhile): the successor's file replaces it.
-    const std::string why = fmt::format("{} is a late file of {}'s epoch {}, which lost its "
-                                        "lease to epoch {}",
-                                        path, config_.Describe(from), *late, epochs_[from]);
-    if (!warned_late) spdlog::warn("{}: waiting past {}", where, why);
-    warned_late = true;
-    if (Clock::now() - start >= timeout_) {
-      arrived = Err(Status::Timeout(fmt::format("timed out after {} ms waiting past {}",
-                                                timeout_.count(), why)));
-      break;
-    }
-    if (Status s = Meanwhile(stage, from, file, start); !s.ok()) {
-      arrived = Err(s);
-      break;
-    }
-    std::this_thread::sleep_for(std::clamp(lease_ / 16, std::chrono::milliseconds(1),
-                                           std::chrono::milliseconds(50)));
-  }
+  auto arrived = fs_.WaitForUnless(
+      file, {FailureDir(self_), config_.MetaFile(RoundFileName(round_))}, config_.Describe(from),
+      timeout_, [&] { return Meanwhile(stage, from, file, start); });
   Traffic(stage).wait_seconds += std::chrono::duration<double>(Clock::now() - start).count();
   if (Status stopped = CheckStop(); !stopped.ok()) return Err(stopped);
   if (!arrived) return Err(arrived.error().WithContext(where));

@@ -128,9 +128,6 @@ class Exchange {
   Status Meanwhile(int stage, int from, const nutchfs::NutchFile& file, Clock::time_point started);
   // Fails when writer from's lease is held unrenewed, or out of reach, for two leases.
   Status WatchLease(int stage, int from);
-  // The epoch of the arrived file at path when it is a late one (an epoch lower than one
-  // taken from the same sender in stages 1..6 of this round).
-  std::optional<uint64_t> Late(int stage, int from, const std::string& path);
 
   nutchfs::NutchFs& fs_;
   const DistConfig& config_;
@@ -140,7 +137,6 @@ class Exchange {
   const std::chrono::milliseconds timeout_;
   const std::chrono::milliseconds lease_;
   std::vector<PeerLease> peers_;
-  std::vector<uint64_t> epochs_;  // the highest taken from each sender in stages 1..6
   std::string token_;
   const std::atomic<int>* stop_ = nullptr;
   bool saw_decision_ = false;

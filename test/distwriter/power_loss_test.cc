@@ -187,7 +187,7 @@ TEST_CASE("distributed create and rounds survive a power cut at every sync and r
           "[fault]") {
   const ThreadCluster cluster(kWriters, 60000);
   // A rerun that cannot finish waits this long for its peers before it fails.
-  const ThreadCluster recovery = cluster.WithTimeout(3000);
+  const ThreadCluster recovery = cluster.WithTimeout(20000);
   auto env = nutchfs::NewPowerLossEnv();
   ThreadCluster::Prepare(*env);
   Sweep sweep;

@@ -258,7 +258,7 @@ TEST_CASE("WaitForUnless gives up when a file or a file in a directory appears, 
   // What the waiter does meanwhile (a process told to stop) ends the wait with its error.
   REQUIRE(a->Delete(File("all", "DECIDED")).ok());
   auto stopped = b->WaitForUnless(wanted, unless, "machine a", std::chrono::seconds(30),
-                                  [] { return Status::IOError("stopped by signal 15"); });
+                                  [] { return nutchfs::Status::IOError("stopped by signal 15"); });
   REQUIRE_FALSE(stopped);
   CHECK_THAT(stopped.error().message(), Catch::Contains("stopped by signal 15"));
 
