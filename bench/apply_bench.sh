@@ -22,21 +22,19 @@
 # db size after the phase. Calls are piped with `webdb_bench --emit-phase P | ... -`; the
 # generator's own time is printed once (it must stay well below the apply's).
 #
-# env: BUILD (default build, as `scripts/setup.sh` makes it, which runs here if
-# its webdb_bench is missing), WORK (default /tmp/apply_bench), MEMORY (256M).
+# env: BUILD (default build-pgo, as `scripts/setup.sh --pgo` makes it, which runs here if
+# a tool is missing: bench/build.sh), WORK (default /tmp/apply_bench), MEMORY (256M).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+source "$ROOT/bench/build.sh"
+bench_build tools/webdb tools/distwriter bench/webdb_bench
 WORK=${WORK:-/tmp/apply_bench}
 MEMORY=${MEMORY:-256M}
 WEBDB=$BUILD/tools/webdb
 DISTWRITER=$BUILD/tools/distwriter
 GEN=$BUILD/bench/webdb_bench
 
-if [ ! -x "$GEN" ] || [ ! -x "$WEBDB" ] || [ ! -x "$DISTWRITER" ]; then
-  "$ROOT/scripts/setup.sh" webdb_tool distwriter_tool webdb_bench >&2
-fi
 mkdir -p "$WORK"
 RESULTS=$WORK/results.txt
 : > "$RESULTS"

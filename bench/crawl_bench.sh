@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # WARC -> db throughput of `webdb update` (docs/PERFORMANCE.md, "Crawl update").
-# Usage: bench/crawl_bench.sh [WARC]   (as root; $BUILD/tools/webdb must be built)
-# env: BUILD (default build), WORK (default a new /tmp/webdb-crawl-bench.XXXXXX), RUNS
+# Usage: bench/crawl_bench.sh [WARC]   (as root)
+# env: BUILD (default build-pgo, as `scripts/setup.sh --pgo` makes it: bench/build.sh), WORK (default a new /tmp/webdb-crawl-bench.XXXXXX), RUNS
 # (default 3).
 # Without WARC it first crawls Debian's libboost1.74-doc served on 127.0.0.1 inside a
 # private network namespace (only lo) with `wget -r` into $WORK/boost.warc.gz. Then it
@@ -11,7 +11,9 @@
 # resolution and normalization, calls = logging calls, apply = the writer's merge).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-webdb=${BUILD:-build}/tools/webdb
+source bench/build.sh
+bench_build tools/webdb
+webdb=$BUILD/tools/webdb
 runs=${RUNS:-3}
 work=${WORK:-$(mktemp -d /tmp/webdb-crawl-bench.XXXXXX)}
 mkdir -p "$work"

@@ -5,8 +5,8 @@
 # seconds and bytes exchanged per stage).
 #
 #   bench/dist_bench.sh [PAGES] [ROUNDS] [K...]      (defaults: 100000 3 4)
-#   env: BUILD (default build, as `scripts/setup.sh` makes it), WORK (default
-#   /tmp/dist_bench), MEMORY (256M)
+#   env: BUILD (default build-pgo, as `scripts/setup.sh --pgo` makes it: bench/build.sh),
+#   WORK (default /tmp/dist_bench), MEMORY (256M)
 #
 # Output: one "RESULT {...}" line per phase plus the launch reports, on stdout.
 set -euo pipefail
@@ -17,7 +17,8 @@ shift $(( $# > 2 ? 2 : $# ))
 KS=("${@:-4}")
 [ ${#KS[@]} -eq 0 ] && KS=(4)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+source "$ROOT/bench/build.sh"
+bench_build tools/webdb tools/distwriter bench/webdb_bench
 WORK=${WORK:-/tmp/dist_bench}
 MEMORY=${MEMORY:-256M}
 WEBDB=$BUILD/tools/webdb

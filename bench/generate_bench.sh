@@ -4,7 +4,8 @@
 # too and a peak RSS within MEMORY + 64 MiB (issue 39).
 #
 # Usage: bench/generate_bench.sh [PAGES [TOP]]   (defaults 10000000 and 1000000)
-# Environment: BUILD (default build, configured with -DWEBDB_BUILD_BENCH=ON), WORK (where
+# Environment: BUILD (default build-pgo, as `scripts/setup.sh --pgo` makes it:
+# bench/build.sh), WORK (where
 # the db lives; default a new /tmp/webdb-generate-bench.XXXXXX), MEMORY (default 256M),
 # LINKS=1 to load the workload's links too (pages only by default: generate reads
 # pagesByURL alone, and a 10M-page load with links needs ~10x the disk and time), RUNS
@@ -26,14 +27,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 pages=${1:-10000000}
 top=${2:-1000000}
-build=${BUILD:-build}
+source bench/build.sh
+bench_build tools/webdb bench/webdb_bench
+build=$BUILD
 memory=${MEMORY:-256M}
 runs=${RUNS:-3}
 webdb=$build/tools/webdb
 gen=$build/bench/webdb_bench
-for bin in "$webdb" "$gen"; do
-  [ -x "$bin" ] || { echo "$bin is not built (cmake -DWEBDB_BUILD_BENCH=ON)" >&2; exit 2; }
-done
 work=${WORK:-$(mktemp -d /tmp/webdb-generate-bench.XXXXXX)}
 mkdir -p "$work"
 db=$work/db

@@ -19,12 +19,14 @@
 #   bench/rank_bench.sh --dist K PAGES   ten iterations on one machine and on K local
 #                                        writers (`webdb rank --config`), and their ratio
 #
-# env: BUILD (default build), WORK (default /tmp/rank_bench), MEMORY (256M), ORIGINAL (1),
+# env: BUILD (default build-pgo, made by scripts/setup.sh --pgo if missing: bench/build.sh),
+# WORK (default /tmp/rank_bench), MEMORY (256M), ORIGINAL (1),
 # JAVA_OPTS (the original's, default -Xmx1g).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+source "$ROOT/bench/build.sh"
+bench_build tools/webdb tools/distwriter bench/webdb_bench
 WORK=${WORK:-/tmp/rank_bench}
 MEMORY=${MEMORY:-256M}
 ORIGINAL=${ORIGINAL:-1}
@@ -32,9 +34,6 @@ ANCHOR=${ANCHOR:-$ROOT/../shared/anchors/nutch-0.6}
 WEBDB=$BUILD/tools/webdb
 DISTWRITER=$BUILD/tools/distwriter
 GEN=$BUILD/bench/webdb_bench
-for bin in "$WEBDB" "$DISTWRITER" "$GEN"; do
-  [ -x "$bin" ] || { echo "rank_bench: $bin is not built" >&2; exit 2; }
-done
 if [ "$ORIGINAL" = 1 ] && ! command -v java > /dev/null; then
   echo "rank_bench: the original needs java (apt-get install openjdk-17-jre-headless), or ORIGINAL=0" >&2
   exit 2

@@ -27,14 +27,20 @@ Status AddPage(webdb::Sorter& sorter, const std::string& prefix, const webdb::Pa
   return sorter.Add(webdb::EditView{*key, 0, 0, *value});
 }
 
+webdb::RowProgress SelectionProgress(const webdb::Reader& reader, const GenerateOptions& options) {
+  return webdb::RowProgress(options.progress, "selecting due pages", reader.NumPages());
+}
+
 // Feeds every due page into out, keyed by group + '\0' when grouping.
 Status ReadDuePages(const webdb::Reader& reader, const GenerateOptions& options, bool grouped,
                     webdb::Sorter& out, GenerateStats* stats) {
   webdb::PageCursor cursor = reader.Pages();
+  webdb::RowProgress progress = SelectionProgress(reader, options);
   std::string key, value, prefix;
   while (true) {
     NUTCHFS_ASSIGN_OR_RETURN(auto page, cursor.Next());
     if (!page) return Status::OK();
+    progress.Row();
     ++stats->pages;
     if (page->next_fetch > options.now_ms) continue;
     ++stats->due;
@@ -85,9 +91,11 @@ Status EmitTop(webdb::EditIterator& in, const GenerateOptions& options,
 Result<bool> SelectInMemory(const webdb::Reader& reader, const GenerateOptions& options,
                             BestPages& best, GenerateStats* stats) {
   webdb::PageCursor cursor = reader.Pages();
+  webdb::RowProgress progress = SelectionProgress(reader, options);
   while (true) {
     NUTCHFS_ASSIGN_OR_RETURN(auto page, cursor.Next());
     if (!page) return true;
+    progress.Row();
     ++stats->pages;
     if (page->next_fetch > options.now_ms) continue;
     ++stats->due;

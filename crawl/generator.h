@@ -18,6 +18,7 @@
 
 #include "nutchfs/env.h"
 #include "webdb/db/reader.h"
+#include "webdb/util/progress.h"
 
 namespace crawl {
 
@@ -31,6 +32,7 @@ struct GenerateOptions {
   int64_t now_ms = 0;
   size_t memory_budget = size_t{64} << 20;
   std::string tmp_dir;  // for sort runs; created if missing
+  webdb::ProgressFn progress;  // called as the pages are read; may be empty
 };
 
 struct GenerateStats {

@@ -1,8 +1,11 @@
 #include "crawl/http_response.h"
 
+#include <brotli/decode.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <charconv>
+#include <memory>
 
 #include "nutchfs/strings.h"
 
@@ -31,26 +34,9 @@ bool NextLine(std::string_view* text, std::string_view* line) {
   return true;
 }
 
-Result<std::string> Dechunk(std::string_view body) {
-  std::string out;
-  std::string_view line;
-  while (true) {
-    if (!NextLine(&body, &line)) return nutchfs::Err(Status::Corruption("truncated chunked body"));
-    std::string_view size_text = Trim(line.substr(0, line.find(';')));
-    uint64_t size = 0;
-    auto [p, ec] = std::from_chars(size_text.data(), size_text.data() + size_text.size(), size, 16);
-    if (size_text.empty() || ec != std::errc() || p != size_text.data() + size_text.size()) {
-      return nutchfs::Err(Status::Corruption("bad chunk size '" + std::string(line.substr(0, 40)) +
-                                             "'"));
-    }
-    if (size == 0) return out;  // trailer fields, if any, are ignored
-    if (size > body.size()) return nutchfs::Err(Status::Corruption("truncated chunk"));
-    out.append(body.substr(0, size));
-    body.remove_prefix(size);
-    if (!NextLine(&body, &line) || !line.empty()) {
-      return nutchfs::Err(Status::Corruption("chunk not followed by CRLF"));
-    }
-  }
+Status TooLarge() {
+  return Status::Corruption("body decodes to more than " + std::to_string(kMaxDecodedBody >> 20) +
+                            " MiB");
 }
 
 // window_bits as for inflateInit2: 16+15 gzip, 15 zlib, -15 raw deflate.
@@ -71,8 +57,7 @@ Result<std::string> Inflate(std::string_view in, int window_bits) {
     out.append(buf, sizeof(buf) - z.avail_out);
     if (out.size() > kMaxDecodedBody) {
       inflateEnd(&z);
-      return nutchfs::Err(Status::Corruption(
-          "body decodes to more than " + std::to_string(kMaxDecodedBody >> 20) + " MiB"));
+      return nutchfs::Err(TooLarge());
     }
     if (rc == Z_STREAM_END) {
       if (z.avail_in == 0 || window_bits != 16 + MAX_WBITS) break;
@@ -85,6 +70,57 @@ Result<std::string> Inflate(std::string_view in, int window_bits) {
   std::string msg = z.msg ? z.msg : "truncated stream";
   inflateEnd(&z);
   if (rc != Z_STREAM_END) return nutchfs::Err(Status::Corruption("body does not decode: " + msg));
+  return out;
+}
+
+Result<std::string> Unbrotli(std::string_view in) {
+  std::unique_ptr<BrotliDecoderState, decltype(&BrotliDecoderDestroyInstance)> state(
+      BrotliDecoderCreateInstance(nullptr, nullptr, nullptr), BrotliDecoderDestroyInstance);
+  if (!state) return nutchfs::Err(Status::IOError("cannot initialize brotli"));
+  size_t avail_in = in.size();
+  const uint8_t* next_in = reinterpret_cast<const uint8_t*>(in.data());
+  std::string out;
+  uint8_t buf[1 << 15];
+  BrotliDecoderResult rc;
+  do {
+    size_t avail_out = sizeof(buf);
+    uint8_t* next_out = buf;
+    rc = BrotliDecoderDecompressStream(state.get(), &avail_in, &next_in, &avail_out, &next_out,
+                                       nullptr);
+    out.append(reinterpret_cast<char*>(buf), sizeof(buf) - avail_out);
+    if (out.size() > kMaxDecodedBody) return nutchfs::Err(TooLarge());
+  } while (rc == BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT);
+  if (rc == BROTLI_DECODER_RESULT_SUCCESS && avail_in == 0) return out;
+  std::string why = rc == BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT ? "truncated stream"
+                    : rc == BROTLI_DECODER_RESULT_SUCCESS
+                        ? "bytes after the end of the stream"
+                        : BrotliDecoderErrorString(BrotliDecoderGetErrorCode(state.get()));
+  return nutchfs::Err(Status::Corruption("body does not decode (br): " + why));
+}
+
+// Any number of concatenated zstd frames.
+Result<std::string> Unzstd(std::string_view in) {
+  std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  if (!ctx) return nutchfs::Err(Status::IOError("cannot initialize zstd"));
+  ZSTD_inBuffer input{in.data(), in.size(), 0};
+  std::string out;
+  char buf[1 << 15];
+  size_t rc = 0;
+  while (input.pos < input.size || rc > 0) {
+    ZSTD_outBuffer output{buf, sizeof(buf), 0};
+    const size_t before = input.pos;
+    rc = ZSTD_decompressStream(ctx.get(), &output, &input);
+    if (ZSTD_isError(rc)) {
+      return nutchfs::Err(
+          Status::Corruption(std::string("body does not decode (zstd): ") + ZSTD_getErrorName(rc)));
+    }
+    out.append(buf, output.pos);
+    if (out.size() > kMaxDecodedBody) return nutchfs::Err(TooLarge());
+    // No input taken and no output made: the frame needs bytes the body does not have.
+    if (rc > 0 && input.pos == before && output.pos == 0) {
+      return nutchfs::Err(Status::Corruption("body does not decode (zstd): truncated stream"));
+    }
+  }
   return out;
 }
 
@@ -115,7 +151,31 @@ Result<std::string> DecodeContent(std::string_view encoding, std::string_view bo
     auto zlib = Inflate(body, MAX_WBITS);
     return zlib ? zlib : Inflate(body, -MAX_WBITS);
   }
+  if (enc == "br") return Unbrotli(body);
+  if (enc == "zstd") return Unzstd(body);
   return nutchfs::Err(Status::Corruption("unsupported Content-Encoding '" + enc + "'"));
+}
+
+Result<std::string> Dechunk(std::string_view body) {
+  std::string out;
+  std::string_view line;
+  while (true) {
+    if (!NextLine(&body, &line)) return nutchfs::Err(Status::Corruption("truncated chunked body"));
+    std::string_view size_text = Trim(line.substr(0, line.find(';')));
+    uint64_t size = 0;
+    auto [p, ec] = std::from_chars(size_text.data(), size_text.data() + size_text.size(), size, 16);
+    if (size_text.empty() || ec != std::errc() || p != size_text.data() + size_text.size()) {
+      return nutchfs::Err(
+          Status::Corruption("bad chunk size '" + std::string(line.substr(0, 40)) + "'"));
+    }
+    if (size == 0) return out;  // trailer fields, if any, are ignored
+    if (size > body.size()) return nutchfs::Err(Status::Corruption("truncated chunk"));
+    out.append(body.substr(0, size));
+    body.remove_prefix(size);
+    if (!NextLine(&body, &line) || !line.empty()) {
+      return nutchfs::Err(Status::Corruption("chunk not followed by CRLF"));
+    }
+  }
 }
 
 Result<HttpResponse> ParseHttpResponse(std::string_view block) {

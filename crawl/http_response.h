@@ -1,7 +1,7 @@
 // The HTTP/1.x response stored in a WARC `response` record: status line, header fields
 // and the entity body after undoing Transfer-Encoding: chunked and Content-Encoding
-// gzip, x-gzip or deflate. Format and leniencies: docs/FORMAT.md, "HTTP responses in
-// WARC records".
+// gzip, x-gzip, deflate, br (brotli) or zstd. Format and leniencies: docs/FORMAT.md, "HTTP
+// responses in WARC records".
 //
 // Plain values; ParseHttpResponse is thread-safe.
 #ifndef CRAWL_HTTP_RESPONSE_H_
@@ -35,7 +35,12 @@ struct HttpResponse {
 // a malformed status line, header or chunk, or a body that does not decode.
 Result<HttpResponse> ParseHttpResponse(std::string_view block);
 
-// Undoes gzip (also concatenated members) or deflate (zlib or raw) encoding.
+// The data of a body sent with Transfer-Encoding: chunked; Corruption if it is not
+// chunked data (trailer fields are ignored).
+Result<std::string> Dechunk(std::string_view body);
+
+// Undoes gzip (also concatenated members), deflate (zlib or raw), br or zstd (also
+// concatenated frames) encoding.
 // A decoded entity body may be at most this large: a small compressed response cannot
 // expand without bound in memory.
 inline constexpr size_t kMaxDecodedBody = size_t{64} << 20;

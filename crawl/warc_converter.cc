@@ -10,6 +10,7 @@
 #include "crawl/http_response.h"
 #include "crawl/url.h"
 #include "crawl/url_list.h"
+#include "crawl/warc_digest.h"
 #include "nutchfs/strings.h"
 
 namespace crawl {
@@ -63,6 +64,7 @@ Status WarcConverter::AddFile(nutchfs::Env& env, const std::string& path) {
     }
     if (!*record) return Status::OK();
     Status st = AddRecord(**record);
+    if (options_.on_record) options_.on_record(path, stats_.records, reader->file_bytes_read());
     if (st.IsCorruption()) {
       if (options_.skip_bad) {
         ++stats_.bad_records;
@@ -77,6 +79,10 @@ Status WarcConverter::AddFile(nutchfs::Env& env, const std::string& path) {
 
 Status WarcConverter::AddRecord(const WarcRecord& record) {
   ++stats_.records;
+  {
+    ScopedTimer timer(&stats_.read_ns);
+    NUTCHFS_RETURN_IF_ERROR(CheckWarcDigests(record));
+  }
   auto date = ParseWarcDate(record.Header("WARC-Date"));
   if (date) latest_date_ = std::max(latest_date_.value_or(*date), *date);
   std::string_view type = record.type();

@@ -41,6 +41,9 @@ struct UpdateOptions {
   int max_retries = 3;
   int64_t retry_delay_ms = int64_t{24} * 3600 * 1000;
   bool skip_bad = false;  // count and skip bad records instead of failing
+  // Called after each record of a WARC file with its path, the records converted so far
+  // and the bytes of the stored file read so far, for progress reports; may be empty.
+  std::function<void(const std::string& path, uint64_t records, uint64_t file_bytes)> on_record;
 };
 
 struct UpdateStats {
@@ -58,7 +61,7 @@ struct UpdateStats {
   uint64_t legacy_charset = 0;  // HTML pages decoded from an encoding other than UTF-8
   uint64_t bad_records = 0;    // skipped with skip_bad (fetch list lines too)
   std::map<std::string, uint64_t> skipped;  // by reason: record type, "revisit of unknown page"
-  // Nanoseconds spent reading records (decompression and framing), parsing HTTP
+  // Nanoseconds spent reading records (decompression, framing, digests), parsing HTTP
   // (de-chunking and content decoding included), extracting and normalizing links, and
   // in the sink's calls.
   uint64_t read_ns = 0, http_ns = 0, links_ns = 0, calls_ns = 0;
@@ -74,7 +77,8 @@ class WarcConverter {
   // naming file and offset, unless skip_bad (a framing error then skips the rest of the
   // file, counted as one bad record). Sink and lookup errors are returned unchanged.
   Status AddFile(nutchfs::Env& env, const std::string& path);
-  // Converts one record; errors are reasons without file context.
+  // Converts one record, after checking its digests (crawl/warc_digest.h); errors are
+  // reasons without file context.
   Status AddRecord(const WarcRecord& record);
   // After every WARC: each URL of the fetch list at path (crawl/url_list.h) that no
   // response or revisit record so far decided is a network failure, dated by the

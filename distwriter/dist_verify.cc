@@ -339,7 +339,7 @@ Result<webdb::VerifySummary> VerifyDistDb(const DistConfig& config,
   NUTCHFS_ASSIGN_OR_RETURN(auto fs, nutchfs::NutchFs::Open(config.cluster, "", fs_options));
   RoundStore store(*fs, config, options.tmp_dir);
   webdb::VerifySummary summary;
-  FindingLog log(options.on_finding);
+  FindingLog log(options.on_finding, options.progress);
   auto round = store.ReadInstalled();
   if (!round && round.error().IsNotFound()) {
     NUTCHFS_RETURN_IF_ERROR(CheckNoDb(*fs, config, store, round.error(), log));

@@ -19,6 +19,7 @@
 #include "distwriter/round_store.h"
 #include "nutchfs/lock_owner.h"
 #include "nutchfs/nutchfs.h"
+#include "webdb/calls/json_out.h"
 
 extern char** environ;
 
@@ -182,7 +183,8 @@ std::vector<int> FailedPeersOf(nutchfs::NutchFs& fs, const DistConfig& config, u
 // unless a peer's failure marker is what made it fail: that peer is failing already and
 // has told the others, so it is left to exit with its own reason.
 void WaitAll(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t round,
-             std::vector<Child>& children) {
+             std::vector<Child>& children, const webdb::ProgressFn& progress) {
+  uint64_t finished = 0;
   std::vector<pollfd> fds;
   for (Child& c : children) fds.push_back({c.out_fd, POLLIN, 0});
   size_t open = fds.size();
@@ -200,6 +202,7 @@ void WaitAll(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t round,
       fds[i].fd = -1;
       --open;
       Reap(children[i]);
+      if (progress) progress({"writers finished", ++finished, children.size(), "writers"});
       if (children[i].exit_code == 0) continue;
       if (!FailedPeersOf(fs, config, round, children[i].writer).empty()) continue;
       for (Child& other : children) Stop(other);
@@ -281,6 +284,38 @@ void PrintReport(const DistConfig& config, const std::vector<Child>& children, s
     std::fprintf(out, "already applied in round %lu: a rerun of an interrupted launch\n",
                  version);
   }
+}
+
+// The report as one JSON object: the round's version, pages and links, the bytes each
+// stage exchanged, and each writer's report as `distwriter run` printed it.
+void PrintJsonReport(const DistConfig& config, const std::vector<Child>& children,
+                     std::FILE* out) {
+  simdjson::dom::parser parser;
+  uint64_t version = 0, pages = 0, links = 0;
+  std::vector<uint64_t> stage_bytes(kCommitStage + 1, 0);
+  std::string writers;
+  for (const Child& c : children) {
+    simdjson::dom::element doc;
+    if (parser.parse(c.output).get(doc) != simdjson::SUCCESS) continue;
+    size_t s = 0;
+    for (uint64_t b : doc["bytes_sent"].get_array()) {
+      if (s < stage_bytes.size()) stage_bytes[s++] += b;
+    }
+    version = doc["version"].get_uint64().value_unsafe();
+    pages = doc["pages"].get_uint64().value_unsafe();
+    links = doc["links"].get_uint64().value_unsafe();
+    std::string report(c.output);
+    while (!report.empty() && report.back() == '\n') report.pop_back();
+    writers += writers.empty() ? "{\"machine\":" : ",{\"machine\":";
+    webdb::AppendJsonString(config.writer_machines[c.writer], &writers);
+    writers += ",\"report\":" + report + "}";
+  }
+  std::string bytes;
+  for (uint64_t b : stage_bytes) bytes += fmt::format("{}{}", bytes.empty() ? "" : ",", b);
+  std::fprintf(out,
+               "{\"version\":%lu,\"pages\":%lu,\"links\":%lu,\"bytesPerStage\":[%s],"
+               "\"writers\":[%s]}\n",
+               version, pages, links, bytes.c_str(), writers.c_str());
 }
 
 bool IsSsh(const DistConfig& config, int writer) {
@@ -379,7 +414,21 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   // of slice i, in order.
   std::vector<std::vector<nutchfs::NutchFile>> pieces(config.k);
   int published = 0;
+  uint64_t total_bytes = 0, sliced_bytes = 0;  // total 0: unknown (standard input)
+  for (const std::string& f : options.call_files) {
+    auto size = f == "-" ? Result<uint64_t>(0) : fs->local_env().GetFileSize(f);
+    if (!size || *size == 0 || f == "-") {
+      total_bytes = 0;
+      break;
+    }
+    total_bytes += *size;
+  }
   auto publish = [&](int i, const std::string& piece) -> Status {
+    if (options.progress) {
+      auto size = fs->local_env().GetFileSize(piece);
+      sliced_bytes += size ? *size : 0;
+      options.progress({"slicing the calls", sliced_bytes, total_bytes, "bytes"});
+    }
     const nutchfs::NutchFile file = config.WriterFile(
         i, fmt::format("inputs/launch-{}-{}-{}.jsonl", host, ::getpid(), published++));
     NUTCHFS_RETURN_IF_ERROR(fs->Move(piece, file));
@@ -407,7 +456,7 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
     c.ssh = IsSsh(config, i);
     children.push_back(std::move(c));
   }
-  WaitAll(*fs, config, committed + 1, children);
+  WaitAll(*fs, config, committed + 1, children, options.progress);
   Status forgotten = fs->local_env().RemoveFile(scratch);
   (void)forgotten;  // exists only if a host key was accepted
   for (const auto& slice : pieces) {
@@ -424,7 +473,12 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   }
   // Done: the next launch of these calls is a new session.
   NUTCHFS_RETURN_IF_ERROR(RemoveLaunchRecord(*fs, config));
-  if (out != nullptr) PrintReport(config, children, out);
+  if (out == nullptr) return Status::OK();
+  if (options.json) {
+    PrintJsonReport(config, children, out);
+  } else {
+    PrintReport(config, children, out);
+  }
   return Status::OK();
 }
 

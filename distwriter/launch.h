@@ -19,6 +19,7 @@
 
 #include "distwriter/dist_config.h"
 #include "webdb/db/manifest.h"
+#include "webdb/util/progress.h"
 
 namespace distwriter {
 
@@ -29,6 +30,10 @@ struct LaunchOptions {
   std::vector<std::string> run_flags;  // passed on to every `run` (--memory, --quiet, ...)
   // A rank round with these options instead of a round of call_files (which is empty).
   std::optional<webdb::RankOptions> rank;
+  bool json = false;  // the report as one JSON object (docs/DISTRIBUTED.md) instead of a table
+  // Launch's own steps (slicing the calls, writers finished); may be empty. The writers
+  // report theirs on their stderr unless run_flags has --quiet.
+  webdb::ProgressFn progress;
 };
 
 // Fails (naming the writers) if any writer fails; prints the report to out (none when

@@ -1,6 +1,6 @@
 // Fuzzes the cluster config (nutchfs/config_file.h, nutchfs/cluster_config.h) and the
 // distributed writer's view of it (distwriter/dist_config.h).
-// Properties: no crash and no escaping exception (Boost.Program_options throws); every
+// Properties: no crash and no escaping exception; every
 // error is InvalidArgument naming the file; entries and sections carry lines inside the
 // text; a config that loads names machines and groups that exist.
 #include <algorithm>

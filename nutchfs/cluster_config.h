@@ -1,6 +1,7 @@
 // ClusterConfig: the machines of a NutchFS installation, their roots, and which share
 // groups each machine holds, loaded from one config file shared by every machine
-// (Boost.Program_options syntax; every key is documented in config/README.md).
+// (`key = value` lines and `[section]` headers; every key is documented in
+// config/README.md).
 //
 //   db = crawl                      # default db name
 //   [machine.a]

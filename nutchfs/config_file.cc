@@ -1,6 +1,5 @@
 #include "nutchfs/config_file.h"
 
-#include <boost/program_options.hpp>
 #include <fstream>
 #include <sstream>
 
@@ -12,10 +11,10 @@ namespace {
 // Blanks and line ends.
 std::string_view TrimLine(std::string_view s) { return Trim(s, " \t\r\n"); }
 
-// Pre-scan: the key and line of every entry and the line of every section, in
-// order.
-Status PreScan(const ConfigFile &file, std::string_view text, std::vector<ConfigEntry> *entries,
-               std::vector<ConfigSection> *sections) {
+// The key, value and line of every entry and the line of every section, in order. A
+// '#' starts a comment anywhere on a line; keys and values are trimmed.
+Status Scan(const ConfigFile &file, std::string_view text, std::vector<ConfigEntry> *entries,
+            std::vector<ConfigSection> *sections) {
   std::string section;
   int line_no = 0;
   size_t pos = 0;
@@ -42,7 +41,8 @@ Status PreScan(const ConfigFile &file, std::string_view text, std::vector<Config
           line_no, "expected 'key = value' or '[section]', found '" + std::string(line) + "'");
     }
     std::string key(TrimLine(line.substr(0, eq)));
-    entries->push_back({section.empty() ? key : section + "." + key, section, "", line_no});
+    entries->push_back({section.empty() ? key : section + "." + key, section,
+                        std::string(TrimLine(line.substr(eq + 1))), line_no});
   }
   return Status::OK();
 }
@@ -64,26 +64,7 @@ Result<ConfigFile> ConfigFile::Parse(std::string_view text, std::string path) {
   ConfigFile file;
   file.path_ = std::move(path);
   std::vector<ConfigEntry> scanned;
-  NUTCHFS_RETURN_IF_ERROR(PreScan(file, text, &scanned, &file.sections_));
-  namespace po = boost::program_options;
-  std::vector<po::option> parsed;
-  try {
-    std::istringstream in{std::string(text)};
-    parsed = po::parse_config_file(in, po::options_description(), true).options;
-  } catch (const std::exception &e) {
-    return Err(file.ErrorAt(0, e.what()));
-  }
-  if (parsed.size() != scanned.size()) {
-    return Err(file.ErrorAt(0, "found " + std::to_string(scanned.size()) +
-                                   " entries but Program_options parsed " +
-                                   std::to_string(parsed.size())));
-  }
-  for (size_t i = 0; i < parsed.size(); ++i) {
-    if (parsed[i].string_key != scanned[i].key) {
-      return Err(file.ErrorAt(scanned[i].line, "cannot parse key '" + scanned[i].key + "'"));
-    }
-    scanned[i].value = parsed[i].value.empty() ? std::string() : parsed[i].value.front();
-  }
+  NUTCHFS_RETURN_IF_ERROR(Scan(file, text, &scanned, &file.sections_));
   file.entries_ = std::move(scanned);
   return file;
 }

@@ -1,14 +1,10 @@
-// ConfigFile: a Boost.Program_options config file ("key = value" lines,
-// "[section]" headers, '#' comments) read into ordered entries that remember
-// their line numbers, so every module reading the shared cluster config can
-// report errors as FILE:LINE.
-//
-// Program_options itself reports no line numbers; a light pre-scan of the text
-// maps each entry and section header to its line and rejects malformed lines
-// with their line. The values are the ones Program_options parsed. A value
-// cannot contain '#': the rest of a line after '#' is a comment. Keys inside
-// "[sec]" are named "sec.key". Immutable after Read/Parse; safe to share
-// between threads.
+// ConfigFile: a config file of "key = value" lines, "[section]" headers and '#'
+// comments (the syntax Boost.Program_options' config files have) read into ordered
+// entries that remember their line numbers, so every module reading the shared cluster
+// config can report errors as FILE:LINE; a malformed line is rejected with its line.
+// Keys and values are trimmed of blanks. A value cannot contain '#': the rest of a line
+// after '#' is a comment. Keys inside "[sec]" are named "sec.key". Immutable after
+// Read/Parse; safe to share between threads.
 #ifndef NUTCHFS_CONFIG_FILE_H_
 #define NUTCHFS_CONFIG_FILE_H_
 

@@ -2,7 +2,7 @@
 # Profile-guided optimization, the training half (docs/PERFORMANCE.md, "Profile-guided
 # optimization"): builds the tools instrumented into build-profile/, runs them on a
 # synthetic crawl, and leaves the profiles in build-profile/data for a build configured
-# with -DWEBDB_PROFILE_USE=<that directory>. scripts/setup.sh does both.
+# with -DWEBDB_PROFILE_USE=<that directory>. `scripts/setup.sh --pgo` does both.
 #
 # The training: `webdb apply` of a 20,000-page load, of a round touching 20% of the
 # pages and of one touching 0.1% of them at a budget small enough to spill; then the load

@@ -10,10 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" != "--in-netns" ]; then
-  scripts/setup.sh webdb_tool distwriter_tool
-  if ! dpkg-query -W -f='${Status}' libboost1.74-doc 2>/dev/null | grep -q "install ok installed"; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libboost1.74-doc
-  fi
+  scripts/setup.sh webdb_tool distwriter_tool  # its packages include libboost1.74-doc
   exec unshare --net -- "$0" --in-netns
 fi
 

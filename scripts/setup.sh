@@ -1,40 +1,54 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the project needs and builds it into build/, optimized
-# with the profiles of a training run (scripts/profile.sh, which builds build-profile/).
-# Usage: scripts/setup.sh [--clang] [--install-only] [TARGET...]
+# Installs the Debian packages the project needs and builds it into build/ (a plain
+# optimized build: what the example, the tests and the Debian package use).
+# Usage: scripts/setup.sh [--pgo] [--clang] [--install-only] [TARGET...]
 #   (run as root on Debian 12)
+#   --pgo           build build-pgo/ instead: the tools and the benchmarks, optimized with
+#                   the profiles of a training run (scripts/profile.sh, which builds
+#                   build-profile/ first); what bench/ measures (docs/PERFORMANCE.md)
 #   --clang         also install clang 14 with its libFuzzer, ASan, UBSan and TSan runtimes
 #                   (scripts/fuzz.sh, scripts/sanitize.sh)
 #   --install-only  install the packages, build nothing
 #   TARGET          build only these CMake targets (default: everything, tests and
-#                   benchmarks included)
+#                   benchmarks included; with --pgo: the tools and the benchmarks), and
+#                   install only the packages of the build and the example, not those the
+#                   tests and benchmarks alone run (a JRE, sshd, sshfs: see test_packages)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake pkg-config git
-  libboost-program-options-dev
   libssh-dev libssl-dev libspdlog-dev libfmt-dev
   libsimdjson-dev libexpected-dev libisal-dev libxxhash-dev catch2
-  zlib1g-dev liburiparser-dev libidn2-dev libpsl-dev libre2-dev
+  zlib1g-dev libbrotli-dev libzstd-dev liburiparser-dev libidn2-dev libpsl-dev libre2-dev
   libgumbo-dev libboost1.74-doc  # tests: the reference HTML parser and pages to compare on
+  groff-base  # tests: the man pages are formatted
   python3 wget time  # time: /usr/bin/time, for the benchmarks (bench/) and their tests
+  openssh-client iproute2 procps psmisc
+)
+# What only the tests and the benchmarks run: left out of a first run that builds only
+# the tools (scripts/run-example.sh), which has no use for a JRE or an sshd.
+test_packages=(
   openjdk-17-jre-headless  # bench/rank_bench.sh runs the original's link analysis (shared/anchors)
-  openssh-server openssh-client sshfs fuse3 iproute2 procps psmisc
+  debootstrap  # bench/first_run.sh: a clean Debian 12 root
+  openssh-server sshfs fuse3  # test hosts (scripts/testhosts.sh), NutchFS over SSH/SFTP and NFS
   slurm-wlm munge  # tests: a real Slurm (scripts/slurmtest.sh)
 )
 install_only=false
+pgo=false
 while [ $# -gt 0 ]; do
   case "$1" in
+    --pgo) pgo=true ;;
     --clang) packages+=(clang-14 libclang-rt-14-dev) ;;
     --install-only) install_only=true ;;
-    -*) echo "setup.sh: unknown option $1 (bench/ is built with everything else)" >&2; exit 2 ;;
+    -*) echo "setup.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
   shift
 done
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done
+if $pgo || [ ${#targets[@]} -eq 0 ]; then packages+=("${test_packages[@]}"); fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -43,12 +57,24 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # --force-unsafe-io: dpkg skips its fsync per unpacked file, which made unpacking the
+  # Boost docs the example serves take minutes on a fresh machine; a crash mid-install
+  # only means running this again.
+  apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-unsafe-io \
+    "${missing[@]}"
 fi
 
 $install_only && exit 0
+if ! $pgo; then
+  # WEBDB_PROFILE_USE is cleared: a build/ configured with profiles before they became
+  # opt-in builds without them from now on.
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEBDB_PROFILE_USE= >/dev/null
+  cmake --build build -j "$(nproc)" "${targets[@]}"
+  exit 0
+fi
 # Profile-guided optimization: an instrumented build trains on a synthetic crawl first.
 scripts/profile.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DWEBDB_PROFILE_USE="$PWD/build-profile/data" >/dev/null
-cmake --build build -j "$(nproc)" "${targets[@]}"
+[ ${#targets[@]} -gt 0 ] || targets=(--target webdb_tool distwriter_tool nutchfs_tool benchmarks)
+cmake -S . -B build-pgo -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEBDB_BUILD_TESTS=OFF \
+  -DWEBDB_BUILD_BENCH=ON -DWEBDB_PROFILE_USE="$PWD/build-profile/data" >/dev/null
+cmake --build build-pgo -j "$(nproc)" "${targets[@]}"

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tools/cli_spec.h"
 #include "webdb/db/manifest.h"
 #include "webdb/table/record.h"
 
@@ -47,7 +48,8 @@ struct CrawlArgs {
 
 struct Invocation {
   std::string command;  // "create", "apply", "dump", ..., "generate", "calls", "verify"
-  bool help = false;    // --help: print UsageText() and do nothing else
+  bool help = false;    // --help, help: print the help and do nothing else
+  std::string help_command;  // ... of this command; empty: of webdb
   std::string db;
   std::string config;  // read commands: a distributed db's cluster config instead of db
   std::vector<std::string> call_files;  // apply; "-" is standard input
@@ -73,6 +75,13 @@ struct Invocation {
 // is InvalidArgument with a message for the user.
 Result<Invocation> ParseCommandLine(int argc, const char* const* argv);
 
+// The integer value of text, InvalidArgument naming it unless text is a decimal integer
+// in min..max. name is what the user wrote the value after: an option ("--top") or, for
+// an argument, the command and the argument's name ("keep N"), which the message joins
+// with " = ".
+Result<int64_t> ParseIntArg(std::string_view name, const std::string& text, int64_t min,
+                            int64_t max);
+
 // rank's --iterations, --epsilon and --damping (docs/CLI.md), each absent for its
 // default: InvalidArgument naming the option when one is malformed or out of range
 // (webdb/rank/rank_math.h).
@@ -88,9 +97,6 @@ Result<size_t> ParseMemorySize(std::string_view text);
 // "--memory 10T"), when it exceeds the machine's physical memory. The writer allocates
 // the budget only as it fills, so anything up to that is accepted.
 Status CheckMemoryBudget(size_t bytes, std::string_view source);
-
-// The --help text.
-std::string UsageText();
 
 }  // namespace tools
 

@@ -68,20 +68,22 @@ class Output {
   std::string buf_;
 };
 
-Status WritePages(PageCursor cursor, Output& out) {
+Status WritePages(PageCursor cursor, Output& out, webdb::RowProgress& progress) {
   for (;;) {
     NUTCHFS_ASSIGN_OR_RETURN(std::optional<Page> page, cursor.Next());
     if (!page) return out.Flush();
+    progress.Row();
     AppendPageJson(*page, out.buf());
     out.buf()->push_back('\n');
     NUTCHFS_RETURN_IF_ERROR(out.MaybeFlush());
   }
 }
 
-Status WriteLinks(LinkCursor cursor, Output& out) {
+Status WriteLinks(LinkCursor cursor, Output& out, webdb::RowProgress& progress) {
   for (;;) {
     NUTCHFS_ASSIGN_OR_RETURN(std::optional<Link> link, cursor.Next());
     if (!link) return out.Flush();
+    progress.Row();
     AppendLinkJson(*link, out.buf());
     out.buf()->push_back('\n');
     NUTCHFS_RETURN_IF_ERROR(out.MaybeFlush());
@@ -194,12 +196,17 @@ Result<int> RunCreate(nutchfs::Env& env, const Invocation& inv, Output&) {
 
 Result<int> RunDump(nutchfs::Env& env, const Invocation& inv, Output& out) {
   NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, OpenReader(env, inv));
+  ProgressReporter reporter(stderr);
+  webdb::ProgressFn report;
+  if (!inv.quiet) report = reporter.AsProgressFn();
+  webdb::RowProgress progress(report, std::string("dump ") + webdb::TableName(inv.table),
+                              reader->Size(inv.table).records);
   Status s;
   switch (inv.table) {
-    case TableId::kPagesByUrl: s = WritePages(reader->Pages(), out); break;
-    case TableId::kPagesByMd5: s = WritePages(reader->PagesByMd5(), out); break;
-    case TableId::kLinksByUrl: s = WriteLinks(reader->Links(), out); break;
-    case TableId::kLinksByMd5: s = WriteLinks(reader->LinksByMd5(), out); break;
+    case TableId::kPagesByUrl: s = WritePages(reader->Pages(), out, progress); break;
+    case TableId::kPagesByMd5: s = WritePages(reader->PagesByMd5(), out, progress); break;
+    case TableId::kLinksByUrl: s = WriteLinks(reader->Links(), out, progress); break;
+    case TableId::kLinksByMd5: s = WriteLinks(reader->LinksByMd5(), out, progress); break;
   }
   NUTCHFS_RETURN_IF_ERROR(s);
   return kExitOk;

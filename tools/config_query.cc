@@ -1,6 +1,7 @@
 #include "tools/config_query.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <functional>
 #include <map>
@@ -59,12 +60,16 @@ Status PrintWriterMachines(const DistConfig& config, std::FILE* out) {
   return Written(out);
 }
 
+std::vector<std::string> ReportedConfigKeys() {
+  std::vector<std::string> keys;
+  for (const auto& [name, value] : Keys()) keys.emplace_back(name);
+  return keys;
+}
+
 Status CheckConfigKey(std::string_view key) {
   if (Keys().contains(key)) return Status::OK();
-  std::string known;
-  for (const auto& [name, value] : Keys()) known += (known.empty() ? "" : ", ") + std::string(name);
-  return Status::InvalidArgument(
-      fmt::format("--get {}: not a key distwriter reports (one of {})", key, known));
+  return Status::InvalidArgument(fmt::format("--get {}: not a key distwriter reports (one of {})",
+                                             key, fmt::join(ReportedConfigKeys(), ", ")));
 }
 
 Status PrintConfigValue(const DistConfig& config, std::string_view key, std::FILE* out) {

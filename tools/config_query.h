@@ -6,7 +6,9 @@
 #define TOOLS_CONFIG_QUERY_H_
 
 #include <cstdio>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "distwriter/dist_config.h"
 
@@ -17,6 +19,9 @@ namespace tools {
 // SCHEME is "local" or "ssh"; HOST, PORT and USER are "-" where there is none (a local
 // machine; an ssh location without a user). IOError if out cannot be written.
 nutchfs::Status PrintWriterMachines(const distwriter::DistConfig& config, std::FILE* out);
+
+// The keys `distwriter config --get` reports, in order.
+std::vector<std::string> ReportedConfigKeys();
 
 // OK if `distwriter config --get` reports key; InvalidArgument naming the keys it does.
 nutchfs::Status CheckConfigKey(std::string_view key);

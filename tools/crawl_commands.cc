@@ -45,6 +45,8 @@ Status LaunchCallFile(const Invocation& inv, const std::string& path) {
   launch.call_files = {path};
   launch.distwriter_binary = DistwriterBinary();
   launch.run_flags = {"--memory", std::to_string(inv.memory_budget), "--quiet"};
+  ProgressReporter reporter(stderr);
+  if (!inv.quiet) launch.progress = reporter.AsProgressFn();
   return distwriter::Launch(config, launch, inv.quiet ? nullptr : stderr);
 }
 
@@ -137,6 +139,21 @@ Status InjectAll(nutchfs::Env& env, const Invocation& inv, crawl::Injector& inje
 }
 
 
+// Reports the reading of the WARC files to reporter: records, and the fraction of the
+// file's bytes read (unknown when its size is).
+void ReportWarcReading(nutchfs::Env& env, ProgressReporter& reporter, crawl::UpdateOptions* o) {
+  o->on_record = [&env, &reporter, path_of_size = std::string(), size = uint64_t{0}](
+                     const std::string& path, uint64_t records, uint64_t bytes) mutable {
+    if (path != path_of_size) {
+      path_of_size = path;
+      auto got = env.GetFileSize(path);
+      size = got ? *got : 0;
+    }
+    reporter.Report("reading " + path.substr(path.rfind('/') + 1), records,
+                    size > 0 ? static_cast<double>(bytes) / static_cast<double>(size) : -1);
+  };
+}
+
 Status ConvertAll(nutchfs::Env& env, const Invocation& inv, crawl::WarcConverter& converter) {
   for (const std::string& path : inv.inputs) {
     NUTCHFS_RETURN_IF_ERROR(AsBadInput(converter.AddFile(env, path)));
@@ -184,8 +201,10 @@ Result<int> RunUpdate(nutchfs::Env& env, const Invocation& inv, std::FILE* out) 
   NUTCHFS_ASSIGN_OR_RETURN(auto filter, LoadFilter(env, inv));
   NUTCHFS_ASSIGN_OR_RETURN(auto reader, OpenReader(env, inv));
   NUTCHFS_ASSIGN_OR_RETURN(auto session, CrawlSession::Open(env, inv));
-  crawl::WarcConverter converter(UpdateOptionsOf(inv, filter ? &*filter : nullptr),
-                                 LookupIn(*reader), session->sink());
+  ProgressReporter reporter(stderr);
+  crawl::UpdateOptions options = UpdateOptionsOf(inv, filter ? &*filter : nullptr);
+  if (!inv.quiet) ReportWarcReading(env, reporter, &options);
+  crawl::WarcConverter converter(std::move(options), LookupIn(*reader), session->sink());
   NUTCHFS_RETURN_IF_ERROR(ConvertAll(env, inv, converter));
   auto start = std::chrono::steady_clock::now();
   NUTCHFS_RETURN_IF_ERROR(session->Commit());
@@ -230,6 +249,8 @@ Result<crawl::GenerateStats> GenerateToFiles(nutchfs::Env& env, const Invocation
                                              const std::string& dir) {
   NUTCHFS_ASSIGN_OR_RETURN(auto reader, OpenReader(env, inv));
   crawl::GenerateOptions o = GenerateOptionsOf(inv, dir + "/sort");
+  ProgressReporter reporter(stderr);
+  if (!inv.quiet) o.progress = reporter.AsProgressFn();
   NUTCHFS_ASSIGN_OR_RETURN(auto list, env.NewWritableFile(dir + "/fetchlist.txt"));
   std::unique_ptr<nutchfs::WritableFile> lease_file;
   std::unique_ptr<webdb::JsonCallWriter> lease;
@@ -291,8 +312,10 @@ Result<int> RunCalls(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
     s = InjectAll(env, inv, injector);
   } else {
     NUTCHFS_ASSIGN_OR_RETURN(auto reader, OpenReader(env, inv));
-    crawl::WarcConverter converter(UpdateOptionsOf(inv, filter ? &*filter : nullptr),
-                                   LookupIn(*reader), sink);
+    ProgressReporter reporter(stderr);
+    crawl::UpdateOptions options = UpdateOptionsOf(inv, filter ? &*filter : nullptr);
+    if (!inv.quiet) ReportWarcReading(env, reporter, &options);
+    crawl::WarcConverter converter(std::move(options), LookupIn(*reader), sink);
     s = ConvertAll(env, inv, converter);
   }
   if (!s.ok()) {

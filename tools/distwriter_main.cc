@@ -13,7 +13,6 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <boost/program_options.hpp>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -32,35 +31,18 @@
 #include "tools/allocator.h"
 #include "tools/cli_args.h"
 #include "tools/cli_commands.h"
+#include "tools/cli_parser.h"
+#include "tools/cli_spec.h"
 #include "tools/config_query.h"
 #include "tools/progress_reporter.h"
 #include "tools/step_observer.h"
 #include "tools/stop_signals.h"
 #include "tools/writer_rank.h"
 
-namespace po = boost::program_options;
 using nutchfs::Result;
 using nutchfs::Status;
 
 namespace {
-
-constexpr char kUsage[] =
-    "usage:\n"
-    "  distwriter init-local --writers K --root DIR --out FILE [--db NAME] [--force]\n"
-    "  distwriter create --config FILE [--sample URLFILE] [--keep N]\n"
-    "  distwriter run --config FILE [--writer I] [--session NAME] [options] CALLFILE...\n"
-    "      (without --writer: SLURM_ARRAY_TASK_ID, SLURM_PROCID or JOB_COMPLETION_INDEX)\n"
-    "      (--machine M: as machine M, a replica holder of the writer's group: a takeover)\n"
-    "  distwriter launch --config FILE [options] CALLFILE...\n"
-    "  distwriter rank --config FILE --writer I [rank options] [options]\n"
-    "  distwriter launch --config FILE --rank [rank options] [options]\n"
-    "  distwriter unlock --config FILE --writer I\n"
-    "  distwriter machines --config FILE      (one line per writer, for scripts)\n"
-    "  distwriter config --config FILE --get KEY\n"
-    "options: --memory SIZE (default: the config's memory, else 256M), --quiet,\n"
-    "         --log-level LEVEL; init-local --force replaces an existing regular FILE\n"
-    "rank options (webdb rank, docs/CLI.md): --iterations K (default 10), --epsilon E\n"
-    "         (default 0.0001), --damping D (default 0.85)\n";
 
 struct Args {
   std::string command, config, root, out, db = "webdb", sample, memory, log_level = "warn", get;
@@ -71,8 +53,8 @@ struct Args {
   std::string writer_source = "--writer";  // or the scheduler's variable it came from
   uint32_t keep = webdb::kDefaultKeep;  // create --keep
   std::optional<size_t> memory_budget;  // --memory, parsed
-  bool quiet = false, help = false, force = false;
-  bool rank = false;                       // launch --rank, or the rank command
+  bool quiet = false, help = false, force = false, json = false;
+  bool rank = false;  // launch --rank, or the rank command
   std::optional<webdb::RankOptions> rank_options;
   std::vector<std::string> files;
 };
@@ -100,63 +82,83 @@ Status CheckWriterFlag(const Args& a) {
 
 // --rank (launch only; the rank command is one) and the rank options, which go with a
 // rank only.
-Status ParseRankFlags(const po::variables_map& vm, Args* a) {
+Status ParseRankFlags(const tools::ParsedArgs& given, Args* a) {
   if (a->rank && a->command != "launch") {
     return Status::InvalidArgument("--rank is for launch only (distwriter rank runs one writer)");
   }
   if (a->command == "rank") a->rank = true;
-  auto opt = [&](const char* name) -> std::optional<std::string> {
-    if (!vm.count(name)) return std::nullopt;
-    return vm[name].as<std::string>();
-  };
-  const bool given = vm.count("iterations") || vm.count("epsilon") || vm.count("damping");
-  if (given && !a->rank) {
+  const bool options =
+      given.Given("iterations") || given.Given("epsilon") || given.Given("damping");
+  if (options && !a->rank) {
     return Status::InvalidArgument("--iterations, --epsilon and --damping go with rank only");
   }
   if (!a->rank) return Status::OK();
   NUTCHFS_ASSIGN_OR_RETURN(a->rank_options,
-                           tools::ParseRankOptions(opt("iterations"), opt("epsilon"), opt("damping")));
+                           tools::ParseRankOptions(given.Value("iterations"),
+                                                   given.Value("epsilon"), given.Value("damping")));
+  return Status::OK();
+}
+
+// The numbers among the options; their ranges against the config are checked later.
+Status FillNumbers(const tools::ParsedArgs& given, Args& a) {
+  if (given.Given("writers")) {
+    NUTCHFS_ASSIGN_OR_RETURN(
+        int64_t k, tools::ParseIntArg("--writers", *given.Value("writers"), 1, 1 << 20));
+    a.writers = static_cast<int>(k);
+  }
+  if (given.Given("writer")) {
+    NUTCHFS_ASSIGN_OR_RETURN(
+        int64_t i, tools::ParseIntArg("--writer", *given.Value("writer"), INT_MIN, INT_MAX));
+    a.writer = static_cast<int>(i);
+  }
+  if (given.Given("keep")) {
+    NUTCHFS_ASSIGN_OR_RETURN(
+        int64_t keep, tools::ParseIntArg("--keep", *given.Value("keep"), 1, webdb::kMaxKeep));
+    a.keep = static_cast<uint32_t>(keep);
+  }
   return Status::OK();
 }
 
 Result<Args> Parse(int argc, char** argv) {
   Args a;
-  po::options_description opts;
-  opts.add_options()("help", po::bool_switch(&a.help))("config", po::value(&a.config))(
-      "root", po::value(&a.root))("out", po::value(&a.out))("db", po::value(&a.db))(
-      "sample", po::value(&a.sample))("memory", po::value(&a.memory))(
-      "log-level", po::value(&a.log_level))("writers", po::value(&a.writers))(
-      "writer", po::value<int>())("keep", po::value<int64_t>())("quiet", po::bool_switch(&a.quiet))(
-      "force", po::bool_switch(&a.force))("get", po::value(&a.get))(
-      "rank", po::bool_switch(&a.rank))("iterations", po::value<std::string>())(
-      "epsilon", po::value<std::string>())("damping", po::value<std::string>())(
-      "session", po::value(&a.session))(
-      "machine", po::value(&a.machine))(
-      "args", po::value<std::vector<std::string>>());
-  po::positional_options_description pos;
-  pos.add("args", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(opts).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    return nutchfs::Err(Status::InvalidArgument(e.what()));
+  NUTCHFS_ASSIGN_OR_RETURN(tools::ParsedArgs given,
+                           tools::ParseArgs(tools::DistwriterSpec(), argc, argv));
+  auto text = [&](const char* name, std::string* to) { given.CopyValue(name, to); };
+  text("config", &a.config);
+  text("root", &a.root);
+  text("out", &a.out);
+  text("db", &a.db);
+  text("sample", &a.sample);
+  text("memory", &a.memory);
+  text("log-level", &a.log_level);
+  text("get", &a.get);
+  text("session", &a.session);
+  text("machine", &a.machine);
+  if (given.Given("session") && (a.session.empty() || a.session.size() > 256)) {
+    return nutchfs::Err(Status::InvalidArgument("--session NAME: 1 to 256 bytes"));
   }
-  if (vm.count("args")) a.files = vm["args"].as<std::vector<std::string>>();
-  if (vm.count("writer")) a.writer = vm["writer"].as<int>();
-  if (vm.count("keep")) {
-    const int64_t keep = vm["keep"].as<int64_t>();
-    if (keep < 1 || keep > webdb::kMaxKeep) {
-      return nutchfs::Err(Status::InvalidArgument(
-          "--keep " + std::to_string(keep) + ": not in 1.." + std::to_string(webdb::kMaxKeep)));
-    }
-    a.keep = static_cast<uint32_t>(keep);
+  a.help = given.Switch("help");
+  a.quiet = given.Switch("quiet");
+  a.force = given.Switch("force");
+  a.json = given.Switch("json");
+  a.rank = given.Switch("rank");
+  a.files = given.words;
+  if (!a.files.empty()) {
+    a.command = a.files.front();
+    a.files.erase(a.files.begin());
+  }
+  // `distwriter --help`, `distwriter CMD --help`, `distwriter help [CMD]`.
+  if (a.command == "help") {
+    if (a.files.size() > 1)
+      return nutchfs::Err(Status::InvalidArgument("usage: distwriter help [COMMAND]"));
+    if (!a.files.empty()) a.command = a.files.front();
+    if (a.files.empty() && !a.help) a.command.clear();  // `help --help` is help's own
+    a.help = true;
   }
   if (a.help) return a;
-  if (a.files.empty()) return nutchfs::Err(Status::InvalidArgument("no command given"));
-  a.command = a.files.front();
-  a.files.erase(a.files.begin());
-  NUTCHFS_RETURN_IF_ERROR(ParseRankFlags(vm, &a));
+  NUTCHFS_RETURN_IF_ERROR(FillNumbers(given, a));
+  if (a.command.empty()) return nutchfs::Err(Status::InvalidArgument("no command given"));
+  NUTCHFS_RETURN_IF_ERROR(ParseRankFlags(given, &a));
   const bool needs_files = a.command == "run" || (a.command == "launch" && !a.rank);
   if (a.command == "init-local") {
     if (a.writers < 1 || a.root.empty() || a.out.empty() || !a.files.empty()) {
@@ -195,25 +197,9 @@ Result<Args> Parse(int argc, char** argv) {
     }
   }
   NUTCHFS_RETURN_IF_ERROR(CheckWriterFlag(a));
-  if (!a.machine.empty() && a.command != "run") {
-    return nutchfs::Err(Status::InvalidArgument("--machine is for run only"));
-  }
-  if (!a.get.empty() && a.command != "config") {
-    return nutchfs::Err(Status::InvalidArgument("--get is for config only"));
-  }
+  const tools::ProgramSpec& spec = tools::DistwriterSpec();
+  NUTCHFS_RETURN_IF_ERROR(tools::CheckOptionsTaken(spec, *spec.FindCommand(a.command), given));
   if (!a.get.empty()) NUTCHFS_RETURN_IF_ERROR(tools::CheckConfigKey(a.get));
-  if (vm.count("keep") && a.command != "create") {
-    return nutchfs::Err(Status::InvalidArgument(
-        "--keep is for create only (later: webdb keep --config FILE N)"));
-  }
-  if (vm.count("session") && (a.command != "run" || a.session.empty() || a.session.size() > 256)) {
-    return nutchfs::Err(Status::InvalidArgument(
-        a.command != "run" ? "--session is for run only (launch names its own)"
-                           : "--session NAME: 1 to 256 bytes"));
-  }
-  if (a.force && a.command != "init-local") {
-    return nutchfs::Err(Status::InvalidArgument("--force is for init-local only"));
-  }
   if (!a.memory.empty()) {
     NUTCHFS_ASSIGN_OR_RETURN(a.memory_budget, tools::ParseMemorySize(a.memory));
     NUTCHFS_RETURN_IF_ERROR(tools::CheckMemoryBudget(*a.memory_budget, "--memory " + a.memory));
@@ -387,10 +373,17 @@ Status Dispatch(const Args& a) {
   if (a.command == "machines") return tools::PrintWriterMachines(config, stdout);
   if (a.command == "config") return tools::PrintConfigValue(config, a.get, stdout);
   // Each writer checks the budget (the config's, unless --memory) against its machine.
-  distwriter::LaunchOptions launch{std::filesystem::absolute(a.config).string(), a.files, SelfPath(),
-                                   {"--log-level", a.log_level}, a.rank_options};
+  distwriter::LaunchOptions launch;
+  launch.config_path = std::filesystem::absolute(a.config).string();
+  launch.call_files = a.files;
+  launch.distwriter_binary = SelfPath();
+  launch.run_flags = {"--log-level", a.log_level};
+  launch.rank = a.rank_options;
   if (!a.memory.empty()) launch.run_flags.insert(launch.run_flags.end(), {"--memory", a.memory});
   if (a.quiet) launch.run_flags.push_back("--quiet");
+  launch.json = a.json;
+  tools::ProgressReporter reporter(stderr, "distwriter: launch");
+  if (!a.quiet) launch.progress = reporter.AsProgressFn();
   return distwriter::Launch(config, launch, stdout);
 }
 
@@ -398,14 +391,23 @@ Status Dispatch(const Args& a) {
 
 int main(int argc, char** argv) {
   tools::KeepFreedMemory();
-  auto args = Parse(argc, argv);
-  if (!args) {
-    std::fprintf(stderr, "distwriter: %s\n%s", args.error().message().c_str(), kUsage);
-    return tools::kExitUsage;
-  }
-  if (args->help) {
-    std::fputs(kUsage, stdout);
+  if (tools::IsVersionRequest(argc, argv)) {
+    std::puts(tools::VersionLine(tools::DistwriterSpec()).c_str());
     return tools::kExitOk;
+  }
+  auto args = Parse(argc, argv);
+  if (args && args->help) {
+    auto help = tools::HelpFor(tools::DistwriterSpec(), args->command);
+    if (help) {
+      std::fputs(help->c_str(), stdout);
+      return tools::kExitOk;
+    }
+    args = nutchfs::Err(help.error());
+  }
+  if (!args) {
+    std::fprintf(stderr, "distwriter: %s\nRun 'distwriter help' for usage.\n",
+                 args.error().message().c_str());
+    return tools::kExitUsage;
   }
   spdlog::set_default_logger(spdlog::stderr_color_mt("distwriter"));
   spdlog::set_level(spdlog::level::from_str(args->log_level));

@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -12,21 +11,12 @@
 #include <vector>
 
 #include "nutchfs/nutchfs.h"
+#include "tools/cli_parser.h"
+#include "tools/cli_spec.h"
 
-namespace po = boost::program_options;
 using nutchfs::Status;
 
 namespace {
-
-constexpr char kUsageText[] =
-    "usage: nutchfs COMMAND --config FILE [--machine NAME] [--db NAME] [options] ARGS\n"
-    "  ls GROUP [DIR]               visible files of a share group\n"
-    "  put LOCALFILE GROUP NAME     publish a file to every machine of its group\n"
-    "  get GROUP NAME LOCALFILE     copy a file to a local file\n"
-    "  rm GROUP NAME                delete a file at every machine of its group\n"
-    "  locks [GROUP]                list locks (of every group by default)\n"
-    "  locks --break GROUP NAME     break a stale lock (--force: another host's lock\n"
-    "                               older than lock_lease_ms)\n";
 
 enum Exit { kOk = 0, kNotFound = 1, kUsage = 2, kBadInput = 3, kIo = 4 };
 
@@ -51,41 +41,54 @@ int ExitFor(const Status& s) {
   return kIo;
 }
 
-// Parses argv; false (after printing why) on a usage error.
-bool ParseArgs(int argc, char** argv, Args* args) {
-  po::options_description opts("options");
-  opts.add_options()("help,h", po::bool_switch(&args->help), "this text")(
-      "config", po::value(&args->config), "cluster config file")(
-      "machine", po::value(&args->machine), "this machine's name in the config")(
-      "db", po::value(&args->db), "db name (default: the config's db)")(
-      "verify", po::bool_switch(&args->verify), "re-read copies and compare SHA-256")(
-      "break", po::bool_switch(&args->break_lock), "locks: break the named lock")(
-      "force", po::bool_switch(&args->force), "locks --break: also another host's old lock")(
-      "log-level", po::value(&args->log_level), "trace|debug|info|warn|error|off")(
-      "command", po::value(&args->command), "")("operand", po::value(&args->operands)->composing(),
-                                                "");
-  po::positional_options_description positional;
-  positional.add("command", 1).add("operand", -1);
-  try {
-    po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(opts).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const std::exception& e) {
-    std::cerr << "nutchfs: " << e.what() << "\n" << kUsageText;
-    return false;
-  }
-  if (args->help) return true;
-  if (args->command.empty() || args->config.empty()) {
-    std::cerr << "nutchfs: a command and --config are required\n" << kUsageText;
-    return false;
-  }
-  return true;
+// Prints a usage error and how to get help; false.
+bool UsageError(const std::string& what) {
+  std::cerr << "nutchfs: " << what << "\nRun 'nutchfs help' for usage.\n";
+  return false;
 }
 
-bool Arity(const Args& args, size_t min, size_t max) {
-  if (args.operands.size() >= min && args.operands.size() <= max) return true;
-  std::cerr << "nutchfs " << args.command << ": wrong number of arguments\n" << kUsageText;
-  return false;
+// Parses argv; false (after printing why) on a usage error.
+bool ParseCommandLine(int argc, char** argv, Args* args) {
+  const tools::ProgramSpec& spec = tools::NutchfsSpec();
+  auto given = tools::ParseArgs(spec, argc, argv);
+  if (!given) return UsageError(given.error().message());
+  if (!given->words.empty()) {
+    args->command = given->words.front();
+    args->operands.assign(given->words.begin() + 1, given->words.end());
+  }
+  auto text = [&](const char* name, std::string* to) { given->CopyValue(name, to); };
+  text("config", &args->config);
+  text("machine", &args->machine);
+  text("db", &args->db);
+  text("log-level", &args->log_level);
+  args->help = given->Switch("help");
+  args->verify = given->Switch("verify");
+  args->break_lock = given->Switch("break");
+  args->force = given->Switch("force");
+  // `nutchfs help [CMD]` and `nutchfs CMD --help` are the help of CMD.
+  if (args->command == "help") {
+    if (args->operands.size() > 1) return UsageError("usage: nutchfs help [COMMAND]");
+    if (!args->operands.empty()) args->command = args->operands.front();
+    if (args->operands.empty() && !args->help) args->command.clear();  // `help --help`: help's
+    args->help = true;
+  }
+  if (args->help) return true;
+  const tools::CommandSpec* command = spec.FindCommand(args->command);
+  if (args->command.empty() || args->config.empty()) {
+    return UsageError("a command and --config are required");
+  }
+  if (command == nullptr) return UsageError("unknown command '" + args->command + "'");
+  Status taken = tools::CheckOptionsTaken(spec, *command, *given);
+  if (!taken.ok()) return UsageError(taken.message());
+  // locks takes GROUP NAME with --break, at most GROUP without.
+  const bool locks_shape =
+      args->command != "locks" ||
+      (args->break_lock ? args->operands.size() == 2 : args->operands.size() <= 1);
+  if (args->operands.size() < command->min_operands ||
+      args->operands.size() > command->max_operands || !locks_shape) {
+    return UsageError("usage: " + command->synopsis);
+  }
+  return true;
 }
 
 // The machine this command runs as: --machine, else the one whose ssh host is this host.
@@ -98,7 +101,6 @@ std::string OwnMachine(const Args& args, const nutchfs::ClusterConfig& config) {
 }
 
 int RunLs(nutchfs::NutchFs& fs, const Args& args, const std::string& db) {
-  if (!Arity(args, 1, 2)) return kUsage;
   auto names = fs.List(db, args.operands[0], args.operands.size() > 1 ? args.operands[1] : "");
   if (!names) return ExitFor(names.error());
   for (const std::string& name : *names) std::cout << name << "\n";
@@ -106,7 +108,6 @@ int RunLs(nutchfs::NutchFs& fs, const Args& args, const std::string& db) {
 }
 
 int RunPut(nutchfs::NutchFs& fs, const Args& args, const std::string& db) {
-  if (!Arity(args, 3, 3)) return kUsage;
   auto file = nutchfs::NutchFile::Make(db, args.operands[1], args.operands[2]);
   if (!file) return ExitFor(file.error());
   auto info = fs.Put(args.operands[0], *file);
@@ -116,7 +117,6 @@ int RunPut(nutchfs::NutchFs& fs, const Args& args, const std::string& db) {
 }
 
 int RunGet(nutchfs::NutchFs& fs, const Args& args, const std::string& db) {
-  if (!Arity(args, 3, 3)) return kUsage;
   auto file = nutchfs::NutchFile::Make(db, args.operands[0], args.operands[1]);
   if (!file) return ExitFor(file.error());
   auto info = fs.Get(*file, args.operands[2]);
@@ -126,7 +126,6 @@ int RunGet(nutchfs::NutchFs& fs, const Args& args, const std::string& db) {
 }
 
 int RunRm(nutchfs::NutchFs& fs, const Args& args, const std::string& db) {
-  if (!Arity(args, 2, 2)) return kUsage;
   auto file = nutchfs::NutchFile::Make(db, args.operands[0], args.operands[1]);
   if (!file) return ExitFor(file.error());
   return ExitFor(fs.Delete(*file));
@@ -145,7 +144,6 @@ void PrintLock(const nutchfs::LockInfo& lock, int64_t now_ms) {
 
 int RunLocks(nutchfs::NutchFs& fs, const Args& args, const std::string& db) {
   if (args.break_lock) {
-    if (!Arity(args, 2, 2)) return kUsage;
     auto lock = nutchfs::NutchFile::Make(db, args.operands[0], args.operands[1]);
     if (!lock) return ExitFor(lock.error());
     auto reason = fs.BreakLock(*lock, args.force);
@@ -158,7 +156,6 @@ int RunLocks(nutchfs::NutchFs& fs, const Args& args, const std::string& db) {
     std::cout << "broke " << args.operands[0] << "/" << args.operands[1] << ": " << *reason << "\n";
     return kOk;
   }
-  if (!Arity(args, 0, 1)) return kUsage;
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
@@ -176,18 +173,22 @@ int Dispatch(nutchfs::NutchFs& fs, const Args& args, const std::string& db) {
   if (args.command == "put") return RunPut(fs, args, db);
   if (args.command == "get") return RunGet(fs, args, db);
   if (args.command == "rm") return RunRm(fs, args, db);
-  if (args.command == "locks") return RunLocks(fs, args, db);
-  std::cerr << "nutchfs: unknown command '" << args.command << "'\n" << kUsageText;
-  return kUsage;
+  return RunLocks(fs, args, db);  // ParseArgs knows no other command
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (tools::IsVersionRequest(argc, argv)) {
+    std::cout << tools::VersionLine(tools::NutchfsSpec()) << std::endl;
+    return std::cout ? kOk : kIo;
+  }
   Args args;
-  if (!ParseArgs(argc, argv, &args)) return kUsage;
+  if (!ParseCommandLine(argc, argv, &args)) return kUsage;
   if (args.help) {
-    std::cout << kUsageText << std::flush;
+    auto help = tools::HelpFor(tools::NutchfsSpec(), args.command);
+    if (!help) return UsageError(help.error().message()) ? kOk : kUsage;
+    std::cout << *help << std::flush;
     return std::cout ? kOk : kIo;
   }
   spdlog::set_level(spdlog::level::from_str(args.log_level));

@@ -7,6 +7,7 @@
 #include "distwriter/dist_verify.h"
 #include "nutchfs/clock.h"
 #include "tools/cli_commands.h"
+#include "tools/progress_reporter.h"
 #include "tools/scratch_dir.h"
 #include "webdb/calls/json_out.h"
 #include "webdb/db/versions.h"
@@ -80,6 +81,8 @@ Result<int> RunVerify(nutchfs::Env& env, const Invocation& inv, std::FILE* out) 
   options.tmp_env = &env;
   options.tmp_dir = scratch->path();
   options.version = inv.version;
+  ProgressReporter reporter(stderr);
+  if (!inv.quiet) options.progress = reporter.AsProgressFn();
   options.on_finding = [&](const webdb::Finding& f) {
     if (inv.json && first.size() < kJsonFindings) first.push_back(f);
     std::string line = f.ToString() + "\n";
@@ -251,6 +254,8 @@ Result<int> RunStats(nutchfs::Env& env, const Invocation& inv, std::FILE* out) {
     NUTCHFS_ASSIGN_OR_RETURN(std::unique_ptr<webdb::Reader> reader, OpenReader(env, inv));
     webdb::StatsOptions options;
     options.now_ms = nutchfs::NowMs();
+    ProgressReporter reporter(stderr);
+    if (!inv.quiet) options.progress = reporter.AsProgressFn();
     NUTCHFS_ASSIGN_OR_RETURN(report, webdb::ComputeStats(*reader, options));
   }
   NUTCHFS_ASSIGN_OR_RETURN(webdb::VersionList list, ListKeptVersions(env, inv));

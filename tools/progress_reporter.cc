@@ -23,10 +23,11 @@ void ProgressReporter::Report(const Progress& progress) {
   double fraction = progress.total > 0 ? static_cast<double>(progress.done) /
                                              static_cast<double>(progress.total)
                                        : -1;
-  Report(progress.step, progress.done, fraction);
+  Report(progress.step, progress.done, fraction, progress.unit);
 }
 
-void ProgressReporter::Report(std::string_view step, uint64_t done, double fraction) {
+void ProgressReporter::Report(std::string_view step, uint64_t done, double fraction,
+                              std::string_view unit) {
   Clock::time_point now = now_();
   if (step != step_) {
     step_.assign(step);
@@ -35,8 +36,10 @@ void ProgressReporter::Report(std::string_view step, uint64_t done, double fract
   if (now - last_print_ < interval_) return;
   last_print_ = now;
   double seconds = std::chrono::duration<double>(now - step_start_).count();
-  std::string line = fmt::format("{}: {}: {} records", label_, step_, HumanCount(done));
-  if (seconds > 0) line += ", " + HumanCount(done / seconds) + " rec/s";
+  std::string line = fmt::format("{}: {}: {} {}", label_, step_, HumanCount(done), unit);
+  if (seconds > 0) {
+    line += fmt::format(", {} {}/s", HumanCount(done / seconds), unit == "records" ? "rec" : unit);
+  }
   // A total that turns out too small (an estimate) gives no percentage, never "109227%".
   if (fraction >= 0 && fraction <= 1) line += fmt::format(", {:.0f}%", fraction * 100);
   line += '\n';

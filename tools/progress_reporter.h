@@ -1,6 +1,7 @@
 // ProgressReporter: turns progress callbacks (WriterOptions::progress, a tool's own
 // loops) into throttled one-line reports for a human, e.g.
 //   webdb: stage 3 linksByMD5: 1.2M records, 850k rec/s, 45%
+//   distwriter: slicing the calls: 1.2G bytes, 300.0M bytes/s, 60%
 // (a percentage only while the fraction done is known and at most 1).
 // At most one line per interval is printed, and none during the first interval, so
 // quick commands stay silent. The rate is measured from the first report of a step.
@@ -39,9 +40,11 @@ class ProgressReporter {
 
   // `done` records of `total` (total 0: unknown, no percentage).
   void Report(const Progress& progress);
-  // `done` records, with the fraction of the work done given separately (negative:
-  // unknown), for work measured in one unit and counted in another (bytes vs calls).
-  void Report(std::string_view step, uint64_t done, double fraction);
+  // `done` records (or other units), with the fraction of the work done given separately
+  // (negative: unknown), for work measured in one unit and counted in another (bytes vs
+  // calls).
+  void Report(std::string_view step, uint64_t done, double fraction,
+              std::string_view unit = "records");
 
   // A callback for WriterOptions::progress that reports here. REQUIRES: this reporter
   // outlives the callback.

@@ -60,11 +60,11 @@ Result<webdb::RankReport> LaunchRank(const Invocation& inv) {
   NUTCHFS_ASSIGN_OR_RETURN(auto config, distwriter::DistConfig::Load(inv.config));
   NUTCHFS_ASSIGN_OR_RETURN(distwriter::RoundManifest before,
                            distwriter::ReadCommittedRound(inv.config, std::nullopt));
-  distwriter::LaunchOptions launch{std::filesystem::absolute(inv.config).string(),
-                                   {},
-                                   DistwriterBinary(),
-                                   {"--memory", std::to_string(inv.memory_budget), "--quiet"},
-                                   inv.rank};
+  distwriter::LaunchOptions launch;
+  launch.config_path = std::filesystem::absolute(inv.config).string();
+  launch.distwriter_binary = DistwriterBinary();
+  launch.run_flags = {"--memory", std::to_string(inv.memory_budget), "--quiet"};
+  launch.rank = inv.rank;
   NUTCHFS_RETURN_IF_ERROR(distwriter::Launch(config, launch, inv.quiet ? nullptr : stderr));
   NUTCHFS_ASSIGN_OR_RETURN(distwriter::RoundManifest after,
                            distwriter::ReadCommittedRound(inv.config, std::nullopt));

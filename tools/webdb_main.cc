@@ -9,6 +9,7 @@
 #include "tools/allocator.h"
 #include "tools/cli_args.h"
 #include "tools/cli_commands.h"
+#include "tools/cli_spec.h"
 
 namespace {
 
@@ -25,15 +26,23 @@ void SetUpLogging(const std::string& level) {
 
 int main(int argc, char** argv) {
   tools::KeepFreedMemory();
+  if (tools::IsVersionRequest(argc, argv)) {
+    std::puts(tools::VersionLine(tools::WebdbSpec()).c_str());
+    return tools::kExitOk;
+  }
   auto inv = tools::ParseCommandLine(argc, argv);
+  if (inv && inv->help) {
+    auto help = tools::HelpFor(tools::WebdbSpec(), inv->help_command);
+    if (help) {
+      std::fputs(help->c_str(), stdout);
+      return tools::kExitOk;
+    }
+    inv = nutchfs::Err(help.error());
+  }
   if (!inv) {
     Fail(inv.error().message());
-    std::fputs("Run 'webdb --help' for usage.\n", stderr);
+    std::fputs("Run 'webdb help' for usage.\n", stderr);
     return tools::kExitUsage;
-  }
-  if (inv->help) {
-    std::fputs(tools::UsageText().c_str(), stdout);
-    return tools::kExitOk;
   }
   SetUpLogging(inv->log_level);
   std::unique_ptr<nutchfs::Env> env = nutchfs::NewLocalEnv();

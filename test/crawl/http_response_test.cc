@@ -86,6 +86,42 @@ TEST_CASE("chunked and content-encoded bodies", "[http]") {
       200, "Content-Encoding: x-gzip\r\n", testutil::Gzip("ab") + testutil::Gzip("cd")));
   REQUIRE(members);
   CHECK(members->body == "abcd");
+  auto br = ParseHttpResponse(HttpText(200, "Content-Encoding: br\r\n", testutil::Brotli(body)));
+  REQUIRE(br);
+  CHECK(br->body == body);
+  auto zstd = ParseHttpResponse(HttpText(200, "Content-Encoding: zstd\r\n",
+                                         testutil::Chunked(testutil::Zstd(body), 500)));
+  REQUIRE_FALSE(zstd);  // not de-chunked: no Transfer-Encoding header
+  zstd = ParseHttpResponse(HttpText(200, "Transfer-Encoding: chunked\r\nContent-Encoding: zstd\r\n",
+                                    testutil::Chunked(testutil::Zstd(body), 500)));
+  REQUIRE(zstd);
+  CHECK(zstd->body == body);
+  auto frames = ParseHttpResponse(
+      HttpText(200, "Content-Encoding: zstd\r\n", testutil::Zstd("ab") + testutil::Zstd("cd")));
+  REQUIRE(frames);
+  CHECK(frames->body == "abcd");
+}
+
+TEST_CASE("brotli and zstd bodies: truncated, damaged, or too large", "[http]") {
+  const std::string body(100000, 'x');
+  for (const std::string encoding : {"br", "zstd"}) {
+    INFO(encoding);
+    const std::string encoded =
+        encoding == "br" ? testutil::Brotli(body + "tail") : testutil::Zstd(body + "tail");
+    const std::string header = "Content-Encoding: " + encoding + "\r\n";
+    auto truncated = ParseHttpResponse(HttpText(200, header, encoded.substr(0, encoded.size() - 2)));
+    REQUIRE_FALSE(truncated);
+    CHECK(truncated.error().IsCorruption());
+    CHECK_THAT(truncated.error().message(), Catch::Contains("body does not decode (" + encoding));
+    auto garbage = ParseHttpResponse(HttpText(200, header, "\xff\xfe not compressed at all"));
+    REQUIRE_FALSE(garbage);
+    CHECK(garbage.error().IsCorruption());
+    const std::string big(kMaxDecodedBody + 1, 'a');
+    auto bomb = ParseHttpResponse(
+        HttpText(200, header, encoding == "br" ? testutil::Brotli(big) : testutil::Zstd(big)));
+    REQUIRE_FALSE(bomb);
+    CHECK_THAT(bomb.error().message(), Catch::Contains("body decodes to more than 64 MiB"));
+  }
 }
 
 TEST_CASE("malformed responses", "[http]") {
@@ -100,7 +136,7 @@ TEST_CASE("malformed responses", "[http]") {
       ParseHttpResponse(HttpText(200, "Content-Encoding: gzip\r\n", gz.substr(0, gz.size() - 3)));
   REQUIRE_FALSE(truncated);
   CHECK(truncated.error().IsCorruption());
-  CHECK(!ParseHttpResponse(HttpText(200, "Content-Encoding: br\r\n", "x")));
+  CHECK(!ParseHttpResponse(HttpText(200, "Content-Encoding: compress\r\n", "x")));
 }
 
 }  // namespace

@@ -386,6 +386,29 @@ TEST_CASE("the first record about a url decides, later ones make no calls", "[up
   CHECK(f.stats.skipped.at("url answered by an earlier record") == 4);
 }
 
+TEST_CASE("a record whose digest does not match is bad input, or skipped and counted",
+          "[update]") {
+  std::string good = Response("http://a.example/", 200, "Content-Type: text/plain\r\n", "x");
+  good = testutil::WithWarcHeader(good, "WARC-Payload-Digest", testutil::Sha1Digest("x"));
+  std::string bad = testutil::WithWarcHeader(
+      Response("http://a.example/b", 200, "Content-Type: text/plain\r\n", "y"),
+      "WARC-Block-Digest", testutil::Sha1Digest("not the block"));
+  std::string other = Response("http://a.example/c", 200, "Content-Type: text/plain\r\n", "x");
+  other = testutil::WithWarcHeader(other, "WARC-Payload-Digest", testutil::Sha1Digest("x"));
+  const std::string text = good + bad + other;
+  Fixture f;
+  Status st = f.Convert(text);
+  REQUIRE(st.IsCorruption());
+  CHECK_THAT(st.message(), Catch::StartsWith(f.path + ": record at offset " +
+                                             std::to_string(good.size()) +
+                                             ": WARC-Block-Digest sha1:"));
+  Fixture skip;
+  skip.options.skip_bad = true;
+  REQUIRE(skip.Convert(text).ok());
+  CHECK(skip.stats.bad_records == 1);
+  CHECK(skip.sink.calls.size() == 2);  // the two good records
+}
+
 TEST_CASE("fetch list URLs without a record are network failures", "[update]") {
   Fixture f;
   f.options.retry_delay_ms = 5 * kDay;

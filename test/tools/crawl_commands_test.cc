@@ -55,7 +55,7 @@ uint64_t Field(const std::string& json, const std::string& name) {
   return std::stoull(json.substr(at + name.size() + 3));
 }
 
-TEST_CASE("update: a truncated or corrupt WARC applies nothing, --skip-bad counts", "[cli]") {
+TEST_CASE("update: a truncated or corrupt WARC, or a digest mismatch, applies nothing, --skip-bad counts", "[cli]") {
   testutil::TempDir dir;
   std::string db = dir.File("db");
   MustRun({"create", db}, dir.File("create"));
@@ -77,6 +77,10 @@ TEST_CASE("update: a truncated or corrupt WARC applies nothing, --skip-bad count
        "truncated"},
       {"corrupt.warc", good + bad, "record at offset " + std::to_string(good.size()) +
                                        ": bad HTTP status line 'NOT HTTP'"},
+      {"digest.warc",
+       good + testutil::WithWarcHeader(testutil::HtmlResponseRecord("http://a.example/c", "c"),
+                                       "WARC-Payload-Digest", testutil::Sha1Digest("tampered")),
+       "record at offset " + std::to_string(good.size()) + ": WARC-Payload-Digest sha1:"},
   };
   for (const Bad& c : cases) {
     INFO(c.name);
@@ -91,9 +95,9 @@ TEST_CASE("update: a truncated or corrupt WARC applies nothing, --skip-bad count
   // --skip-bad: the good records are applied, each bad one (a truncated tail: one) counted;
   // the second good record is about the same url as the first, which decides.
   auto r = MustRun({"update", "-q", "--skip-bad", db, dir.File("corrupt.warc"),
-                    dir.File("truncated.warc")},
+                    dir.File("truncated.warc"), dir.File("digest.warc")},
                    dir.File("skip"));
-  CHECK(Field(r.out, "bad") == 2);
+  CHECK(Field(r.out, "bad") == 3);
   CHECK(Field(r.out, "html") == 1);
   testutil::DbDump after = DumpSingle(db);
   CHECK(after.num_pages == 2);  // a.example/ fetched, its link's target /x

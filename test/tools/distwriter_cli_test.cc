@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <regex>
 
 #include "nutchfs/lease.h"
 #include "nutchfs/lock_owner.h"
@@ -243,4 +244,24 @@ TEST_CASE("distwriter run takes its writer from JOB_COMPLETION_INDEX, as an Inde
 }
 
 }  // namespace
+
+TEST_CASE("distwriter launch --json prints the round as one JSON object, -q no progress") {
+  testutil::DistCluster cluster(kDistwriter, 2);
+  cluster.Create();
+  const testutil::TempDir& dir = cluster.dir();
+  const std::string calls = cluster.WriteCallFile(0, MakeSession(7));
+  ProcessResult r = Run(dir, {"launch", "-q", "--json", "--config", cluster.config(), calls});
+  INFO(r.Describe());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());
+  CHECK(std::regex_match(
+      r.out, std::regex(R"(\{"version":2,"pages":\d+,"links":\d+,"bytesPerStage":\[[\d,]+\],)"
+                        R"("writers":\[\{"machine":"m0","report":\{"writer":0,"version":2,.*\}\},)"
+                        R"(\{"machine":"m1","report":\{"writer":1,"version":2,.*\}\}\]\}\n)")));
+  ProcessResult table = Run(dir, {"launch", "-q", "--config", cluster.config(), calls});
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::StartsWith("writer  machine"));
+  CHECK(Run(dir, {"create", "--json", "--config", cluster.config()}).exit_code == 2);
+}
+
 }  // namespace tools

@@ -1,10 +1,15 @@
 #include "test/util/warc_util.h"
 
+#include <brotli/encode.h>
+#include <openssl/sha.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
+
+#include "crawl/warc_digest.h"
 
 namespace testutil {
 
@@ -85,6 +90,36 @@ void WriteFile(const std::string& path, std::string_view data) {
   f.write(data.data(), static_cast<std::streamsize>(data.size()));
   f.close();
   REQUIRE(f.good());
+}
+
+std::string Brotli(std::string_view data) {
+  std::string out(BrotliEncoderMaxCompressedSize(data.size()) + 16, '\0');
+  size_t size = out.size();
+  REQUIRE(BrotliEncoderCompress(BROTLI_DEFAULT_QUALITY, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_TEXT,
+                                data.size(), reinterpret_cast<const uint8_t*>(data.data()), &size,
+                                reinterpret_cast<uint8_t*>(out.data())));
+  out.resize(size);
+  return out;
+}
+
+std::string Zstd(std::string_view data) {
+  std::string out(ZSTD_compressBound(data.size()), '\0');
+  size_t size = ZSTD_compress(out.data(), out.size(), data.data(), data.size(), 3);
+  REQUIRE_FALSE(ZSTD_isError(size));
+  out.resize(size);
+  return out;
+}
+
+std::string WithWarcHeader(std::string_view record, std::string_view name, std::string_view value) {
+  const size_t eol = record.find("\r\n") + 2;
+  return std::string(record.substr(0, eol)) + std::string(name) + ": " + std::string(value) +
+         "\r\n" + std::string(record.substr(eol));
+}
+
+std::string Sha1Digest(std::string_view data) {
+  unsigned char md[SHA_DIGEST_LENGTH];
+  SHA1(reinterpret_cast<const unsigned char*>(data.data()), data.size(), md);
+  return "sha1:" + crawl::EncodeBase32(std::string_view(reinterpret_cast<char*>(md), sizeof(md)));
 }
 
 }  // namespace testutil

@@ -21,6 +21,13 @@ std::string HtmlResponseRecord(std::string_view uri, std::string_view html,
 std::string Gzip(std::string_view data);
 // data as raw deflate (no zlib header) when raw, else zlib-wrapped.
 std::string Deflate(std::string_view data, bool raw);
+// data as one brotli stream, or as one zstd frame.
+std::string Brotli(std::string_view data);
+std::string Zstd(std::string_view data);
+// record (WarcRecordText's) with one more header line, "name: value", after the version.
+std::string WithWarcHeader(std::string_view record, std::string_view name, std::string_view value);
+// "sha1:" and the base32 SHA-1 of data, as wget writes WARC digests.
+std::string Sha1Digest(std::string_view data);
 // body in chunks of at most chunk bytes, with the terminating zero chunk.
 std::string Chunked(std::string_view body, size_t chunk);
 // Writes data to path; fails the running test if it cannot.

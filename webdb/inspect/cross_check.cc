@@ -19,13 +19,16 @@ using Unkey = std::function<std::string(const EditView& rekeyed)>;
 struct Scan {
   Scan(const Reader& reader, TableId t, const CrossCheckOptions& options, FindingLog& log)
       : table(t), it(reader.NewTableIterator(t)), label(options.labels[static_cast<int>(t)]),
-        file_of(options.file_of), log(log) {
+        file_of(options.file_of), log(log),
+        progress(log.progress(), std::string("cross-check ") + TableName(t),
+                 reader.Size(t).records) {
     it->SeekToFirst();
   }
   bool Valid() const { return it->Valid(); }
   void Next() {
     it->Next();
     ++rows;
+    progress.Row();
   }
   std::string_view key() const { return it->key(); }
   std::string_view value() const { return it->value(); }
@@ -44,6 +47,7 @@ struct Scan {
   const std::string& label;
   const std::function<std::string(TableId, std::string_view)>& file_of;
   FindingLog& log;
+  RowProgress progress;
   uint64_t rows = 0;
 };
 

@@ -82,13 +82,20 @@ Histogram NonEmpty(const std::vector<uint64_t>& counts, Labels label) {
   return h;
 }
 
+RowProgress ScanProgress(const Reader& reader, const StatsOptions& options, TableId t) {
+  return RowProgress(options.progress, std::string("stats ") + TableName(t),
+                     reader.Size(t).records);
+}
+
 Status ScanPages(const Reader& reader, const StatsOptions& options, StatsReport* r) {
   TopHosts hosts(options.top_hosts);
   std::vector<uint64_t> scores(kScoreBuckets), retries(256);
   PageCursor pages = reader.Pages();
+  RowProgress progress = ScanProgress(reader, options, TableId::kPagesByUrl);
   for (;;) {
     NUTCHFS_ASSIGN_OR_RETURN(auto page, pages.Next());
     if (!page) break;
+    progress.Row();
     if (page->next_fetch <= options.now_ms) ++r->due_pages;
     hosts.Count(HostOfUrl(page->url));
     ++scores[ScoreBucket(page->score)];
@@ -103,21 +110,27 @@ Status ScanPages(const Reader& reader, const StatsOptions& options, StatsReport*
 Status ScanInlinks(const Reader& reader, const StatsOptions& options, StatsReport* r) {
   TopHosts hosts(options.top_hosts);
   auto it = reader.NewTableIterator(TableId::kLinksByUrl);
-  for (it->SeekToFirst(); it->Valid(); it->Next()) hosts.Count(HostOfUrl(UrlOfLinkUrlKey(it->key())));
+  RowProgress progress = ScanProgress(reader, options, TableId::kLinksByUrl);
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    progress.Row();
+    hosts.Count(HostOfUrl(UrlOfLinkUrlKey(it->key())));
+  }
   NUTCHFS_RETURN_IF_ERROR(it->status());
   r->top_hosts_by_inlinks = hosts.Finish();
   return Status::OK();
 }
 
-Status ScanOutdegree(const Reader& reader, StatsReport* r) {
+Status ScanOutdegree(const Reader& reader, const StatsOptions& options, StatsReport* r) {
   std::vector<uint64_t> buckets(64);
   auto it = reader.NewTableIterator(TableId::kLinksByMd5);
+  RowProgress progress = ScanProgress(reader, options, TableId::kLinksByMd5);
   std::string from;
   uint64_t run = 0;
   auto end_run = [&] {
     if (run > 0) ++buckets[std::bit_width(run) - 1];
   };
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    progress.Row();
     std::string_view md5 = Md5OfKey(it->key());
     if (run > 0 && md5 != from) {
       end_run();
@@ -150,7 +163,7 @@ Result<StatsReport> ComputeStats(const Reader& reader, const StatsOptions& optio
   if (options.quick) return r;
   NUTCHFS_RETURN_IF_ERROR(ScanPages(reader, options, &r));
   NUTCHFS_RETURN_IF_ERROR(ScanInlinks(reader, options, &r));
-  NUTCHFS_RETURN_IF_ERROR(ScanOutdegree(reader, &r));
+  NUTCHFS_RETURN_IF_ERROR(ScanOutdegree(reader, options, &r));
   return r;
 }
 

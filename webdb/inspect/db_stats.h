@@ -22,6 +22,7 @@
 
 #include "webdb/db/manifest.h"
 #include "webdb/db/reader.h"
+#include "webdb/util/progress.h"
 
 namespace webdb {
 
@@ -38,6 +39,7 @@ struct StatsOptions {
   bool quick = false;      // counts and bytes only
   int64_t now_ms = 0;      // a page is due when nextFetch <= now_ms
   size_t top_hosts = 10;   // length of each top-host list
+  ProgressFn progress;     // called as the scans read rows; may be empty
 };
 
 struct StatsReport {

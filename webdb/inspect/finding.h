@@ -1,7 +1,8 @@
 // Findings of a db verification (webdb verify): one damaged thing each — the file it is
 // in, where in that file (an offset or a key), and what is wrong. A FindingLog hands
 // each finding to a callback as soon as it is found (so a huge number of them needs no
-// memory) and counts them. Not thread-safe.
+// memory) and counts them; it also carries the verification's progress reports, since
+// every check that reads rows has it at hand. Not thread-safe.
 #ifndef WEBDB_INSPECT_FINDING_H_
 #define WEBDB_INSPECT_FINDING_H_
 
@@ -12,6 +13,7 @@
 
 #include "nutchfs/status.h"
 #include "webdb/table/record.h"
+#include "webdb/util/progress.h"
 
 namespace webdb {
 
@@ -27,16 +29,20 @@ using FindingFn = std::function<void(const Finding&)>;
 
 class FindingLog {
  public:
-  explicit FindingLog(FindingFn fn) : fn_(std::move(fn)) {}
+  explicit FindingLog(FindingFn fn, ProgressFn progress = {})
+      : fn_(std::move(fn)), progress_(std::move(progress)) {}
 
   void Add(Finding f);
   // A failed read of file: its status message as the finding (the message already
   // names the file and offset; the leading "file: " is not repeated).
   void AddStatus(const std::string& file, const Status& s);
   uint64_t count() const { return count_; }
+  // Where the checks report the rows they read (RowProgress); may be empty.
+  const ProgressFn& progress() const { return progress_; }
 
  private:
   FindingFn fn_;
+  ProgressFn progress_;
   uint64_t count_ = 0;
 };
 

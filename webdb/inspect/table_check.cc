@@ -42,6 +42,9 @@ Status DecodeRow(TableId t, std::string_view key, std::string_view value) {
 void ScanRows(const Table& table, const TableCheck& check, FindingLog& log, uint64_t* rows,
               std::optional<std::string>* previous_part) {
   auto it = table.NewIterator();
+  RowProgress progress(log.progress(),
+                       "verify " + check.ref.path.substr(check.ref.path.rfind('/') + 1),
+                       check.ref.entry.records);
   std::string previous = previous_part->value_or("");
   uint64_t n = previous_part->has_value() ? 1 : 0;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
@@ -64,6 +67,7 @@ void ScanRows(const Table& table, const TableCheck& check, FindingLog& log, uint
     previous.assign(key);
     ++n;
     if (rows) ++*rows;
+    progress.Row();
   }
   if (!it->status().ok()) log.AddStatus(check.ref.path, it->status());
   if (n > 0) *previous_part = std::move(previous);

@@ -105,7 +105,7 @@ void CheckLeftovers(nutchfs::Env& env, const std::string& dir,
 Result<VerifySummary> VerifyDb(nutchfs::Env& env, const std::string& dir,
                                const VerifyOptions& options) {
   VerifySummary summary;
-  FindingLog log(options.on_finding);
+  FindingLog log(options.on_finding, options.progress);
   if (options.tmp_env == nullptr) {
     return Err(Status::InvalidArgument("verify " + dir + ": no Env for the sorts' scratch files"));
   }

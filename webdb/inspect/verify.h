@@ -33,6 +33,8 @@ struct VerifyOptions {
   std::string tmp_dir;
   // Called with each finding; may be empty.
   FindingFn on_finding;
+  // Called as rows are read (each table file, each cross check); may be empty.
+  ProgressFn progress;
   // The kept version to verify (webdb/db/versions.h); the current one when empty. The
   // directory checks are made against the current version whatever it is.
   std::optional<uint64_t> version;

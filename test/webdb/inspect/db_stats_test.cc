@@ -106,5 +106,31 @@ TEST_CASE("quick stats sum the counts and sizes of the sections' manifests", "[s
   CHECK(r.top_hosts_by_pages.empty());
 }
 
+TEST_CASE("stats report the progress of each scan", "[stats]") {
+  testutil::TempDir tmp;
+  auto env = nutchfs::NewLocalEnv();
+  const std::string dir = tmp.File("db");
+  REQUIRE(Writer::Create(*env, dir).ok());
+  testutil::Session s;
+  for (int i = 0; i < 5000; ++i) {
+    const std::string url = "http://p/" + std::to_string(i);
+    s.push_back(testutil::AddPageWithScoreCall(MakePage(url, url, 1, 0, 0)));
+    s.push_back(testutil::AddLinkCall(MakeLink(url, "http://p/0")));
+  }
+  REQUIRE(testutil::RunSession(*env, dir, s, {}).ok());
+  auto reader = Reader::Open(*env, dir);
+  REQUIRE(reader.has_value());
+  std::vector<std::string> steps;
+  StatsOptions options;
+  options.progress = [&](const Progress& p) {
+    CHECK(p.done == 4096);
+    CHECK(p.total == 5000);
+    steps.emplace_back(p.step);
+  };
+  REQUIRE(ComputeStats(**reader, options).has_value());
+  CHECK(steps ==
+        std::vector<std::string>{"stats pagesByURL", "stats linksByURL", "stats linksByMD5"});
+}
+
 }  // namespace
 }  // namespace webdb

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -472,6 +473,34 @@ TEST_CASE("broken invariants between tables are reported with their key", "[veri
     CHECK(Reported(findings, {"linksByURL", "http://b/", "targetHasOutlink is true", "0 outlinks"}));
   }
   INFO(Joined(findings));
+}
+
+TEST_CASE("verify reports its progress as it reads each table file and cross-checks", "[verify]") {
+  testutil::TempDir tmp;
+  auto env = nutchfs::NewLocalEnv();
+  const std::string dir = tmp.File("db");
+  REQUIRE(Writer::Create(*env, dir).ok());
+  testutil::Session s;
+  for (int i = 0; i < 5000; ++i) {
+    s.push_back(testutil::AddPageCall(MakePage("http://p/" + std::to_string(i), "C", 1)));
+  }
+  REQUIRE(testutil::RunSession(*env, dir, s, {}).ok());
+  std::map<std::string, std::pair<uint64_t, uint64_t>> last;  // by step: done, total
+  VerifyOptions options;
+  options.tmp_env = env.get();
+  options.tmp_dir = tmp.File("scratch");
+  options.progress = [&](const Progress& p) { last[std::string(p.step)] = {p.done, p.total}; };
+  auto summary = VerifyDb(*env, dir, options);
+  REQUIRE(summary.has_value());
+  CHECK(summary->clean());
+  const auto manifest = ReadCurrentManifest(*env, dir);
+  REQUIRE(manifest.has_value());
+  for (TableId t : {TableId::kPagesByUrl, TableId::kPagesByMd5}) {
+    const std::string file = manifest->table(t).front().name;
+    CHECK(last["verify " + file] == std::pair<uint64_t, uint64_t>{4096, 5000});
+    CHECK(last[std::string("cross-check ") + TableName(t)] ==
+          std::pair<uint64_t, uint64_t>{4096, 5000});
+  }
 }
 
 }  // namespace
