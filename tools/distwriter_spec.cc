@@ -58,8 +58,7 @@ std::vector<CommandSpec> Commands() {
        0,
        0},
       {"run",
-       "distwriter run --config FILE [--writer I] [--machine M] [--session NAME] [--memory SIZE] "
-       "CALLFILE...",
+       "distwriter run --config FILE [--writer I] [--machine M] [--session NAME] CALLFILE...",
        "Runs writer I's part of one round with these call files (each writer is given the "
        "same files); prints its report as JSON. Without --writer, I is taken from "
        "SLURM_ARRAY_TASK_ID, SLURM_PROCID or JOB_COMPLETION_INDEX.",
