@@ -176,7 +176,7 @@ Result<bool> Committer::Collect(Exchange& exchange, RoundManifest& next, std::ve
 
 Result<RoundManifest> Committer::Adopt(const RoundManifest& decided) {
   const webdb::Manifest& decided_own = decided.sections[self_];
-  if (decided_own.version != own_.section.version || decided_own.tables != own_.section.tables) {
+  if (decided_own.version != own_.section.version || !decided_own.SameTables(own_.section)) {
     return Err(Status::Corruption(fmt::format(
         "writer {}: round {} was decided with another section of this writer than the one it "
         "wrote (token {} there)",
@@ -240,8 +240,8 @@ Status Committer::PublishAndInstall(const RoundManifest& round) {
 }
 
 Status Committer::CheckSection(const RoundManifest& round) const {
-  for (int t = 0; t < webdb::kNumTables; ++t) {
-    const webdb::TableFile& f = SectionFile(round.sections[self_], static_cast<webdb::TableId>(t));
+  for (const webdb::TableFile* file : round.sections[self_].Files()) {
+    const webdb::TableFile& f = *file;
     const std::string path = section_dir_ + "/" + f.name;
     auto size = fs_.local_env().GetFileSize(path);
     if (!size) {

@@ -78,8 +78,7 @@ class DistTableSource final : public webdb::TableSource {
   webdb::TableSize Size(TableId t) const override {
     webdb::TableSize size;
     for (const webdb::Manifest& section : round_.sections) {
-      size.records += section.records(t);
-      size.bytes += section.bytes(t);
+      size = webdb::Sum(size, webdb::SizeOf(section, t));
     }
     return size;
   }
@@ -98,13 +97,12 @@ Result<SectionTables> OpenSections(nutchfs::NutchFs& fs, const DistConfig& confi
                                    const RoundManifest& round, const SectionHolders& holders) {
   SectionTables tables(round.k);
   for (int i = 0; i < round.k; ++i) {
+    NUTCHFS_ASSIGN_OR_RETURN(auto at, fs.LocateAt(config.WriterFile(i, "section"), holders[i]));
+    const std::string manifest = RoundFileName(round.version) + " section " + std::to_string(i);
     for (int t = 0; t < webdb::kNumTables; ++t) {
-      const webdb::TableFile& f = SectionFile(round.sections[i], static_cast<TableId>(t));
-      NUTCHFS_ASSIGN_OR_RETURN(
-          auto at, fs.LocateAt(config.WriterFile(i, "section/" + f.name), holders[i]));
-      const webdb::TableRef ref{at.path, f,
-                                RoundFileName(round.version) + " section " + std::to_string(i)};
-      NUTCHFS_ASSIGN_OR_RETURN(tables[i][t], webdb::OpenTableOf(*at.env, {ref}));
+      NUTCHFS_ASSIGN_OR_RETURN(tables[i][t],
+                               webdb::OpenLayeredTableOf(*at.env, at.path, round.sections[i],
+                                                         static_cast<TableId>(t), manifest));
     }
   }
   return tables;

@@ -18,7 +18,7 @@
 #include "nutchfs/nutchfs.h"
 #include "webdb/db/reader.h"
 #include "webdb/db/version_pin.h"
-#include "webdb/table/table.h"
+#include "webdb/table/layered_table.h"
 
 namespace distwriter {
 
@@ -41,7 +41,8 @@ Result<SectionHolders> ChooseHolders(nutchfs::NutchFs& fs, const DistConfig& con
                                      const RoundManifest& round);
 
 // The open tables of a round, by section then table.
-using SectionTables = std::vector<std::array<std::unique_ptr<webdb::Table>, webdb::kNumTables>>;
+using SectionTables =
+    std::vector<std::array<std::unique_ptr<webdb::LayeredTable>, webdb::kNumTables>>;
 
 // The TableSource of OpenDistReader over tables already open (tables[i] is section i of
 // round); a null table reads as empty (webdb verify: a table found damaged). fs, when

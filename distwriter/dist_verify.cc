@@ -14,6 +14,7 @@
 #include "nutchfs/nutchfs.h"
 #include "nutchfs/publish.h"
 #include "webdb/inspect/cross_check.h"
+#include "webdb/inspect/layer_check.h"
 #include "webdb/inspect/table_check.h"
 
 namespace distwriter {
@@ -22,8 +23,8 @@ namespace {
 using webdb::FindingLog;
 using webdb::TableId;
 using Located = nutchfs::NutchFs::Located;
-// Where each table file of the round is, by section then table.
-using SectionPlaces = std::vector<std::array<Located, webdb::kNumTables>>;
+// Where each section of the round is: its writer's section directory.
+using SectionPlaces = std::vector<Located>;
 
 // What the checks share.
 struct DistCheck {
@@ -153,17 +154,32 @@ bool CheckSectionFile(DistCheck& c, const RoundManifest& round, int i, TableId t
   return webdb::CheckTableFile(*at.env, check, c.log, &summary->rows);
 }
 
-// Every table file of every section of round at the holder it is read from; a file in
-// *read already (named by a round checked before) is not read again.
+// Every table file of every section of round, read end to end, each key inside its
+// section, then the layers of each section's tables against each other; a file in *read
+// already (named by a round checked before) is not read again.
 std::array<bool, webdb::kNumTables> CheckSections(DistCheck& c, const RoundManifest& round,
                                                   const SectionPlaces& places,
                                                   std::set<std::string>* read,
                                                   webdb::VerifySummary* summary) {
   std::array<bool, webdb::kNumTables> intact{true, true, true, true};
+  const Partition partition = round.partition();
+  const std::string manifest = RoundFileName(round.version);
   for (int i = 0; i < round.k; ++i) {
+    const std::string section = fmt::format("{} section {}", manifest, i);
+    const webdb::Manifest& m = round.sections[i];
     for (int t = 0; t < webdb::kNumTables; ++t) {
-      if (!read->insert(places[i][t].path).second) continue;
-      intact[t] = CheckSectionFile(c, round, i, TableId(t), places[i][t], summary) && intact[t];
+      const TableId table = static_cast<TableId>(t);
+      auto in_range = [&partition, table, i](std::string_view key) {
+        return partition.SectionOf(table, key) == i;
+      };
+      bool sound = webdb::CheckTableLayers(*places[i].env, places[i].path, m, table, section,
+                                           in_range, c.log, &summary->rows, &summary->files,
+                                           read);
+      if (sound && !m.runs_of(table).empty()) {
+        auto layered = webdb::OpenTableForChecks(*places[i].env, places[i].path, m, table);
+        sound = layered && webdb::CheckLayers(*layered, table, section, c.log);
+      }
+      intact[t] = sound && intact[t];
     }
   }
   summary->versions_checked.push_back(round.version);
@@ -250,8 +266,8 @@ Status CheckWholeDb(DistCheck& c, const SectionPlaces& places,
   SectionTables tables(c.round.k);
   for (int i = 0; i < c.round.k; ++i) {
     for (int t = 0; t < webdb::kNumTables; ++t) {
-      auto table = webdb::Table::Open(*places[i][t].env, places[i][t].path);
-      if (table) tables[i][t] = std::move(*table);
+      tables[i][t] = webdb::OpenTableForChecks(*places[i].env, places[i].path,
+                                               c.round.sections[i], static_cast<TableId>(t));
     }
   }
   const Partition partition = c.round.partition();
@@ -265,7 +281,8 @@ Status CheckWholeDb(DistCheck& c, const SectionPlaces& places,
                                   RoundFileName(c.round.version), c.round.k);
   }
   cross.file_of = [&](TableId t, std::string_view key) {
-    return places[partition.SectionOf(t, key)][static_cast<int>(t)].path;
+    const int i = partition.SectionOf(t, key);
+    return places[i].path + "/" + SectionFile(c.round.sections[i], t).name;
   };
   webdb::Reader reader(NewDistTableSource(c.round, std::move(tables)));
   return webdb::CheckCrossTables(reader, cross, c.log);
@@ -275,11 +292,7 @@ Result<SectionPlaces> LocateSections(nutchfs::NutchFs& fs, const DistConfig& con
                                      const RoundManifest& round, const SectionHolders& holders) {
   SectionPlaces places(round.k);
   for (int i = 0; i < round.k; ++i) {
-    for (int t = 0; t < webdb::kNumTables; ++t) {
-      const std::string name =
-          "section/" + SectionFile(round.sections[i], static_cast<TableId>(t)).name;
-      NUTCHFS_ASSIGN_OR_RETURN(places[i][t], fs.LocateAt(config.WriterFile(i, name), holders[i]));
-    }
+    NUTCHFS_ASSIGN_OR_RETURN(places[i], fs.LocateAt(config.WriterFile(i, "section"), holders[i]));
   }
   return places;
 }

@@ -11,10 +11,11 @@
 namespace distwriter {
 namespace {
 
-// Version 2 adds the rank line; a round without one is written as version 1, so that
-// its readers need not be newer than its content.
+// Version 2 adds the rank line, 3 run lines; a round is written in the lowest version
+// that holds its content, so that its readers need not be newer than it.
 constexpr std::string_view kMagicLine = "webdb-round 1\n";
 constexpr std::string_view kMagicLineV2 = "webdb-round 2\n";
+constexpr std::string_view kMagicLineV3 = "webdb-round 3\n";
 constexpr int kMaxWriters = 4096;
 
 std::string Hex(std::string_view bytes) {
@@ -59,7 +60,7 @@ Status ParseHolders(std::istringstream& f, size_t i, RoundManifest* m) {
   return Status::OK();
 }
 
-// Applies one "key ..." line to m.
+// Applies one "key ..." line of a round manifest of this format to m.
 Status ParseLine(const std::string& line, int format, RoundManifest* m) {
   std::istringstream f(line);
   std::string word;
@@ -101,23 +102,38 @@ Status ParseLine(const std::string& line, int format, RoundManifest* m) {
     m->breakpoints.push_back(std::move(url));
     return Status::OK();
   }
-  if (word != "section") return Status::Corruption("unknown line");
+  const bool run = word == "run" && format >= 3;
+  if (word != "section" && !run) return Status::Corruption("unknown line");
   std::string table;
-  webdb::TableFile t;
+  webdb::RunFile r;
+  webdb::TableFile& t = r.file;
   uint64_t version = 0;
   if (!(f >> version >> table >> t.name >> t.records >> t.size >> std::hex >> t.crc)) {
-    return Status::Corruption("section");
+    return Status::Corruption(word);
   }
-  // The file id is absent from rounds written before file ids.
-  if (!(f >> std::ws).eof() && (!(f >> t.id) || !(f >> std::ws).eof())) {
+  if (run) {
+    if (!(f >> t.id >> std::dec >> r.inserts >> r.removes) || !(f >> std::ws).eof() ||
+        r.inserts + r.removes > t.records || r.inserts + r.removes < r.inserts) {
+      return Status::Corruption("run");
+    }
+  } else if (!(f >> std::ws).eof() && (!(f >> t.id) || !(f >> std::ws).eof())) {
+    // The file id is absent from rounds written before file ids.
     return Status::Corruption("section");
   }
   auto id = webdb::ParseTableName(table);
   if (!id) return id.error();
   NUTCHFS_RETURN_IF_ERROR(webdb::CheckTableFileName(t.name));
-  m->sections[i].version = version;
-  if (!m->sections[i].table(*id).empty()) return Status::Corruption("table named twice");
-  m->sections[i].table(*id).push_back(t);
+  webdb::Manifest& section = m->sections[i];
+  if (section.NamesTableFile(t.name)) return Status::Corruption("file named twice");
+  const int n = static_cast<int>(*id);
+  if (run) {
+    if (section.tables[n].empty()) return Status::Corruption("run before its section line");
+    section.runs[n].push_back(r);
+    return Status::OK();
+  }
+  section.version = version;
+  if (!section.tables[n].empty()) return Status::Corruption("table named twice");
+  section.tables[n].push_back(t);
   return Status::OK();
 }
 
@@ -153,7 +169,11 @@ uint64_t RoundManifest::num_links() const {
 }
 
 std::string RoundManifest::Encode() const {
-  std::string out(rank ? kMagicLineV2 : kMagicLine);
+  bool layered = false;
+  for (const webdb::Manifest& section : sections) {
+    for (const webdb::TableRuns& runs : section.runs) layered = layered || !runs.empty();
+  }
+  std::string out(layered ? kMagicLineV3 : rank ? kMagicLineV2 : kMagicLine);
   out += fmt::format("version {}\nwriters {}\n", version, k);
   if (!token.empty()) out += fmt::format("token {}\n", token);
   // Written only when they say something: rounds of older writers decode the same.
@@ -170,9 +190,14 @@ std::string RoundManifest::Encode() const {
   for (int i = 0; i < k; ++i) {
     for (int t = 0; t < webdb::kNumTables; ++t) {
       const webdb::TableFile& f = SectionFile(sections[i], static_cast<webdb::TableId>(t));
+      const char* name = webdb::TableName(static_cast<webdb::TableId>(t));
       out += fmt::format("section {} {} {} {} {} {} {:08x} {:016x}\n", i, sections[i].version,
-                         webdb::TableName(static_cast<webdb::TableId>(t)), f.name, f.records,
-                         f.size, f.crc, f.id);
+                         name, f.name, f.records, f.size, f.crc, f.id);
+      for (const webdb::RunFile& r : sections[i].runs[t]) {
+        out += fmt::format("run {} {} {} {} {} {} {:08x} {:016x} {} {}\n", i, sections[i].version,
+                           name, r.file.name, r.file.records, r.file.size, r.file.crc, r.file.id,
+                           r.inserts, r.removes);
+      }
     }
   }
   for (size_t i = 0; i < holders.size(); ++i) {
@@ -188,7 +213,10 @@ std::string RoundManifest::Encode() const {
 Result<RoundManifest> RoundManifest::Decode(std::string_view text, const std::string& path) {
   const size_t crc_pos = text.rfind("crc ");
   uint32_t stored = 0;
-  const int format = text.starts_with(kMagicLineV2) ? 2 : text.starts_with(kMagicLine) ? 1 : 0;
+  const int format = text.starts_with(kMagicLineV3)   ? 3
+                     : text.starts_with(kMagicLineV2) ? 2
+                     : text.starts_with(kMagicLine)   ? 1
+                                                      : 0;
   if (format == 0 || crc_pos == std::string_view::npos || text.back() != '\n' ||
       std::sscanf(std::string(text.substr(crc_pos + 4)).c_str(), "%x", &stored) != 1 ||
       stored != webdb::crc32c::Value(text.substr(0, crc_pos))) {

@@ -41,7 +41,7 @@ Status TakeRound(RoundStore& store, uint64_t v, RoundSet& set) {
 bool SameSections(const RoundManifest& a, const RoundManifest& b) {
   if (a.k != b.k) return false;
   for (int i = 0; i < a.k; ++i) {
-    if (a.sections[i].tables != b.sections[i].tables) return false;
+    if (!a.sections[i].SameTables(b.sections[i])) return false;
   }
   return true;
 }
@@ -123,6 +123,8 @@ class Admin {
     return Status::OK();
   }
 
+  nutchfs::NutchFs& fs() { return *fs_; }
+
   // Removes ROUND-<version> from every machine of the meta group, the view last: until
   // then a rerun finds the round to drop there.
   Status DropEverywhere(uint64_t version) {
@@ -151,13 +153,13 @@ class Admin {
     return readers;
   }
 
-  // Every table file of round's sections, where it lives, read end to end against the
-  // size and CRC32C the round records: a round made current again by a rollback or a
-  // keep change is read by no stage before it is (webdb/db/manifest_table.h).
+  // Every table file (base or run) of round's sections, where it lives, read end to end
+  // against the size and CRC32C the round records: a round made current again by a rollback
+  // or a keep change is read by no stage before it is (webdb/db/manifest_table.h).
   Status CheckSectionBytes(const RoundManifest& round) {
     for (int i = 0; i < round.k; ++i) {
-      for (int t = 0; t < webdb::kNumTables; ++t) {
-        const webdb::TableFile& f = SectionFile(round.sections[i], static_cast<webdb::TableId>(t));
+      for (const webdb::TableFile* section_file : round.sections[i].Files()) {
+        const webdb::TableFile& f = *section_file;
         auto at = fs_->Locate(config_.WriterFile(i, "section/" + f.name));
         if (!at) return at.error().WithContext(config_.Describe(i));
         Status s = webdb::CheckTableBytes(
@@ -169,11 +171,12 @@ class Admin {
     return Status::OK();
   }
 
-  // Every table file of round's sections, where it lives, with the size the round names.
+  // Every table file (base or run) of round's sections, where it lives, with the size the
+  // round names.
   Status CheckSectionFiles(const RoundManifest& round) {
     for (int i = 0; i < round.k; ++i) {
-      for (int t = 0; t < webdb::kNumTables; ++t) {
-        const webdb::TableFile& f = SectionFile(round.sections[i], static_cast<webdb::TableId>(t));
+      for (const webdb::TableFile* section_file : round.sections[i].Files()) {
+        const webdb::TableFile& f = *section_file;
         const nutchfs::NutchFile file = config_.WriterFile(i, "section/" + f.name);
         auto at = fs_->Locate(file);
         if (!at) return at.error().WithContext(config_.Describe(i));
@@ -427,6 +430,31 @@ Status DropDistRound(const DistConfig& config, uint64_t version, nutchfs::Env* e
   }
   NUTCHFS_RETURN_IF_ERROR((*admin)->DropEverywhere(version));
   return (*admin)->Collect(*installed, nullptr);
+}
+
+Result<uint64_t> RewriteDistSections(const DistConfig& config, const SectionRewrite& rewrite,
+                                     const webdb::StepHook& hook, nutchfs::Env* env) {
+  auto admin = Admin::Open(config, env);
+  if (!admin) return Err(Refused(admin.error(), "rewrite"));
+  auto installed = (*admin)->Installed(hook);
+  if (!installed) return Err(Refused(installed.error(), "rewrite"));
+  RoundManifest next = *installed;
+  next.version = installed->version + 1;
+  next.restores = 0;
+  next.time_ms = nutchfs::NowMs();
+  for (int i = 0; i < config.k; ++i) {
+    auto dir = (*admin)->fs().Locate(config.WriterFile(i, "section"));
+    if (!dir) return Err(Refused(dir.error().WithContext(config.Describe(i)), "rewrite"));
+    auto section = rewrite(i, *dir->env, dir->path, installed->sections[i], next.version);
+    if (!section) return Err(Refused(section.error().WithContext(config.Describe(i)), "rewrite"));
+    next.sections[i] = std::move(*section);
+  }
+  if (SameSections(next, *installed)) return installed->version;
+  Status checked = (*admin)->CheckSectionFiles(next);
+  if (!checked.ok()) return Err(Refused(checked, "rewrite"));
+  NUTCHFS_RETURN_IF_ERROR((*admin)->PublishEverywhere(next, hook));
+  NUTCHFS_RETURN_IF_ERROR((*admin)->Collect(next, hook));
+  return next.version;
 }
 
 Result<uint64_t> SetDistKeep(const DistConfig& config, uint32_t keep, const webdb::StepHook& hook,

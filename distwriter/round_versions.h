@@ -16,6 +16,7 @@
 #define DISTWRITER_ROUND_VERSIONS_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -95,6 +96,21 @@ Status DropDistRound(const DistConfig& config, uint64_t version, nutchfs::Env* e
 // new round's version (the installed one when it keeps that many already).
 Result<uint64_t> SetDistKeep(const DistConfig& config, uint32_t keep, const webdb::StepHook& hook,
                              nutchfs::Env* env = nullptr);
+
+// Writes, in writer i's section directory (env, dir), the files of a new version of its
+// section `old` (their names of `version`, synced) and returns the section naming them.
+using SectionRewrite = std::function<Result<webdb::Manifest>(
+    int i, nutchfs::Env& env, const std::string& dir, const webdb::Manifest& old,
+    uint64_t version)>;
+
+// Publishes a new round whose sections are the installed round's rewritten by rewrite
+// (their rows unchanged: docs/DISTRIBUTED.md, "Compaction"), with the rest of the
+// installed round (breakpoints, keep, token, digests: a writer restarted after it still
+// finds its calls applied), under the same rules as RollbackDistDb; a rewrite's error
+// refuses it, leaving files no round names for the next clean-up. Returns the new round's
+// version (the installed one, and nothing published, when no section changed).
+Result<uint64_t> RewriteDistSections(const DistConfig& config, const SectionRewrite& rewrite,
+                                     const webdb::StepHook& hook, nutchfs::Env* env = nullptr);
 
 }  // namespace distwriter
 

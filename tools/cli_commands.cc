@@ -260,6 +260,7 @@ constexpr std::pair<const char*, CommandFn> kRunners[] = {
     {"versions", RunDirect<RunVersions>}, {"rollback", RunDirect<RunRollback>},
     {"keep", RunDirect<RunKeep>}, {"rank", RunDirect<RunRank>},
     {"drop-version", RunDirect<RunDropVersion>},
+    {"compact", RunDirect<RunCompact>},
 };
 
 // The crawl commands write to the stream themselves.

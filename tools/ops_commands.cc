@@ -133,9 +133,12 @@ void AppendHistogram(const webdb::Histogram& h, std::string* out) {
 std::string StatsJson(const StatsReport& r) {
   std::string out = fmt::format("{{\"pages\":{},\"links\":{},\"tables\":{{", r.pages, r.links);
   for (int t = 0; t < webdb::kNumTables; ++t) {
-    out += fmt::format("{}\"{}\":{{\"records\":{},\"bytes\":{}}}", t > 0 ? "," : "",
-                       webdb::TableName(static_cast<webdb::TableId>(t)), r.tables[t].records,
-                       r.tables[t].bytes);
+    const webdb::TableSize& size = r.tables[t];
+    out += fmt::format(
+        "{}\"{}\":{{\"records\":{},\"bytes\":{},\"runs\":{},\"lookupLayers\":{},"
+        "\"scanAmplification\":{:.3f}}}",
+        t > 0 ? "," : "", webdb::TableName(static_cast<webdb::TableId>(t)), size.records,
+        size.bytes, size.runs, size.lookup_layers(), size.scan_amplification());
   }
   out.push_back('}');
   if (r.version > 0) {
@@ -192,9 +195,11 @@ void AppendTextHistogram(std::string_view title, const webdb::Histogram& h, std:
 std::string StatsText(const StatsReport& r) {
   std::string out = fmt::format("pages {}\nlinks {}\n", r.pages, r.links);
   for (int t = 0; t < webdb::kNumTables; ++t) {
-    out += fmt::format("{:<11} {:>12} records {:>14} bytes\n",
-                       webdb::TableName(static_cast<webdb::TableId>(t)), r.tables[t].records,
-                       r.tables[t].bytes);
+    const webdb::TableSize& size = r.tables[t];
+    out += fmt::format("{:<11} {:>12} records {:>14} bytes {:>2} runs (lookups read {} layers, "
+                       "scans {:.2f} rows a row)\n",
+                       webdb::TableName(static_cast<webdb::TableId>(t)), size.records,
+                       size.bytes, size.runs, size.lookup_layers(), size.scan_amplification());
   }
   if (r.version > 0) {
     out += fmt::format("version {}; {} versions kept (keep {})\n", r.version, r.versions_kept,

@@ -10,6 +10,7 @@
 #include "tools/cli_commands.h"
 #include "tools/step_observer.h"
 #include "webdb/calls/json_out.h"
+#include "webdb/db/compact.h"
 #include "webdb/db/versions.h"
 #include "webdb/db/writer.h"
 
@@ -134,6 +135,28 @@ Result<int> RunKeep(nutchfs::Env& env, const Invocation& inv, std::FILE*) {
   (*opened)->set_keep(*inv.keep);
   NUTCHFS_RETURN_IF_ERROR((*opened)->Close());
   Say(inv, fmt::format("{} keeps {} versions", inv.db, *inv.keep));
+  return kExitOk;
+}
+
+Result<int> RunCompact(nutchfs::Env& env, const Invocation& inv, std::FILE*) {
+  if (!inv.config.empty()) {
+    NUTCHFS_ASSIGN_OR_RETURN(distwriter::DistConfig config,
+                             distwriter::DistConfig::Load(inv.config));
+    NUTCHFS_ASSIGN_OR_RETURN(
+        uint64_t round,
+        distwriter::RewriteDistSections(
+            config,
+            [](int, nutchfs::Env& section_env, const std::string& dir, const webdb::Manifest& old,
+               uint64_t version) { return webdb::CompactTables(section_env, dir, old, version); },
+            StepObserver()));
+    Say(inv, fmt::format("{}: every section's tables are their bases (round {})", config.db(),
+                         round));
+    return kExitOk;
+  }
+  auto result = webdb::CompactDb(env, inv.db, StepObserver());
+  if (!result) return Err(WithUnlockHint(env, result.error(), inv.db));
+  Say(inv, result->done ? fmt::format("compacted {}: version {}", inv.db, result->version)
+                        : fmt::format("{} has no runs: nothing to do", inv.db));
   return kExitOk;
 }
 

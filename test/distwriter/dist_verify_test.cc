@@ -71,7 +71,7 @@ struct TestDb {
   // rewritten to match at every machine.
   void Replace(int section, TableId t, const Rows& rows) {
     const std::string old = Path(section, t);
-    webdb::TableFile& f = round.sections[section].table(t).front();
+    webdb::TableFile& f = round.sections[section].base_entries(t).front();
     f.name = webdb::TableFileName(t, round.version, "-replaced");
     auto builder = webdb::TableBuilder::Create(*env, Path(section, t));
     REQUIRE(builder.has_value());

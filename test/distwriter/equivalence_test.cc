@@ -9,7 +9,11 @@
 #include <cstdlib>
 #include <set>
 
+#include "distwriter/dist_config.h"
+#include "distwriter/round_versions.h"
 #include "test/util/dist_cluster.h"
+#include "test/util/layer_tables.h"
+#include "webdb/db/compact.h"
 #include "test/util/model_db.h"
 #include "test/util/session_gen.h"
 
@@ -47,6 +51,9 @@ struct DbPlan {
   int k = 1;
   bool sample = false;
   uint64_t seed = 0;
+  // After each round, every section's tables republished as bases and runs making the
+  // same rows (test/util/layer_tables.h), read and merged by the next round.
+  bool layered = false;
 };
 
 // Sessions of one db: round (k % kRoundsPerDb) is big and runs with --memory 1M.
@@ -103,6 +110,48 @@ void CheckSections(const DistCluster& cluster, const DbPlan& plan, const testuti
   for (int i = 1; i < plan.k; ++i) CHECK(cluster.Committed(i) == round);
 }
 
+// Republishes the cluster's round with layered sections; the db must read the same.
+void LayerSections(DistCluster& cluster, uint64_t seed, const testutil::DbDump& expected) {
+  auto config = DistConfig::Load(cluster.config());
+  REQUIRE(config.has_value());
+  auto rewritten = RewriteDistSections(
+      *config,
+      [seed](int i, nutchfs::Env& env, const std::string& dir, const webdb::Manifest& old,
+             uint64_t version) {
+        return testutil::LayeredCopy(env, dir, old, version, seed + i, 3);
+      },
+      {});
+  INFO("layering: " << (rewritten ? "" : rewritten.error().ToString()));
+  REQUIRE(rewritten.has_value());
+  uint64_t runs = 0;
+  for (const webdb::Manifest& section : cluster.Committed(0).sections) {
+    for (const webdb::TableRuns& table_runs : section.runs) runs += table_runs.size();
+  }
+  CHECK((runs > 0 || expected.num_pages + expected.num_links == 0));
+  REQUIRE(testutil::CompareDumps(expected, cluster.Dump()) == "");
+  REQUIRE(cluster.VerifyFindings() == "");
+}
+
+// `webdb compact --config`'s rewrite: every section's runs merged into its bases.
+void CompactSections(DistCluster& cluster, const testutil::DbDump& expected) {
+  auto config = DistConfig::Load(cluster.config());
+  REQUIRE(config.has_value());
+  const uint64_t before = cluster.Committed(0).version;
+  auto compacted = RewriteDistSections(
+      *config,
+      [](int, nutchfs::Env& env, const std::string& dir, const webdb::Manifest& old,
+         uint64_t version) { return webdb::CompactTables(env, dir, old, version); },
+      {});
+  INFO("compaction: " << (compacted ? "" : compacted.error().ToString()));
+  REQUIRE(compacted.has_value());
+  CHECK(*compacted == before + 1);
+  for (const webdb::Manifest& section : cluster.Committed(0).sections) {
+    for (const webdb::TableRuns& table_runs : section.runs) CHECK(table_runs.empty());
+  }
+  REQUIRE(testutil::CompareDumps(expected, cluster.Dump()) == "");
+  REQUIRE(cluster.VerifyFindings() == "");
+}
+
 void RunDb(const DbPlan& plan) {
   int big_round = 0;
   const std::vector<Session> sessions = MakeSessions(plan, &big_round);
@@ -129,18 +178,21 @@ void RunDb(const DbPlan& plan) {
     REQUIRE(testutil::CompareDumps(single.model().ToDump(), actual) == "");
     REQUIRE(testutil::CheckInvariants(actual) == "");
     REQUIRE(cluster.VerifyFindings() == "");
-    CheckReports(reports, slices, static_cast<uint64_t>(r) + 2, actual);
+    CheckReports(reports, slices, static_cast<uint64_t>(plan.layered ? 2 * r : r) + 2,
+                 actual);
     CheckSections(cluster, plan, actual);
+    if (plan.layered) LayerSections(cluster, plan.seed * 100 + r, actual);
   }
+  if (plan.layered) CompactSections(cluster, cluster.Dump());
 }
 
 // WEBDB_TEST_K=k runs only that k (for reproducing a failure).
-void RunAllK(bool sample, uint64_t first_seed) {
+void RunAllK(bool sample, uint64_t first_seed, bool layered = false) {
   const auto start = std::chrono::steady_clock::now();
   const char* only = std::getenv("WEBDB_TEST_K");
   for (int k = 1; k <= 8; ++k) {
     if (only != nullptr && std::atoi(only) != k) continue;
-    RunDb({k, sample, first_seed + static_cast<uint64_t>(k)});
+    RunDb({k, sample, first_seed + static_cast<uint64_t>(k), layered});
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -156,6 +208,11 @@ TEST_CASE("distributed rounds without a sample equal the single-machine writer, 
 TEST_CASE("distributed rounds with a url sample equal the single-machine writer, k = 1..8",
           "[random]") {
   RunAllK(true, 200);
+}
+
+TEST_CASE("distributed rounds on layered sections equal the single-machine writer, k = 1..8",
+          "[random][layered]") {
+  RunAllK(true, 300, true);
 }
 
 }  // namespace

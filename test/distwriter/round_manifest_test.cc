@@ -146,6 +146,37 @@ TEST_CASE("round manifest: a rank round is format 2 with its rank line", "[distw
   }
 }
 
+TEST_CASE("round manifest: a section's runs are run lines after its section line, format 3",
+          "[distwriter][layered]") {
+  RoundManifest m = TwoSections();
+  webdb::Manifest& section = m.sections[1];
+  const webdb::TableId t = webdb::TableId::kLinksByUrl;
+  section.SetLayers(t, section.table(t),
+                    {webdb::RunFile{{"linksByURL-000004-run.tbl", 5, 90, 0x12, 0x34}, 3, 1}});
+  m.rank = webdb::RankInfo{{10, 1e-4, 0.85}, 6, 0.5};  // runs and rank: the runs' format
+  const std::string text = m.Encode();
+  CHECK_THAT(text, Catch::StartsWith("webdb-round 3\n"));
+  CHECK_THAT(text, Catch::Contains("\nrun 1 " + std::to_string(section.version) +
+                                   " linksByURL linksByURL-000004-run.tbl 5 90 00000012 "
+                                   "0000000000000034 3 1\n"));
+  auto back = RoundManifest::Decode(text, "ROUND-000003");
+  REQUIRE(back.has_value());
+  CHECK(*back == m);
+  CHECK(back->sections[1].records(t) == section.table(t).front().records + 2);
+  // A run line in a round of format 2 (rank) or 1, or counting more tags than rows, is
+  // refused.
+  const std::string body = text.substr(0, text.rfind("crc "));
+  std::string v2 = body;
+  v2.replace(0, 14, "webdb-round 2\n");
+  std::string bad = body;
+  bad.replace(bad.find("0000000000000034 3 1"), 20, "0000000000000034 5 1");
+  for (const std::string& text_of : {v2, bad}) {
+    auto refused = RoundManifest::Decode(WithCrc(text_of), "ROUND-000003");
+    REQUIRE_FALSE(refused.has_value());
+    CHECK_THAT(refused.error().ToString(), Catch::Contains("ROUND-000003:"));
+  }
+}
+
 }  // namespace distwriter
 
 namespace distwriter {

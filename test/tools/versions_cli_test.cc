@@ -9,11 +9,14 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "nutchfs/env.h"
 #include "test/util/corrupt.h"
+#include "test/util/layer_tables.h"
 #include "test/util/subprocess.h"
 #include "test/util/temp_dir.h"
 
@@ -216,6 +219,40 @@ TEST_CASE("rollback is refused while a writer runs", "[fault]") {
   INFO(r.Describe());
   REQUIRE(r.exit_code == 0);
   CHECK(cli.Current() == "MANIFEST-000003\n");
+}
+
+// docs/CLI.md, "compact"; the runs are made by test/util/layer_tables.h.
+TEST_CASE("compact merges the runs into the bases, and stats shows runs and read amplification",
+          "[layered]") {
+  Cli cli;
+  cli.MustRun({"create", cli.db()});
+  for (int n = 1; n <= 4; ++n) cli.AddPage(n);
+  const std::string urls = cli.Urls();
+  auto env = nutchfs::NewLocalEnv();
+  REQUIRE(testutil::LayerCurrentVersion(*env, cli.db(), 5, 3).ok());
+  CHECK(cli.Urls() == urls);
+  const std::string layered = cli.MustRun({"stats", "--quick", cli.db()});
+  CHECK(std::regex_search(layered, std::regex("\"runs\":[1-9],\"lookupLayers\":[2-9],")));
+
+  ProcessResult r = cli.Run({"compact", cli.db()});
+  INFO(r.Describe());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("compacted") != std::string::npos);
+  CHECK(cli.Urls() == urls);
+  const std::string stats = cli.MustRun({"stats", "--quick", cli.db()});
+  CHECK(stats.find("\"pagesByURL\":{\"records\":4,") != std::string::npos);
+  for (const char* table : {"pagesByURL", "pagesByMD5", "linksByMD5", "linksByURL"}) {
+    CAPTURE(table);
+    const size_t at = stats.find(std::string("\"") + table + "\":");
+    REQUIRE(at != std::string::npos);
+    CHECK(stats.find("\"runs\":0,\"lookupLayers\":1,\"scanAmplification\":1.000", at) ==
+          stats.find("\"runs\"", at));
+  }
+  cli.MustRun({"verify", cli.db()});  // exit 0: no finding
+
+  r = cli.Run({"compact", cli.db()});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("nothing to do") != std::string::npos);
 }
 
 TEST_CASE("stats: --json is the default, --quick reads no table, versions kept are counted") {

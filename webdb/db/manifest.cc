@@ -16,9 +16,10 @@
 namespace webdb {
 namespace {
 
-// Version 4 adds the rank line, 3 lets a table have several part lines; 2 and 1 (no time,
-// keep, rollback or file ids) are read as well. A manifest without a rank line is written
-// as version 3, so that its readers need not be newer than its content.
+// Version 5 adds run lines, 4 the rank line, 3 lets a table have several part lines; 2 and
+// 1 (no time, keep, rollback or file ids) are read as well. A manifest is written in the
+// lowest version that holds its content, so that its readers need not be newer than it.
+constexpr std::string_view kMagicLineV5 = "webdb-manifest 5\n";
 constexpr std::string_view kMagicLineV4 = "webdb-manifest 4\n";
 constexpr std::string_view kMagicLine = "webdb-manifest 3\n";
 constexpr std::string_view kMagicLineV2 = "webdb-manifest 2\n";
@@ -70,20 +71,35 @@ Status CheckTableFileName(std::string_view name) {
 uint64_t Manifest::records(TableId t) const {
   uint64_t n = 0;
   for (const TableFile& f : table(t)) n += f.records;
+  for (const RunFile& r : runs_of(t)) n += r.inserts - r.removes;
   return n;
 }
 
 uint64_t Manifest::bytes(TableId t) const {
   uint64_t n = 0;
   for (const TableFile& f : table(t)) n += f.size;
+  for (const RunFile& r : runs_of(t)) n += r.file.size;
   return n;
 }
 
+uint64_t Manifest::run_records(TableId t) const {
+  uint64_t n = 0;
+  for (const RunFile& r : runs_of(t)) n += r.file.records;
+  return n;
+}
+
+std::vector<const TableFile*> Manifest::Files() const {
+  std::vector<const TableFile*> files;
+  for (int i = 0; i < kNumTables; ++i) {
+    for (const TableFile& f : tables[i]) files.push_back(&f);
+    for (const RunFile& r : runs[i]) files.push_back(&r.file);
+  }
+  return files;
+}
+
 bool Manifest::NamesTableFile(std::string_view name) const {
-  for (const TableParts& parts : tables) {
-    for (const TableFile& f : parts) {
-      if (f.name == name) return true;
-    }
+  for (const TableFile* f : Files()) {
+    if (f->name == name) return true;
   }
   return false;
 }
@@ -104,15 +120,22 @@ bool ParseRankFields(std::istream& fields, RankInfo* rank) {
 }
 
 std::string Manifest::Encode() const {
-  std::string out(rank ? kMagicLineV4 : kMagicLine);
+  const bool layered = std::any_of(runs.begin(), runs.end(),
+                                   [](const TableRuns& r) { return !r.empty(); });
+  std::string out(layered ? kMagicLineV5 : rank ? kMagicLineV4 : kMagicLine);
   out += fmt::format("version {}\ntime {}\nkeep {}\n", version, time_ms, keep);
   if (restores != 0) out += fmt::format("rollback {}\n", restores);
   if (rank) out += "rank " + RankFields(*rank) + "\n";
   for (int i = 0; i < kNumTables; ++i) {
+    const char* name = TableName(static_cast<TableId>(i));
     for (const TableFile& f : tables[i]) {
-      out += fmt::format("table {} {} {} {} {:08x} {:016x}\n",
-                         TableName(static_cast<TableId>(i)), f.name, f.records, f.size, f.crc,
-                         f.id);
+      out += fmt::format("table {} {} {} {} {:08x} {:016x}\n", name, f.name, f.records, f.size,
+                         f.crc, f.id);
+    }
+    for (const RunFile& r : runs[i]) {
+      const TableFile& f = r.file;
+      out += fmt::format("run {} {} {} {} {:08x} {:016x} {} {}\n", name, f.name, f.records,
+                         f.size, f.crc, f.id, r.inserts, r.removes);
     }
   }
   out += fmt::format("crc {:08x}\n", crc32c::Value(out));
@@ -139,18 +162,27 @@ std::optional<std::string> ParseManifestLine(const std::string& line, int format
     ok = (fields >> m->restores) && m->restores > 0;
   } else if (word == "rank" && format >= 4 && !m->rank) {
     ok = ParseRankFields(fields, &m->rank.emplace());
-  } else if (word == "table") {
+  } else if (word == "table" || (word == "run" && format >= 5)) {
     std::string table;
-    TableFile f;
+    RunFile r;
+    TableFile& f = r.file;
     ok = (fields >> table >> f.name >> f.records >> f.size >> std::hex >> f.crc) &&
-         (v1 || fields >> f.id);
+         (v1 || fields >> f.id) &&
+         (word == "table" || fields >> std::dec >> r.inserts >> r.removes);
     if (!ok) return "malformed line '" + line + "'";
     auto id = ParseTableName(table);
     if (!id) return id.error().message();
     if (Status named = CheckTableFileName(f.name); !named.ok()) return named.message();
     if (format < 3 && !m->table(*id).empty()) return "table " + table + " named twice";
     if (m->NamesTableFile(f.name)) return "table file " + f.name + " named twice";
-    m->table(*id).push_back(f);
+    const int i = static_cast<int>(*id);
+    if (word == "table") {
+      m->tables[i].push_back(f);
+    } else if (r.inserts + r.removes > f.records || r.inserts + r.removes < r.inserts) {
+      return "run " + f.name + " counts more inserts and removes than records";
+    } else {
+      m->runs[i].push_back(r);
+    }
   }
   if (ok && (fields >> std::ws).eof()) return std::nullopt;
   return "malformed line '" + line + "'";
@@ -160,7 +192,8 @@ std::optional<std::string> ParseManifestLine(const std::string& line, int format
 
 Result<Manifest> Manifest::Decode(std::string_view text, const std::string& path) {
   size_t crc_pos = text.rfind("crc ");
-  const int format = text.starts_with(kMagicLineV4)   ? 4
+  const int format = text.starts_with(kMagicLineV5)   ? 5
+                     : text.starts_with(kMagicLineV4) ? 4
                      : text.starts_with(kMagicLine)   ? 3
                      : text.starts_with(kMagicLineV2) ? 2
                      : text.starts_with(kMagicLineV1) ? 1

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "nutchfs/env.h"
@@ -32,10 +33,21 @@ struct TableFile {
   bool operator==(const TableFile&) const = default;
 };
 
-// A table as a manifest names it: its part files in key order, every key of a part above
-// those of the part before it (webdb/table/table.h). One part unless the update that wrote the
-// table split it (docs/DESIGN.md, "Partitions"); never none.
+// A table's base as a manifest names it: its part files in key order, every key of a part
+// above those of the part before it (webdb/table/table.h). One part unless the update that
+// wrote the table split it (docs/DESIGN.md, "Partitions"); never none.
 using TableParts = std::vector<TableFile>;
+
+// A run over a table's base (docs/DESIGN.md, "Layered tables"): its file, and how many of
+// its rows are inserts and removes (webdb/table/layered_table.h).
+struct RunFile {
+  TableFile file;
+  uint64_t inserts = 0;
+  uint64_t removes = 0;
+  bool operator==(const RunFile&) const = default;
+};
+// A table's runs, oldest first; none for a table that is its base.
+using TableRuns = std::vector<RunFile>;
 
 // Versions kept readable when the db does not say (docs/FORMAT.md, "keep"), and the most.
 constexpr uint32_t kDefaultKeep = 2;
@@ -74,16 +86,33 @@ struct Manifest {
   // How its scores were computed, when a rank made them (this version, or the one whose
   // tables a keep or rollback version shares).
   std::optional<RankInfo> rank;
-  std::array<TableParts, kNumTables> tables;
+  std::array<TableParts, kNumTables> tables;  // each table's base
+  std::array<TableRuns, kNumTables> runs;     // and its runs
 
+  // Table t's base and runs.
   const TableParts& table(TableId t) const { return tables[static_cast<int>(t)]; }
-  TableParts& table(TableId t) { return tables[static_cast<int>(t)]; }
+  const TableRuns& runs_of(TableId t) const { return runs[static_cast<int>(t)]; }
+  // The entries of table t's base, to change in place; a new base is SetBase's.
+  TableParts& base_entries(TableId t) { return tables[static_cast<int>(t)]; }
+  // Table t becomes this base alone (its runs are dropped: a new base holds every row),
+  // or this base and these runs.
+  void SetBase(TableId t, TableParts base) { SetLayers(t, std::move(base), {}); }
+  void SetLayers(TableId t, TableParts base, TableRuns table_runs) {
+    tables[static_cast<int>(t)] = std::move(base);
+    runs[static_cast<int>(t)] = std::move(table_runs);
+  }
+  // The table's rows: its base's records, and each run's inserts less its removes.
   uint64_t records(TableId t) const;
-  uint64_t bytes(TableId t) const;  // of its part files
+  uint64_t bytes(TableId t) const;  // of its part and run files
+  uint64_t run_records(TableId t) const;  // rows stored in its runs (tombstones included)
   uint64_t num_pages() const { return records(TableId::kPagesByUrl); }
   uint64_t num_links() const { return records(TableId::kLinksByUrl); }
-  // Whether one of its tables has a part file of this name.
+  // Whether one of its tables has a part or run file of this name.
   bool NamesTableFile(std::string_view name) const;
+  // Every table file it names: the parts and runs of each table.
+  std::vector<const TableFile*> Files() const;
+  // Whether both name the same files as the same layers of the same tables.
+  bool SameTables(const Manifest& o) const { return tables == o.tables && runs == o.runs; }
 
   // The text form documented in docs/FORMAT.md, ending in a checksum line.
   std::string Encode() const;

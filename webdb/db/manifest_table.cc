@@ -90,6 +90,25 @@ std::vector<TableRef> TableRefsOf(const std::string& dir, const Manifest& m, Tab
   return refs;
 }
 
+std::vector<TableRef> RunRefsOf(const std::string& dir, const Manifest& m, TableId t,
+                                const std::string& manifest) {
+  std::vector<TableRef> refs;
+  for (const RunFile& r : m.runs_of(t)) refs.push_back({dir + "/" + r.file.name, r.file, manifest});
+  return refs;
+}
+
+Result<std::unique_ptr<LayeredTable>> OpenLayeredTableOf(nutchfs::Env& env, const std::string& dir,
+                                                         const Manifest& m, TableId t,
+                                                         const std::string& manifest) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto base, OpenTableOf(env, TableRefsOf(dir, m, t, manifest)));
+  std::vector<std::unique_ptr<Table>> runs;
+  for (const TableRef& ref : RunRefsOf(dir, m, t, manifest)) {
+    NUTCHFS_ASSIGN_OR_RETURN(auto run, OpenTableOf(env, {ref}));
+    runs.push_back(std::move(run));
+  }
+  return std::make_unique<LayeredTable>(std::move(base), std::move(runs), m.records(t));
+}
+
 Result<std::unique_ptr<Table>> OpenTableOf(nutchfs::Env& env, const std::vector<TableRef>& parts) {
   std::vector<std::unique_ptr<nutchfs::RandomAccessFile>> files;
   for (const TableRef& ref : parts) {
@@ -118,11 +137,9 @@ Status CheckTableOf(nutchfs::Env& env, const TableRef& ref) {
 }
 
 Status CheckManifestTables(nutchfs::Env& env, const std::string& dir, const Manifest& m) {
-  for (const TableParts& parts : m.tables) {
-    for (const TableFile& f : parts) {
-      NUTCHFS_RETURN_IF_ERROR(
-          CheckTableOf(env, {dir + "/" + f.name, f, ManifestFileName(m.version)}));
-    }
+  for (const TableFile* f : m.Files()) {
+    NUTCHFS_RETURN_IF_ERROR(
+        CheckTableOf(env, {dir + "/" + f->name, *f, ManifestFileName(m.version)}));
   }
   return Status::OK();
 }

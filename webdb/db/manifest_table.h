@@ -21,6 +21,7 @@
 
 #include "nutchfs/env.h"
 #include "webdb/db/manifest.h"
+#include "webdb/table/layered_table.h"
 #include "webdb/table/table.h"
 
 namespace webdb {
@@ -38,17 +39,27 @@ struct TableRef {
 std::vector<TableRef> TableRefsOf(const std::string& dir, const Manifest& m, TableId t,
                                   const std::string& manifest);
 
+// The refs of table t's runs as manifest m of dir names them, oldest first.
+std::vector<TableRef> RunRefsOf(const std::string& dir, const Manifest& m, TableId t,
+                                const std::string& manifest);
+
 // Opens the table's part files, in order, and checks each against its entry.
 // REQUIRES: !parts.empty().
 Result<std::unique_ptr<Table>> OpenTableOf(nutchfs::Env& env, const std::vector<TableRef>& parts);
+
+// Opens table t of manifest m in dir, its base and its runs (docs/DESIGN.md, "Layered
+// tables"), each file checked against its entry as OpenTableOf checks it.
+Result<std::unique_ptr<LayeredTable>> OpenLayeredTableOf(nutchfs::Env& env, const std::string& dir,
+                                                         const Manifest& m, TableId t,
+                                                         const std::string& manifest);
 
 // The same checks, reading only the file's size and its footer; the footer.
 Result<Footer> CheckedFooterOf(nutchfs::Env& env, const TableRef& ref);
 Status CheckTableOf(nutchfs::Env& env, const TableRef& ref);
 
-// CheckTableOf for every table file m names in dir: before a version is published, so that
-// no version names a file that is missing, cut short or another table. The first
-// mismatch is returned.
+// CheckTableOf for every table file (part or run) m names in dir: before a version is
+// published, so that no version names a file that is missing, cut short or another table.
+// The first mismatch is returned.
 Status CheckManifestTables(nutchfs::Env& env, const std::string& dir, const Manifest& m);
 
 // The size and CRC32C (unmasked) of every byte of the file at path, read once front to

@@ -1,5 +1,6 @@
 #include "webdb/db/reader.h"
 
+#include <algorithm>
 #include <array>
 
 #include "webdb/db/manifest.h"
@@ -28,8 +29,9 @@ class LocalTableSource final : public TableSource {
       if (!still_kept) return Err(still_kept.error());
     }
     for (int i = 0; i < kNumTables; ++i) {
-      const auto refs = TableRefsOf(dir, m, static_cast<TableId>(i), ManifestFileName(m.version));
-      NUTCHFS_ASSIGN_OR_RETURN(source->tables_[i], OpenTableOf(env, refs));
+      NUTCHFS_ASSIGN_OR_RETURN(source->tables_[i],
+                               OpenLayeredTableOf(env, dir, m, static_cast<TableId>(i),
+                                                  ManifestFileName(m.version)));
     }
     return std::unique_ptr<TableSource>(std::move(source));
   }
@@ -41,12 +43,12 @@ class LocalTableSource final : public TableSource {
   }
   uint64_t NumPages() const override { return manifest_.num_pages(); }
   uint64_t NumLinks() const override { return manifest_.num_links(); }
-  TableSize Size(TableId t) const override { return {manifest_.records(t), manifest_.bytes(t)}; }
+  TableSize Size(TableId t) const override { return SizeOf(manifest_, t); }
 
  private:
   const Manifest manifest_;
   std::unique_ptr<VersionPin> pin_;
-  std::array<std::unique_ptr<Table>, kNumTables> tables_;
+  std::array<std::unique_ptr<LayeredTable>, kNumTables> tables_;
 };
 
 // Collects the decoded rows whose key starts with prefix.
@@ -74,6 +76,17 @@ bool StepCursor(Iterator& it, bool& started) {
 }
 
 }  // namespace
+
+TableSize SizeOf(const Manifest& m, TableId t) {
+  uint64_t stored = m.run_records(t);
+  for (const TableFile& f : m.table(t)) stored += f.records;
+  return {m.records(t), m.bytes(t), m.runs_of(t).size(), stored};
+}
+
+TableSize Sum(const TableSize& a, const TableSize& b) {
+  return {a.records + b.records, a.bytes + b.bytes, std::max(a.runs, b.runs),
+          a.stored_records + b.stored_records};
+}
 
 PageCursor::PageCursor(std::unique_ptr<Iterator> it, TableId table)
     : it_(std::move(it)), table_(table) {}

@@ -18,16 +18,32 @@
 #include <vector>
 
 #include "nutchfs/env.h"
+#include "webdb/db/manifest.h"
 #include "webdb/table/iterator.h"
 #include "webdb/table/record.h"
 
 namespace webdb {
 
-// A table's rows and the bytes of its file(s), as its version's manifest(s) say.
+// A table's rows and the bytes of its file(s), as its version's manifest(s) say, and its
+// layers (docs/DESIGN.md, "Layered tables"): its runs (in a distributed db, the most runs
+// a section's table has) and the rows its files store, base and runs (a scan decodes
+// them all: tombstones and the rows runs replace included).
 struct TableSize {
   uint64_t records = 0;
   uint64_t bytes = 0;
+  uint64_t runs = 0;
+  uint64_t stored_records = 0;
+  // What reading costs more than it would with the table in one file: the layers a
+  // lookup reads (a block each), and the rows a scan decodes for each row it returns.
+  uint64_t lookup_layers() const { return 1 + runs; }
+  double scan_amplification() const {
+    return records == 0 ? 1.0 : static_cast<double>(stored_records) / records;
+  }
 };
+// Table t's size as manifest m (a version, or a section of a round) says.
+TableSize SizeOf(const Manifest& m, TableId t);
+// a and b's, as one table: a distributed db's sections (the runs: the most of either).
+TableSize Sum(const TableSize& a, const TableSize& b);
 
 // One fixed version of the four tables.
 class TableSource {

@@ -159,7 +159,7 @@ class Update {
     for (int stage = 1; stage <= kNumStages; ++stage) {
       const StageSpec& spec = Stage(stage);
       if (spec.reads == Notices::kNone) continue;
-      NUTCHFS_ASSIGN_OR_RETURN(const Table* links, OldTable(spec.table));
+      NUTCHFS_ASSIGN_OR_RETURN(const LayeredTable* links, OldTable(spec.table));
       NoticeFiles& notices = Of(spec.reads);
       if (links->num_records() > 0 && !notices.files) {
         notices.files.emplace(env_, params_.dir, NoticeFileKind(spec.reads), params_.new_version,
@@ -196,16 +196,19 @@ class Update {
 
   // Old tables are checked against the old manifest, tables of earlier stages against
   // what their writer reported.
-  Result<std::unique_ptr<Table>> OpenTable(TableId t) {
-    const bool old = next_.table(t) == old_.table(t);
-    return OpenTableOf(env_, RefsOf(params_.dir, old ? old_ : next_, t));
+  Result<std::unique_ptr<LayeredTable>> OpenTable(TableId t) {
+    const Manifest& m = next_.table(t) == old_.table(t) && next_.runs_of(t) == old_.runs_of(t)
+                            ? old_
+                            : next_;
+    return OpenLayeredTableOf(env_, params_.dir, m, t,
+                              "the manifest of version " + std::to_string(m.version));
   }
 
   // The old table a stage merges. The link tables stay open from the start to the end;
   // a page table only until the next page stage opens its own.
-  Result<const Table*> OldTable(TableId t) {
+  Result<const LayeredTable*> OldTable(TableId t) {
     if (IsLinkTable(t)) {
-      std::unique_ptr<Table>& links = old_links_[t == TableId::kLinksByUrl ? 1 : 0];
+      std::unique_ptr<LayeredTable>& links = old_links_[t == TableId::kLinksByUrl ? 1 : 0];
       if (!links) {
         NUTCHFS_ASSIGN_OR_RETURN(links, OpenTable(t));
       }
@@ -228,7 +231,7 @@ class Update {
       if (!l.split_by_joined || l.joins != spec.table) continue;
       NUTCHFS_ASSIGN_OR_RETURN(auto joined, OpenTable(spec.table));
       NUTCHFS_ASSIGN_OR_RETURN(std::vector<std::string> splits,
-                               LinkUrlSplits(*joined, plumbing_.max_partitions()));
+                               LinkUrlSplits(joined->base(), plumbing_.max_partitions()));
       plumbing_.SplitEdits(later, std::move(splits));
     }
     return Status::OK();
@@ -264,7 +267,7 @@ class Update {
       return Status::OK();
     }
     ran_[stage - 1] = true;
-    NUTCHFS_ASSIGN_OR_RETURN(const Table* old_table, OldTable(spec.table));
+    NUTCHFS_ASSIGN_OR_RETURN(const LayeredTable* old_table, OldTable(spec.table));
     // Its rows to merge: the old ones and its edits, and those of the stage it completes.
     uint64_t rows = old_table->num_records() + plumbing_.Count(stage).value_or(0);
     if (spec.completes != 0) rows += plumbing_.Count(spec.completes).value_or(0);
@@ -272,17 +275,17 @@ class Update {
     const std::vector<Part> parts = PartsOf(splits, whole);
     NUTCHFS_ASSIGN_OR_RETURN(TableParts files,
                              MergeParts(stage, spec, *old_table, parts, std::move(first)));
-    if (spec.writes_table) next_.table(spec.table) = std::move(files);
+    if (spec.writes_table) next_.SetBase(spec.table, std::move(files));
     return Status::OK();
   }
 
   // Merges the stage's parts, at once where the options allow; the part files of its
   // new table (none for a stage that writes none), leaving out those with no row but
   // the table's first.
-  Result<TableParts> MergeParts(int stage, const StageSpec& spec, const Table& old_table,
+  Result<TableParts> MergeParts(int stage, const StageSpec& spec, const LayeredTable& old_table,
                                 const std::vector<Part>& parts,
                                 std::unique_ptr<EditIterator> first) {
-    std::unique_ptr<Table> joined;
+    std::unique_ptr<LayeredTable> joined;
     if (spec.joins) {
       NUTCHFS_ASSIGN_OR_RETURN(joined, OpenTable(*spec.joins));
     }
@@ -337,8 +340,8 @@ class Update {
 
   // Merges one part of the stage: on a thread of its own when the stage runs in parts.
   Result<std::optional<TableFile>> RunPart(int stage, const StageSpec& spec, size_t w,
-                                           const Part& part, const Table& old_table,
-                                           const Table* joined,
+                                           const Part& part, const LayeredTable& old_table,
+                                           const LayeredTable* joined,
                                            std::unique_ptr<EditIterator> first,
                                            const ProgressFn& progress) {
     NUTCHFS_ASSIGN_OR_RETURN(auto edits, EditsOf(stage, spec, part, std::move(first)));
@@ -388,8 +391,8 @@ class Update {
   Manifest next_;
   // The old link tables (linksByMD5, linksByURL), and the old page table of the page
   // stage that ran last.
-  std::array<std::unique_ptr<Table>, 2> old_links_;
-  std::unique_ptr<Table> old_pages_;
+  std::array<std::unique_ptr<LayeredTable>, 2> old_links_;
+  std::unique_ptr<LayeredTable> old_pages_;
   TableId old_pages_id_ = TableId::kPagesByUrl;
   // The notices of each kind (indexed by Notices), kept while the link table they
   // name rows of has rows.
@@ -417,7 +420,9 @@ Result<size_t> SorterBudget(nutchfs::Env& env, const std::string& dir, const Man
                             size_t memory_budget) {
   auto index_memory = [&](TableId t) -> Result<uint64_t> {
     uint64_t bytes = 0;
-    for (const TableRef& ref : RefsOf(dir, old, t)) {
+    std::vector<TableRef> refs = RefsOf(dir, old, t);
+    for (TableRef& run : RunRefsOf(dir, old, t, refs.front().manifest)) refs.push_back(run);
+    for (const TableRef& ref : refs) {
       NUTCHFS_ASSIGN_OR_RETURN(Footer footer, CheckedFooterOf(env, ref));
       bytes += Table::IndexMemory(footer);
     }

@@ -142,7 +142,7 @@ Result<RollbackResult> RollbackDb(nutchfs::Env& env, const std::string& dir, uin
   // A rollback that already happened (a rerun after a crash) does nothing.
   if (current.restores == version) return RollbackResult{current.version, false};
   NUTCHFS_ASSIGN_OR_RETURN(Manifest target, ReadKeptManifest(env, dir, version));
-  if (target.tables == current.tables) return RollbackResult{current.version, false};
+  if (target.SameTables(current)) return RollbackResult{current.version, false};
   Manifest next = target;
   next.version = current.version + 1;
   next.time_ms = nutchfs::NowMs();

@@ -174,8 +174,7 @@ StatsReport QuickStats(const std::vector<const Manifest*>& sections) {
     r.pages += m->num_pages();
     r.links += m->num_links();
     for (int t = 0; t < kNumTables; ++t) {
-      r.tables[t].records += m->records(static_cast<TableId>(t));
-      r.tables[t].bytes += m->bytes(static_cast<TableId>(t));
+      r.tables[t] = Sum(r.tables[t], SizeOf(*m, static_cast<TableId>(t)));
     }
   }
   return r;

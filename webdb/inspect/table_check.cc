@@ -1,9 +1,12 @@
 #include "webdb/inspect/table_check.h"
 
+#include <fmt/format.h>
+
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "webdb/table/layered_table.h"
 #include "webdb/table/table.h"
 
 namespace webdb {
@@ -36,6 +39,25 @@ Status DecodeRow(TableId t, std::string_view key, std::string_view value) {
   return link ? ValidateLink(*link) : link.error();
 }
 
+// The inserts and removes of a run, as its rows are read.
+struct RunTags {
+  uint64_t inserts = 0;
+  uint64_t removes = 0;
+};
+
+// A run row's value without its tag, counted into *tags; nullopt for a remove. Corruption
+// for a malformed one.
+Result<std::optional<std::string_view>> RunValue(std::string_view stored, RunTags* tags) {
+  const std::optional<RunRow> row = DecodeRunValue(stored);
+  if (!row) {
+    return Err(Status::Corruption("malformed run row: unknown tag or a remove with a value"));
+  }
+  if (row->tag == RunTag::kInsert) ++tags->inserts;
+  if (row->tag == RunTag::kRemove) ++tags->removes;
+  if (row->tag == RunTag::kRemove) return std::optional<std::string_view>();
+  return std::optional<std::string_view>(row->value);
+}
+
 // Reads every row; the Table iterator checks blocks, order and the record count. With
 // *previous set (the last key of the part before), the first key must be above it; it is
 // left holding the file's last key.
@@ -47,12 +69,21 @@ void ScanRows(const Table& table, const TableCheck& check, FindingLog& log, uint
                        check.ref.entry.records);
   std::string previous = previous_part->value_or("");
   uint64_t n = previous_part->has_value() ? 1 : 0;
+  RunTags tags;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     std::string_view key = it->key();
     if (n > 0 && key <= std::string_view(previous)) {
-      log.Add({check.ref.path, DescribeKey(check.table, key), "key not greater than the one before"});
+      log.Add({check.ref.path, DescribeKey(check.table, key),
+               "key not greater than the one before"});
     }
-    Status s = DecodeRow(check.table, key, it->value());
+    Status s;
+    if (!check.run) {
+      s = DecodeRow(check.table, key, it->value());
+    } else if (auto value = RunValue(it->value(), &tags); !value) {
+      s = value.error();
+    } else if (*value) {
+      s = DecodeRow(check.table, key, **value);
+    }
     if (!s.ok()) {
       // The decoders name table and key; the finding names them already.
       const std::string where = DescribeKey(check.table, key);
@@ -69,7 +100,15 @@ void ScanRows(const Table& table, const TableCheck& check, FindingLog& log, uint
     if (rows) ++*rows;
     progress.Row();
   }
-  if (!it->status().ok()) log.AddStatus(check.ref.path, it->status());
+  if (!it->status().ok()) {
+    log.AddStatus(check.ref.path, it->status());
+  } else if (check.run && (tags.inserts != check.run->inserts ||
+                           tags.removes != check.run->removes)) {
+    log.Add({check.ref.path, "",
+             fmt::format("{} inserts and {} removes, {} says {} and {}", tags.inserts,
+                         tags.removes, check.ref.manifest, check.run->inserts,
+                         check.run->removes)});
+  }
   if (n > 0) *previous_part = std::move(previous);
 }
 
@@ -95,13 +134,54 @@ bool CheckTableFile(nutchfs::Env& env, const TableCheck& check, FindingLog& log,
   return CheckPart(env, check, log, rows, &previous);
 }
 
+std::unique_ptr<LayeredTable> OpenTableForChecks(nutchfs::Env& env, const std::string& dir,
+                                                 const Manifest& m, TableId t) {
+  auto open = [&env](const std::vector<TableRef>& refs) -> std::unique_ptr<Table> {
+    std::vector<std::unique_ptr<nutchfs::RandomAccessFile>> files;
+    for (const TableRef& ref : refs) {
+      auto file = env.NewRandomAccessFile(ref.path);
+      if (!file) return nullptr;
+      files.push_back(std::move(*file));
+    }
+    auto table = Table::Open(std::move(files));
+    return table ? std::move(*table) : nullptr;
+  };
+  auto base = open(TableRefsOf(dir, m, t, {}));
+  if (!base) return nullptr;
+  std::vector<std::unique_ptr<Table>> runs;
+  for (const TableRef& ref : RunRefsOf(dir, m, t, {})) {
+    runs.push_back(open({ref}));
+    if (!runs.back()) return nullptr;
+  }
+  return std::make_unique<LayeredTable>(std::move(base), std::move(runs), m.records(t));
+}
+
+bool CheckTableLayers(nutchfs::Env& env, const std::string& dir, const Manifest& m, TableId t,
+                      const std::string& manifest,
+                      const std::function<bool(std::string_view key)>& in_range, FindingLog& log,
+                      uint64_t* rows, uint64_t* files, std::set<std::string>* read) {
+  bool sound = true;
+  const std::vector<TableRef> parts = TableRefsOf(dir, m, t, manifest);
+  if (read->insert(parts.front().path).second) {
+    sound = CheckTableParts(env, parts, t, in_range, log, rows);
+    *files += parts.size();
+  }
+  const std::vector<TableRef> runs = RunRefsOf(dir, m, t, manifest);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (!read->insert(runs[i].path).second) continue;
+    sound = CheckTableFile(env, {runs[i], t, in_range, m.runs_of(t)[i]}, log, rows) && sound;
+    ++*files;
+  }
+  return sound;
+}
+
 bool CheckTableParts(nutchfs::Env& env, const std::vector<TableRef>& parts, TableId table,
                      const std::function<bool(std::string_view key)>& in_range, FindingLog& log,
                      uint64_t* rows) {
   std::optional<std::string> previous;
   bool sound = true;
   for (const TableRef& ref : parts) {
-    sound = CheckPart(env, {ref, table, in_range}, log, rows, &previous) && sound;
+    sound = CheckPart(env, {ref, table, in_range, std::nullopt}, log, rows, &previous) && sound;
   }
   return sound;
 }

@@ -3,36 +3,30 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <set>
 #include <memory>
+#include <set>
 
 #include "webdb/db/manifest.h"
+#include "webdb/db/manifest_table.h"
 #include "webdb/db/reader.h"
 #include "webdb/db/version_pin.h"
 #include "webdb/db/versions.h"
 #include "webdb/inspect/cross_check.h"
+#include "webdb/inspect/layer_check.h"
 #include "webdb/inspect/table_check.h"
 #include "webdb/table/table.h"
 
 namespace webdb {
 namespace {
 
-// The tables of one manifest; a table that does not open reads as empty (the file
-// checks have reported it, and the cross checks that need it are skipped).
+// The tables of one manifest; a table a file of which does not open reads as empty (the
+// file checks have reported it, and the checks that need it are skipped).
 class ManifestTableSource final : public TableSource {
  public:
   ManifestTableSource(nutchfs::Env& env, const std::string& dir, const Manifest& m)
       : manifest_(m) {
     for (int i = 0; i < kNumTables; ++i) {
-      std::vector<std::unique_ptr<nutchfs::RandomAccessFile>> parts;
-      for (const TableFile& f : m.tables[i]) {
-        auto file = env.NewRandomAccessFile(dir + "/" + f.name);
-        if (!file) break;
-        parts.push_back(std::move(*file));
-      }
-      if (parts.size() != m.tables[i].size()) continue;
-      auto table = Table::Open(std::move(parts));
-      if (table) tables_[i] = std::move(*table);
+      tables_[i] = OpenTableForChecks(env, dir, m, static_cast<TableId>(i));
     }
   }
   std::unique_ptr<Iterator> NewIterator(TableId t) const override {
@@ -41,11 +35,11 @@ class ManifestTableSource final : public TableSource {
   }
   uint64_t NumPages() const override { return manifest_.num_pages(); }
   uint64_t NumLinks() const override { return manifest_.num_links(); }
-  TableSize Size(TableId t) const override { return {manifest_.records(t), manifest_.bytes(t)}; }
+  TableSize Size(TableId t) const override { return SizeOf(manifest_, t); }
 
  private:
   const Manifest manifest_;
-  std::array<std::unique_ptr<Table>, kNumTables> tables_;
+  std::array<std::unique_ptr<LayeredTable>, kNumTables> tables_;
 };
 
 // The kept versions' manifests that cannot be read (findings: each names the command that
@@ -137,19 +131,25 @@ Result<VerifySummary> VerifyDb(nutchfs::Env& env, const std::string& dir,
     if (m.version != manifest->version) versions.push_back(std::move(m));
   }
   if (manifest->version != current->version) versions.insert(versions.begin() + 1, *current);
-  // Every kept version's tables, each file once: the first version's for its cross checks.
+  // Every kept version's tables, each file once, and the layers of each table with runs
+  // against each other: the first version's for its cross checks.
   CrossCheckOptions cross{options.memory_budget, options.tmp_env, options.tmp_dir, {}, {}};
   std::set<std::string> read;
   for (const Manifest& m : versions) {
     summary.versions_checked.push_back(m.version);
+    const std::string named_by = ManifestFileName(m.version);
     for (int i = 0; i < kNumTables; ++i) {
       const auto t = static_cast<TableId>(i);
-      const auto refs = TableRefsOf(dir, m, t, ManifestFileName(m.version));
-      if (&m == &versions.front()) cross.labels[i] = refs.front().path;
-      if (!read.insert(refs.front().path).second) continue;
-      const bool intact = CheckTableParts(env, refs, t, {}, log, &summary.rows);
-      if (&m == &versions.front()) cross.intact[i] = intact;
-      summary.files += refs.size();
+      bool intact = CheckTableLayers(env, dir, m, t, named_by, {}, log, &summary.rows,
+                                     &summary.files, &read);
+      if (intact && !m.runs_of(t).empty()) {
+        auto layered = OpenTableForChecks(env, dir, m, t);
+        intact = layered && CheckLayers(*layered, t, named_by, log);
+      }
+      if (&m == &versions.front()) {
+        cross.labels[i] = dir + "/" + m.table(t).front().name;
+        cross.intact[i] = intact;
+      }
     }
   }
   Reader reader(std::make_unique<ManifestTableSource>(env, dir, *manifest));

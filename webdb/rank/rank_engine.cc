@@ -103,8 +103,8 @@ class Engine {
     return fmt::format("{}/rank-{}.edits", params_.work_dir, name);
   }
   std::string ScoresPath(uint32_t i) const { return WorkFile(fmt::format("scores-{}", i)); }
-  Result<std::unique_ptr<Table>> Open(TableId t) const {
-    return OpenTableOf(env_, TableRefsOf(params_.dir, old_, t, params_.manifest));
+  Result<std::unique_ptr<LayeredTable>> Open(TableId t) const {
+    return OpenLayeredTableOf(env_, params_.dir, old_, t, params_.manifest);
   }
   Result<std::unique_ptr<EditIterator>> OpenWork(const std::string& path,
                                                  std::string_view label) const {
@@ -306,8 +306,8 @@ class Engine {
     NUTCHFS_RETURN_IF_ERROR(syncs.Wait());
     Manifest next = old_;
     next.version = params_.new_version;
-    next.table(TableId::kPagesByMd5) = {std::move(by_md5)};
-    next.table(TableId::kPagesByUrl) = {std::move(by_url)};
+    next.SetBase(TableId::kPagesByMd5, {std::move(by_md5)});
+    next.SetBase(TableId::kPagesByUrl, {std::move(by_url)});
     next.rank = info_;
     return next;
   }

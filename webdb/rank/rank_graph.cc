@@ -23,8 +23,9 @@ std::string WriterAndNumber(int writer, uint64_t n) {
 // One md5's pages beside its link rows: both in url order.
 class GraphReader {
  public:
-  GraphReader(const Table& pages, const Table& links, int writer, RunWriter& page_out,
-              RunWriter& score_out, EditSink& urls, const ProgressFn& progress)
+  GraphReader(const LayeredTable& pages, const LayeredTable& links, int writer,
+              RunWriter& page_out, RunWriter& score_out, EditSink& urls,
+              const ProgressFn& progress)
       : pages_(pages.NewIterator()),
         links_(links.NewIterator()),
         counter_(links.NewIterator()),
@@ -164,9 +165,10 @@ std::string_view UrlOfJoinKey(std::string_view key) {
   return key.substr(std::min<size_t>(8, key.size()));
 }
 
-Result<SectionCounts> ReadSectionGraph(const Table& pages_by_md5, const Table& links_by_md5,
-                                       int writer, RunWriter& pages, RunWriter& scores,
-                                       EditSink& urls, const ProgressFn& progress) {
+Result<SectionCounts> ReadSectionGraph(const LayeredTable& pages_by_md5,
+                                       const LayeredTable& links_by_md5, int writer,
+                                       RunWriter& pages, RunWriter& scores, EditSink& urls,
+                                       const ProgressFn& progress) {
   return GraphReader(pages_by_md5, links_by_md5, writer, pages, scores, urls, progress).Run();
 }
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "webdb/rank/rank_files.h"
-#include "webdb/table/table.h"
+#include "webdb/table/layered_table.h"
 #include "webdb/util/progress.h"
 
 namespace webdb {
@@ -42,9 +42,10 @@ std::string_view UrlOfJoinKey(std::string_view key);
 // (key the url's join key, order 0, kind 0) and a target edit for each link (key the
 // target url's join key, order 1, kind 1), their values the writer and the page id, or
 // the group, within it (varints).
-Result<SectionCounts> ReadSectionGraph(const Table& pages_by_md5, const Table& links_by_md5,
-                                       int writer, RunWriter& pages, RunWriter& scores,
-                                       EditSink& urls, const ProgressFn& progress);
+Result<SectionCounts> ReadSectionGraph(const LayeredTable& pages_by_md5,
+                                       const LayeredTable& links_by_md5, int writer,
+                                       RunWriter& pages, RunWriter& scores, EditSink& urls,
+                                       const ProgressFn& progress);
 
 // Ids, groups and blocks of every writer, and where each writer's begin.
 class RankLayout {

@@ -273,10 +273,29 @@ void Table::Iter::SeekToFirst() {
   if (status_.ok()) EnterBlock(0, true);
 }
 
+// A target ahead of the current row within its block is reached by reading on from the
+// row (seeks in key order, a stage's, read each block once); any other reads the block
+// that holds it.
 void Table::Iter::Seek(std::string_view target) {
+  if (target < lower_) target = lower_;
+  if (valid_ && reader_.key() < target) {
+    const std::optional<std::string_view> last = LastKey(block_);
+    if (!last) return;
+    if (target <= *last) {
+      counting_ = false;
+      maybe_at_block_start_ = false;
+      uint64_t passed = 0;
+      valid_ = reader_.NextAtOrAbove(target, &passed);
+      if (valid_) {
+        valid_ = !PastRange();
+        return;
+      }
+      if (!reader_.status().ok()) return Fail(reader_.status());
+      return Fail(CorruptionInBlock("keys of the block disagree with its index key: block"));
+    }
+  }
   Restart(false);
   if (!status_.ok()) return;
-  if (target < lower_) target = lower_;
   Result<uint64_t> found = index_.FirstBlockEndingAtOrAbove(target);
   if (!found) return Fail(found.error());
   const uint64_t index = *found;

@@ -84,8 +84,8 @@ TEST_CASE("a version 1 manifest is read with file ids 0", "[manifest]") {
 
 TEST_CASE("a table in parts is named by a line a part, in key order", "[manifest]") {
   Manifest m = Sample();
-  m.table(TableId::kLinksByMd5).push_back({"linksByMD5-000005-p1.tbl", 4, 900, 0x1234, 0x77});
-  m.table(TableId::kLinksByMd5).push_back({"linksByMD5-000005-p2.tbl", 0, 61, 0x5678, 0x78});
+  m.tables[2].push_back({"linksByMD5-000005-p1.tbl", 4, 900, 0x1234, 0x77});
+  m.tables[2].push_back({"linksByMD5-000005-p2.tbl", 0, 61, 0x5678, 0x78});
   const std::string text = m.Encode();
   CHECK_THAT(text, Catch::StartsWith("webdb-manifest 3\n"));
   CHECK_THAT(text, Catch::Contains("table linksByMD5 linksByMD5-000005.tbl 12 1002 deadbee2 "
@@ -108,6 +108,52 @@ TEST_CASE("a table in parts is named by a line a part, in key order", "[manifest
     REQUIRE_FALSE(bad.has_value());
     CHECK_THAT(bad.error().message(),
                Catch::Contains("table file linksByMD5-000005-p1.tbl named twice"));
+  }
+}
+
+TEST_CASE("a table's runs are run lines after its base, oldest first", "[manifest][layered]") {
+  Manifest m = Sample();
+  const TableId t = TableId::kPagesByMd5;
+  m.SetLayers(t, m.table(t),
+              {RunFile{{"pagesByMD5-000008-run.tbl", 9, 300, 0xabc, 0x11}, 4, 2},
+               RunFile{{"pagesByMD5-000009-run.tbl", 3, 200, 0xdef, 0x12}, 0, 3}});
+  const std::string text = m.Encode();
+  CHECK_THAT(text, Catch::StartsWith("webdb-manifest 5\n"));
+  CHECK_THAT(text, Catch::Contains("table pagesByMD5 pagesByMD5-000006.tbl 11 1001 deadbee1 "
+                                   "0123456789abcdf0\n"
+                                   "run pagesByMD5 pagesByMD5-000008-run.tbl 9 300 00000abc "
+                                   "0000000000000011 4 2\n"
+                                   "run pagesByMD5 pagesByMD5-000009-run.tbl 3 200 00000def "
+                                   "0000000000000012 0 3\n"));
+  auto back = Manifest::Decode(text, "MANIFEST-000009");
+  REQUIRE(back.has_value());
+  CHECK(*back == m);
+  // The base's 11 rows, 4 - 2 and 0 - 3 by the runs.
+  CHECK(back->records(t) == 11 + 4 - 2 - 3);
+  CHECK(back->run_records(t) == 12);
+  CHECK(back->bytes(t) == 1001 + 300 + 200);
+  CHECK(back->NamesTableFile("pagesByMD5-000009-run.tbl"));
+  CHECK(back->Files().size() == kNumTables + 2);
+
+  SECTION("a new base drops the runs") {
+    back->SetBase(t, back->table(t));
+    CHECK(back->runs_of(t).empty());
+    CHECK_THAT(back->Encode(), Catch::StartsWith("webdb-manifest 3\n"));
+  }
+  SECTION("a run line in a manifest of format 4 (rank) or less is refused") {
+    std::string v4 = text.substr(0, text.rfind("crc "));
+    v4.replace(0, 16, "webdb-manifest 4");
+    auto bad = Manifest::Decode(WithCrc(v4), "MANIFEST-000009");
+    REQUIRE_FALSE(bad.has_value());
+    CHECK_THAT(bad.error().message(), Catch::Contains("MANIFEST-000009:7: malformed line 'run"));
+  }
+  SECTION("a run counting more inserts and removes than rows is refused") {
+    std::string bad_counts = text.substr(0, text.rfind("crc "));
+    bad_counts.replace(bad_counts.find("0000000000000012 0 3"), 20, "0000000000000012 1 3");
+    auto bad = Manifest::Decode(WithCrc(bad_counts), "MANIFEST-000009");
+    REQUIRE_FALSE(bad.has_value());
+    CHECK_THAT(bad.error().message(),
+               Catch::Contains("run pagesByMD5-000009-run.tbl counts more inserts and removes"));
   }
 }
 

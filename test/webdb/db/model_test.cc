@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "test/util/layer_tables.h"
 #include "test/util/model_db.h"
 #include "test/util/session_gen.h"
 #include "webdb/db/manifest.h"
@@ -184,6 +185,35 @@ TEST_CASE("random sessions give the model's result", "[random]") {
   CHECK(coverage.Missing().empty());
 }
 
+// Layered tables (docs/DESIGN.md, "Layered tables"): after each session the db's tables
+// are republished as bases and runs that merge to the same rows (test/util/layer_tables.h),
+// so that readers and verify read a merge of layers, and the next session's stages merge
+// their edits into them.
+TEST_CASE("random sessions on layered tables give the model's result", "[random][layered]") {
+  uint64_t runs_seen = 0;
+  for (uint64_t seed = 501; seed <= 512; ++seed) {
+    webdb::WriterOptions options;
+    if (seed % 2 == 0) options.memory_budget = 16 << 10;
+    if (seed % 4 < 2) options.partition_rows = 1;
+    GenOptions gen;
+    if (seed % 3 == 0) {
+      gen.universe_urls = 400;
+      gen.universe_md5s = 100;
+      gen.max_calls = 400;
+    }
+    RunSeed(seed, 8, gen, options, nullptr, [&](ModelDb& db) {
+      REQUIRE(LayerCurrentVersion(db.env(), db.dir(), seed * 1000 + runs_seen, 4).ok());
+      auto m = webdb::ReadCurrentManifest(db.env(), db.dir());
+      REQUIRE(m.has_value());
+      for (const webdb::TableRuns& runs : m->runs) runs_seen += runs.size();
+      std::string diff = db.Check();
+      INFO("after layering: " << diff);
+      REQUIRE(diff.empty());
+    });
+  }
+  CHECK(runs_seen > 12 * 8 * 4);
+}
+
 TEST_CASE("random sessions with a larger universe", "[random]") {
   GenOptions gen;
   gen.universe_urls = 400;
@@ -231,9 +261,12 @@ TEST_CASE("small sessions on a db of many blocks", "[random]") {
   gen.churn = 0.01;
   gen.long_url_chance = 0;
   gen.long_anchor_chance = 0;
-  for (uint64_t seed = 301; seed <= 302; ++seed) {
+  // Seed 303 on layered tables: the blocks are the base's, copied whole where no run and
+  // no edit touches them (test/util/layer_tables.h).
+  for (uint64_t seed = 301; seed <= 303; ++seed) {
     webdb::WriterOptions options;
     if (seed == 302) options.partition_rows = 1;  // and in key ranges
+    const bool layered = seed == 303;
     ModelDb db(options);
     SessionGenerator generator(seed, gen);
     for (int i = 0; i < 8; ++i) {
@@ -244,6 +277,11 @@ TEST_CASE("small sessions on a db of many blocks", "[random]") {
       REQUIRE(db.Apply(s).ok());
       std::string diff = db.Check();
       INFO(diff);
+      REQUIRE(diff.empty());
+      if (!layered) continue;
+      REQUIRE(LayerCurrentVersion(db.env(), db.dir(), seed + i, 3).ok());
+      diff = db.Check();
+      INFO("after layering: " << diff);
       REQUIRE(diff.empty());
     }
   }

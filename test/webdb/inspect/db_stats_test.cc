@@ -104,6 +104,32 @@ TEST_CASE("quick stats sum the counts and sizes of the sections' manifests", "[s
   CHECK(r.tables[static_cast<int>(TableId::kPagesByUrl)].records == 11);
   CHECK(r.due_pages == 0);
   CHECK(r.top_hosts_by_pages.empty());
+  CHECK(r.tables[0].runs == 0);
+  CHECK(r.tables[0].lookup_layers() == 1);
+  CHECK(r.tables[0].scan_amplification() == 1.0);
+}
+
+// docs/DESIGN.md, "Layered tables": a table's runs, what a lookup and a scan read.
+TEST_CASE("stats show each table's runs and read amplification", "[stats][layered]") {
+  Manifest a, b;
+  const TableId t = TableId::kLinksByMd5;
+  // a: 10 base rows, one run of 4 rows (2 inserts, 1 remove, 1 replace): 11 rows, 14 stored.
+  a.SetLayers(t, {TableFile{"a", 10, 100}}, {RunFile{TableFile{"a.r1", 4, 20}, 2, 1}});
+  // b: 5 base rows, two runs of 1 insert each: 7 rows, 7 stored.
+  b.SetLayers(t, {TableFile{"b", 5, 50}},
+              {RunFile{TableFile{"b.r1", 1, 10}, 1, 0}, RunFile{TableFile{"b.r2", 1, 10}, 1, 0}});
+  const TableSize one = QuickStats({&a}).tables[static_cast<int>(t)];
+  CHECK(one.records == 11);
+  CHECK(one.bytes == 120);
+  CHECK(one.runs == 1);
+  CHECK(one.lookup_layers() == 2);
+  CHECK(one.scan_amplification() == Approx(14.0 / 11));
+  // Sections: the rows add up, the runs are the most a section has.
+  const TableSize both = QuickStats({&a, &b}).tables[static_cast<int>(t)];
+  CHECK(both.records == 18);
+  CHECK(both.runs == 2);
+  CHECK(both.lookup_layers() == 3);
+  CHECK(both.scan_amplification() == Approx(21.0 / 18));
 }
 
 TEST_CASE("stats report the progress of each scan", "[stats]") {

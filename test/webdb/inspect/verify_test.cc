@@ -16,6 +16,7 @@
 #include "test/util/temp_dir.h"
 #include "webdb/db/manifest.h"
 #include "webdb/db/writer.h"
+#include "webdb/table/layered_table.h"
 #include "webdb/table/table.h"
 #include "webdb/table/table_builder.h"
 #include "webdb/table/table_format.h"
@@ -77,7 +78,7 @@ struct TestDb {
   // Replaces table t by a well-formed table of rows and rewrites the manifest to match.
   void Replace(TableId t, const Rows& rows) {
     Manifest m = Current();
-    TableFile& f = m.table(t).front();
+    TableFile& f = m.base_entries(t).front();
     std::string old = dir + "/" + f.name;
     f.name = TableFileName(t, m.version, "-replaced");
     auto builder = TableBuilder::Create(*env, dir + "/" + f.name);
@@ -90,6 +91,26 @@ struct TestDb {
     f.id = (*builder)->file_id();
     REQUIRE(InstallManifest(*env, dir, m).ok());
     REQUIRE(env->RemoveFile(old).ok());
+  }
+
+  // Adds a run over table t (docs/FORMAT.md, "Run files") of rows as stored (tag first),
+  // named by the manifest with these counts of inserts and removes.
+  void AddRun(TableId t, const Rows& stored, uint64_t inserts, uint64_t removes) {
+    Manifest m = Current();
+    RunFile run{{TableFileName(t, m.version, "-run" + std::to_string(m.runs_of(t).size()))},
+                inserts, removes};
+    auto builder = TableBuilder::Create(*env, dir + "/" + run.file.name);
+    REQUIRE(builder.has_value());
+    for (const auto& [k, v] : stored) REQUIRE((*builder)->Add(k, v).ok());
+    REQUIRE((*builder)->Finish().ok());
+    run.file.records = stored.size();
+    run.file.size = (*builder)->file_size();
+    run.file.crc = (*builder)->file_crc();
+    run.file.id = (*builder)->file_id();
+    TableRuns runs = m.runs_of(t);
+    runs.push_back(run);
+    m.SetLayers(t, m.table(t), std::move(runs));
+    REQUIRE(InstallManifest(*env, dir, m).ok());
   }
 
   std::vector<std::string> Verify(VerifySummary* out = nullptr) {
@@ -249,7 +270,7 @@ TEST_CASE("damaged files are reported with file and offset", "[verify][fault]") 
   }
   SECTION("manifest record count differs from the footer") {
     Manifest m = db.Current();
-    m.table(TableId::kLinksByMd5).front().records = 7;
+    m.base_entries(TableId::kLinksByMd5).front().records = 7;
     REQUIRE(InstallManifest(*db.env, db.dir, m).ok());
     findings = db.Verify();
     CHECK(Reported(findings, {path, "footer counts 3 records", "says 7"}));
@@ -274,7 +295,7 @@ void RewriteFirstBlock(TestDb& db, TableId t, size_t pos, char byte) {
   rewritten += file.substr(index_offset);
   REQUIRE(nutchfs::WriteFileAtomically(*db.env, path, rewritten).ok());
   Manifest m = db.Current();
-  m.table(t).front().crc = crc32c::Value(rewritten);
+  m.base_entries(t).front().crc = crc32c::Value(rewritten);
   REQUIRE(InstallManifest(*db.env, db.dir, m).ok());
 }
 
@@ -304,8 +325,8 @@ void RewriteIndexKey(TestDb& db, TableId t, const std::string& old_key, const st
   REQUIRE(rewritten.size() == file.size());
   REQUIRE(nutchfs::WriteFileAtomically(*db.env, path, rewritten).ok());
   Manifest m = db.Current();
-  m.table(t).front().crc = crc32c::Value(rewritten);
-  m.table(t).front().id = footer.file_id;
+  m.base_entries(t).front().crc = crc32c::Value(rewritten);
+  m.base_entries(t).front().id = footer.file_id;
   REQUIRE(InstallManifest(*db.env, db.dir, m).ok());
 }
 
@@ -500,6 +521,66 @@ TEST_CASE("verify reports its progress as it reads each table file and cross-che
     CHECK(last["verify " + file] == std::pair<uint64_t, uint64_t>{4096, 5000});
     CHECK(last[std::string("cross-check ") + TableName(t)] ==
           std::pair<uint64_t, uint64_t>{4096, 5000});
+  }
+}
+
+}  // namespace
+}  // namespace webdb
+
+namespace webdb {
+namespace {
+
+std::string Stored(RunTag tag, std::string_view value) {
+  std::string out;
+  EncodeRunValue(tag, value, &out);
+  return out;
+}
+
+// docs/DESIGN.md, "Layered tables" and "Verify": each run file, and its rows' tags against
+// the layers below and its manifest line.
+TEST_CASE("verify checks each run and the layers against each other", "[verify][layered]") {
+  TestDb db;
+  const TableId t = TableId::kPagesByUrl;
+  const Rows pages = db.Read(t);  // http://a/, http://b/, http://c/
+  REQUIRE(pages.size() == 3);
+  const std::string& key = pages[1].first;
+  const std::string run_name = TableFileName(t, db.Current().version, "-run0");
+
+  SECTION("a sound run: its rows merged, no finding") {
+    db.AddRun(t, {{key, Stored(RunTag::kReplace, pages[1].second)}}, 0, 0);
+    VerifySummary summary;
+    CHECK(db.Verify(&summary).empty());
+    // The current version's four tables and its run, and the kept version 1's four.
+    CHECK(summary.files == 2 * kNumTables + 1);
+    CHECK(summary.versions_checked == std::vector<uint64_t>{2, 1});
+    CHECK(summary.pages == 3);
+  }
+  SECTION("an insert where the base holds the key") {
+    db.AddRun(t, {{key, Stored(RunTag::kInsert, pages[1].second)}}, 1, 0);
+    const auto findings = db.Verify();
+    CHECK(Reported(findings, {run_name, "an insert where a layer below holds the key"}));
+  }
+  SECTION("a remove where no layer holds the key") {
+    db.AddRun(t, {{"http://zz/", Stored(RunTag::kRemove, "")}}, 0, 1);
+    const auto findings = db.Verify();
+    CHECK(Reported(findings, {run_name, "a replace or remove where no layer below holds"}));
+  }
+  SECTION("a run counting other inserts and removes than its manifest line") {
+    db.AddRun(t, {{key, Stored(RunTag::kReplace, pages[1].second)}}, 1, 0);
+    const auto findings = db.Verify();
+    CHECK(Reported(findings, {run_name, "0 inserts and 0 removes", "says 1 and 0"}));
+  }
+  SECTION("an unknown tag") {
+    db.AddRun(t, {{key, std::string("\7") + pages[1].second}}, 0, 0);
+    const auto findings = db.Verify();
+    CHECK(Reported(findings, {run_name, "malformed run row"}));
+  }
+  SECTION("a run removing a page the other tables still name") {
+    db.AddRun(t, {{key, Stored(RunTag::kRemove, "")}}, 0, 1);
+    const auto findings = db.Verify();
+    INFO(Joined(findings));
+    CHECK_FALSE(findings.empty());
+    CHECK(db.Current().records(t) == 2);
   }
 }
 

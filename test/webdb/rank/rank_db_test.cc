@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "test/util/crash_recovery.h"
+#include "test/util/layer_tables.h"
 #include "test/util/rank_graph.h"
 #include "test/util/temp_dir.h"
 #include "webdb/db/reader.h"
@@ -211,6 +212,31 @@ TEST_CASE("the page tables are the same bytes whatever the memory budget and blo
     CHECK(db.PageTableBytes() == expected);
     CHECK(spilled == (memory < (1 << 20)));
   }
+}
+
+// docs/DESIGN.md, "Layered tables": a rank reads the tables' layers, writes its page
+// tables as new bases (their runs dropped) and keeps the link tables' runs.
+TEST_CASE("a rank on layered tables writes the same page tables, and keeps the links' runs",
+          "[rank][layered]") {
+  const RankGraph g = RankGraph::Random(11, 300, 200, 10, true);
+  RankTestDb reference(g, "reference");
+  reference.MustRank();
+  RankTestDb db(g);
+  REQUIRE(testutil::LayerCurrentVersion(db.env(), db.dir(), 3, 4).ok());
+  const Manifest layered = db.Current();
+  uint64_t runs = 0;
+  for (const TableRuns& r : layered.runs) runs += r.size();
+  REQUIRE(runs > 0);
+  db.MustRank();
+  CHECK(db.PageTableBytes() == reference.PageTableBytes());
+  const Manifest ranked = db.Current();
+  CHECK(ranked.runs_of(TableId::kPagesByUrl).empty());
+  CHECK(ranked.runs_of(TableId::kPagesByMd5).empty());
+  for (TableId t : {TableId::kLinksByMd5, TableId::kLinksByUrl}) {
+    CHECK(ranked.table(t) == layered.table(t));
+    CHECK(ranked.runs_of(t) == layered.runs_of(t));
+  }
+  CHECK(testutil::CompareDumps(reference.Dump(), db.Dump()) == "");
 }
 
 TEST_CASE("a rank is a version: links shared, rank line, idempotent, kept and rolled back",
