@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "webdb/util/crc32c.h"
@@ -75,9 +76,18 @@ Status CheckCarriedTables(nutchfs::Env& env, const std::string& dir, const Manif
                           const Manifest& next, const std::string& label) {
   for (int i = 0; i < kNumTables; ++i) {
     const auto t = static_cast<TableId>(i);
-    if (next.table(t) != from.table(t)) continue;
-    for (const TableRef& ref : TableRefsOf(dir, from, t, label)) {
-      NUTCHFS_RETURN_IF_ERROR(CheckTableBytes(env, ref));
+    if (next.table(t) == from.table(t)) {
+      for (const TableRef& ref : TableRefsOf(dir, from, t, label)) {
+        NUTCHFS_RETURN_IF_ERROR(CheckTableBytes(env, ref));
+      }
+    }
+    // A run `next` keeps from `from` is carried over unread too.
+    for (const TableRef& ref : RunRefsOf(dir, from, t, label)) {
+      const TableRuns& kept = next.runs_of(t);
+      const bool carried = std::any_of(kept.begin(), kept.end(), [&](const RunFile& r) {
+        return r.file.name == ref.entry.name;
+      });
+      if (carried) NUTCHFS_RETURN_IF_ERROR(CheckTableBytes(env, ref));
     }
   }
   return Status::OK();

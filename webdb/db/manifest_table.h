@@ -75,8 +75,9 @@ Result<FileSum> SumFile(nutchfs::Env& env, const std::string& path);
 // when it is missing, Corruption naming the file when it differs.
 Status CheckTableBytes(nutchfs::Env& env, const TableRef& ref);
 
-// CheckTableBytes for every part file of the tables that `next` names as `from` does
-// (the tables it carries over from `from`), in dir; `label` names `from` in messages.
+// CheckTableBytes for every part file of the tables that `next` names as `from` does, and
+// every run of `from` that `next` names too (what it carries over from `from`), in dir;
+// `label` names `from` in messages.
 // The first mismatch is returned.
 Status CheckCarriedTables(nutchfs::Env& env, const std::string& dir, const Manifest& from,
                           const Manifest& next, const std::string& label);
