@@ -138,22 +138,6 @@ void CheckMachineRound(DistCheck& c, const std::string& machine,
   if (live_rounds) CheckRoundLeftovers(c, *at, *live_rounds, *installed, c.log);
 }
 
-// One table file of section i of round at `at`, read end to end (size, whole-file CRC32C,
-// every block and row), each key inside its section.
-bool CheckSectionFile(DistCheck& c, const RoundManifest& round, int i, TableId table,
-                      const Located& at, webdb::VerifySummary* summary) {
-  const Partition partition = round.partition();
-  webdb::TableCheck check{
-      {at.path, SectionFile(round.sections[i], table),
-       fmt::format("{} section {}", RoundFileName(round.version), i)},
-      table,
-      [&partition, table, i](std::string_view key) {
-        return partition.SectionOf(table, key) == i;
-      }};
-  ++summary->files;
-  return webdb::CheckTableFile(*at.env, check, c.log, &summary->rows);
-}
-
 // Every table file of every section of round, read end to end, each key inside its
 // section, then the layers of each section's tables against each other; a file in *read
 // already (named by a round checked before) is not read again.
@@ -209,9 +193,17 @@ void CheckReplicas(DistCheck& c, const SectionHolders& read_at, webdb::VerifySum
                                machine, c.config.Describe(i), RoundFileName(c.round.version))});
         continue;
       }
+      const Partition partition = c.round.partition();
+      const std::string section =
+          fmt::format("{} section {} at machine {}", RoundFileName(c.round.version), i, machine);
+      std::set<std::string> read;
       for (int t = 0; t < webdb::kNumTables; ++t) {
-        const std::string name = SectionFile(c.round.sections[i], TableId(t)).name;
-        CheckSectionFile(c, c.round, i, TableId(t), {dir->env, dir->path + "/" + name}, summary);
+        const TableId table = static_cast<TableId>(t);
+        auto in_range = [&partition, table, i](std::string_view key) {
+          return partition.SectionOf(table, key) == i;
+        };
+        webdb::CheckTableLayers(*dir->env, dir->path, c.round.sections[i], table, section,
+                                in_range, c.log, &summary->rows, &summary->files, &read);
       }
     }
   }
