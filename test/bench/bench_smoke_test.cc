@@ -165,3 +165,13 @@ TEST_CASE("crawl_bench.sh applies a WARC and reports the update's split") {
   CHECK_THAT(out, Catch::Contains("run: 3 HTML pages"));
   CHECK_THAT(out, Catch::Contains("\"seconds\""));
 }
+
+TEST_CASE("original_bench.sh runs ours and the original side by side on the same call files") {
+  testutil::TempDir tmp;
+  const std::string out = RunScript(tmp, "original_bench.sh", {"2000", "1"});
+  CHECK_THAT(out, Catch::Contains("in both), 1 runs"));
+  for (const char* phase : {"load", "round1", "round2", "round3", "small"}) {
+    CHECK_THAT(out, Catch::Contains(std::string("\n") + phase + " "));
+    CHECK_THAT(out, Catch::Contains(std::string("original_") + phase + " / " + phase));
+  }
+}
