@@ -10,11 +10,12 @@ namespace distwriter {
 
 int RankStreamStage(webdb::RankStream s) { return kCommitStage + 1 + static_cast<int>(s); }
 int RankShareStage(int step) { return kCommitStage + 4 + 2 * step; }
-int RankSumsStage(int iteration) { return kCommitStage + 5 + 2 * iteration; }
+int RankBroadcastStage(int n) { return kCommitStage + 5 + 2 * n; }
 
 std::string RankStageName(int stage) {
   const int n = stage - RankShareStage(0);
   if (n < 0) return webdb::RankStreamName(static_cast<webdb::RankStream>(stage - kCommitStage - 1));
+  if (n == 1) return "groups";
   return fmt::format("{} {}", n % 2 == 0 ? "share" : "sums", n / 2);
 }
 
@@ -34,10 +35,10 @@ DistRankPlumbing::DistRankPlumbing(nutchfs::Env& local, std::string work_dir, si
       self_(self),
       partition_(std::move(partition)),
       sorters_(local, work_dir_, memory_budget) {
-  // The urls stream's keys begin with a hash of the url, cut as md5s are
-  // (webdb/rank/rank_graph.h); the scores go to the writers of their urls.
+  // The pages go to the writers of their urls, whose sections of linksByURL they are joined with
+  // (webdb/rank/rank_graph.h), and so do the scores.
   splits_[static_cast<int>(webdb::RankStream::kUrls)] =
-      partition_.Splits(webdb::TableId::kPagesByMd5);
+      partition_.Splits(webdb::TableId::kPagesByUrl);
   splits_[static_cast<int>(webdb::RankStream::kScores)] =
       partition_.Splits(webdb::TableId::kPagesByUrl);
 }
@@ -133,41 +134,44 @@ void DistRankPlumbing::Done(webdb::RankStream s) {
   (void)ignored;  // the work directory goes with the round too
 }
 
-Result<std::vector<webdb::EditSink*>> DistRankPlumbing::SumSinks(int iteration) {
-  const int stage = RankSumsStage(iteration);
-  sums_.clear();
-  std::vector<webdb::EditSink*> sinks;
-  for (int to = 0; to < writers(); ++to) {
-    NUTCHFS_ASSIGN_OR_RETURN(auto out, exchange_.Create(OutPath(stage, to), stage, to, false));
-    sinks.push_back(out.get());
-    sums_.push_back(std::move(out));
-  }
-  return sinks;
-}
-
-Status DistRankPlumbing::SendSums(int iteration) {
-  const int stage = RankSumsStage(iteration);
-  for (int to = 0; to < writers(); ++to) {
-    NUTCHFS_RETURN_IF_ERROR(sums_[to]->Finish(/*sync=*/false));
-    if (to != self_) NUTCHFS_RETURN_IF_ERROR(exchange_.Send(stage, to, OutPath(stage, to)));
-  }
-  sums_.clear();
+Status DistRankPlumbing::Broadcast::Add(const webdb::EditView& e) {
+  for (auto& file : files) NUTCHFS_RETURN_IF_ERROR(file->Add(e));
   return Status::OK();
 }
 
-Result<std::unique_ptr<webdb::EditIterator>> DistRankPlumbing::OpenSums(int iteration, int from) {
-  const int stage = RankSumsStage(iteration);
+Result<webdb::EditSink*> DistRankPlumbing::BroadcastSink(int n) {
+  const int stage = RankBroadcastStage(n);
+  broadcast_.files.clear();
+  for (int to = 0; to < writers(); ++to) {
+    NUTCHFS_ASSIGN_OR_RETURN(auto out, exchange_.Create(OutPath(stage, to), stage, to, false));
+    broadcast_.files.push_back(std::move(out));
+  }
+  return &broadcast_;
+}
+
+Status DistRankPlumbing::SendBroadcast(int n) {
+  const int stage = RankBroadcastStage(n);
+  for (int to = 0; to < writers(); ++to) {
+    NUTCHFS_RETURN_IF_ERROR(broadcast_.files[to]->Finish(/*sync=*/false));
+    if (to != self_) NUTCHFS_RETURN_IF_ERROR(exchange_.Send(stage, to, OutPath(stage, to)));
+  }
+  broadcast_.files.clear();
+  return Status::OK();
+}
+
+Result<std::unique_ptr<webdb::EditIterator>> DistRankPlumbing::OpenBroadcast(int n, int from) {
+  const int stage = RankBroadcastStage(n);
   if (from == self_) {
     return exchange_.OpenFile(OutPath(stage, self_), stage, self_, self_, webdb::kRankReadBuffer);
   }
   return exchange_.Open(stage, from, webdb::kRankReadBuffer);
 }
 
-// This writer's own sums (and, when the session stops before sending them, the others'
-// unsent); those received stay until the round's clean-up (Done).
-Status DistRankPlumbing::DropSums(int iteration) {
-  const int stage = RankSumsStage(iteration);
-  sums_.clear();
+// This writer's own part (and, when the session stops before sending them, the others' unsent);
+// those received stay until the round's clean-up (Done).
+Status DistRankPlumbing::DropBroadcast(int n) {
+  const int stage = RankBroadcastStage(n);
+  broadcast_.files.clear();
   for (int w = 0; w < writers(); ++w) {
     Status s = local_.RemoveFile(OutPath(stage, w));
     if (!s.ok() && !s.IsNotFound()) return s;

@@ -1,14 +1,14 @@
 // A rank round's exchanges (docs/DISTRIBUTED.md, "Rank rounds"): DistRankPlumbing is the
-// distributed writer's webdb::RankPlumbing. Each of its exchanges is a stage of the round
-// (files `rounds/<N>-<token>/s<stage>/from-<j>.edits`, k^2 of them, waited for by
-// arrival like a round's stage files, refused if they are not what their names say):
-//   - keyed streams: sorted locally, cut at the writers' key ranges into k files, each
-//     sent to its writer; the k files a writer receives are merged (ties by sender);
-//   - group sums of iteration i: the same records in one file to each writer, read back
-//     in writer order;
+// distributed writer's webdb::RankPlumbing. Each of its exchanges is a stage of the round (files
+// `rounds/<N>-<token>/s<stage>/from-<j>.edits`, k^2 of them, waited for by arrival like a round's
+// stage files, refused if they are not what their names say):
+//   - keyed streams: sorted locally, cut at the writers' key ranges into k files, each sent to its
+//     writer; the k files a writer receives are merged (ties by sender);
+//   - broadcasts (0: the groups' md5s; i >= 1: the group sums of iteration i): the same records in
+//     one file to each writer, read back in writer order;
 //   - small values (Share): one file of one record to each writer.
-// This writer's own part of a stream or of the sums is written to its work directory and
-// read there, never sent. With k = 1 nothing is exchanged. Not thread-safe.
+// This writer's own part of a stream or of a broadcast is written to its work directory and read
+// there, never sent. With k = 1 nothing is exchanged. Not thread-safe.
 #ifndef DISTWRITER_DIST_RANK_H_
 #define DISTWRITER_DIST_RANK_H_
 
@@ -24,13 +24,13 @@
 
 namespace distwriter {
 
-// The stages a rank round numbers its exchanges with, after the commit's: the three
-// streams, then for each share step s (webdb/rank/rank_engine.cc) and each iteration i
-// its own.
+// The stages a rank round numbers its exchanges with, after the commit's: the three streams, then
+// for each share step s (webdb/rank/rank_engine.cc) and each iteration i its own (broadcast 0, the
+// groups, comes between share steps 0 and 1).
 int RankStreamStage(webdb::RankStream s);  // 7, 8, 9
 int RankShareStage(int step);              // 10 + 2 * step
-int RankSumsStage(int iteration);          // 11 + 2 * iteration
-// The name of a rank round's stage in messages and reports ("urls", "share 3", "sums 2").
+int RankBroadcastStage(int n);             // 11 + 2 * n
+// The name of a rank round's stage in messages and reports ("urls", "share 3", "groups", "sums 2").
 std::string RankStageName(int stage);
 
 // The input digest of a rank round for writer `writer` of k: what a restarted writer is
@@ -50,10 +50,10 @@ class DistRankPlumbing final : public webdb::RankPlumbing {
   webdb::EditSink& Sink(webdb::RankStream s) override { return sorters_.Sink(s); }
   Result<std::unique_ptr<webdb::EditIterator>> Incoming(webdb::RankStream s) override;
   void Done(webdb::RankStream s) override;
-  Result<std::vector<webdb::EditSink*>> SumSinks(int iteration) override;
-  Status SendSums(int iteration) override;
-  Result<std::unique_ptr<webdb::EditIterator>> OpenSums(int iteration, int from) override;
-  Status DropSums(int iteration) override;
+  Result<webdb::EditSink*> BroadcastSink(int n) override;
+  Status SendBroadcast(int n) override;
+  Result<std::unique_ptr<webdb::EditIterator>> OpenBroadcast(int n, int from) override;
+  Status DropBroadcast(int n) override;
 
  private:
   std::string OutPath(int stage, int to) const;
@@ -66,7 +66,13 @@ class DistRankPlumbing final : public webdb::RankPlumbing {
   const Partition partition_;
   webdb::LocalRankPlumbing sorters_;  // the streams' local sorts
   std::array<std::vector<std::string>, webdb::kNumRankStreams> splits_;
-  std::vector<std::unique_ptr<webdb::EditFileWriter>> sums_;
+  // The files of the broadcast being written, one to each writer; every edit to all.
+  class Broadcast final : public webdb::EditSink {
+   public:
+    Status Add(const webdb::EditView& e) override;
+    std::vector<std::unique_ptr<webdb::EditFileWriter>> files;
+  };
+  Broadcast broadcast_;
 };
 
 }  // namespace distwriter

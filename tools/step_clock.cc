@@ -16,6 +16,7 @@ std::string StepOf(std::string_view name) {
   if (name.starts_with(kStage)) return std::string(name.substr(0, name.find(' ', kStage.size())));
   if (name.starts_with("rank iteration ")) return "iterations";
   if (name == "rank graph") return "graph";
+  if (name == "rank links") return "links";
   if (name == "rank edges") return "edges";
   if (name == "rank publish") return "tables";
   if (name == "publish") return "publish";

@@ -1,13 +1,13 @@
 // StepClock: how long each step of an apply or a rank took, for the summary they end with:
 //   webdb: seconds by step: calls 0.041, stage 1 0.017, ..., stage 5 0.046, publish 0.010
-//   webdb: seconds by step: open 0.002, graph 0.310, edges 0.120, iterations 0.400, tables 0.150, publish 0.010
+//   webdb: seconds by step: open 0.002, graph 0.310, links 0.090, edges 0.120, iterations 0.400, tables 0.150, publish 0.010
 // The first step (reading and logging the calls; opening the db) starts with the clock;
 // the writer or rank announces the others through its before_step hook
 // (webdb/db/writer.h, webdb/rank/rank_engine.h): "stage N <table>" begins step "stage N",
-// "rank graph" "graph", "rank edges" "edges", "rank iteration <i> ..." "iterations" (all
-// of them one step), "rank publish" "tables", "publish" "publish"; the steps after
-// publish ("current", "collect") count to it. Each step lasts until the next one begins,
-// the last until the summary is taken.
+// "rank graph" "graph", "rank links" "links", "rank edges" "edges", "rank iteration <i> ..."
+// "iterations" (all of them one step), "rank publish" "tables", "publish" "publish"; the
+// steps after publish ("current", "collect") count to it. Each step lasts until the next
+// one begins, the last until the summary is taken.
 //
 // Not thread-safe: the writer calls its hooks from the thread that closes it.
 #ifndef TOOLS_STEP_CLOCK_H_

@@ -151,9 +151,9 @@ TEST_CASE("launch --rank with writer 1 killed at each step, then launched again"
         {kKillable, "launch", "--config", db.config(), "--rank", "--iterations", "3", "--quiet"},
         env, db.dir().File("launch-" + std::to_string(n++)));
   };
-  for (const char* point :
-       {"stage 0", "rank graph", "rank edges", "rank iteration 2 sums", "rank iteration 2 scores",
-        "rank publish", "commit", "commit decide", "commit install", "done"}) {
+  for (const char* point : {"stage 0", "rank graph", "rank links", "rank edges",
+                            "rank iteration 2 sums", "rank iteration 2 scores", "rank publish",
+                            "commit", "commit decide", "commit install", "done"}) {
     CAPTURE(point);
     const uint64_t unranked = db.Committed().version;
     const ProcessResult killed =

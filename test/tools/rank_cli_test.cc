@@ -113,7 +113,7 @@ TEST_CASE("rank killed as each step begins: rerun gives the uninterrupted page t
   const std::string expected = db.PageTables();
   const webdb::RankInfo expected_rank = *db.Current().rank;
   for (const char* step :
-       {"rank graph", "rank edges", "rank iteration 1", "rank iteration 2 scores",
+       {"rank graph", "rank links", "rank edges", "rank iteration 1", "rank iteration 2 scores",
         "rank iteration 3 sums", "rank publish", "publish", "current", "collect"}) {
     CAPTURE(step);
     // The version before the last rank: its tables current again, unranked.

@@ -23,6 +23,8 @@ using Clock = std::chrono::steady_clock;
 // Share step 0 gives the layout; step i (i >= 1) the L1 change of iteration i-1 and the
 // dangling sums of iteration i, 16 bytes each (little-endian two's complement).
 constexpr int kLayoutStep = 0;
+// Broadcast 0 carries the groups' md5s; broadcast i >= 1 the sums of iteration i.
+constexpr int kGroupsBroadcast = 0;
 
 std::string EncodeSums(FixedSum l1, Fixed dangling) {
   std::string v(32, '\0');
@@ -48,7 +50,7 @@ class SumsCursor {
     }
     if (file_ == layout_.writers()) return Err(Bad(group, "no such group"));
     if (in_ == nullptr) {
-      NUTCHFS_ASSIGN_OR_RETURN(in_, plumbing_.OpenSums(iteration_, file_));
+      NUTCHFS_ASSIGN_OR_RETURN(in_, plumbing_.OpenBroadcast(iteration_, file_));
       reader_ = std::make_unique<RunReader>(
           *in_, fmt::format("rank iteration {} sums of writer {}", iteration_, file_));
     }
@@ -86,7 +88,6 @@ class Engine {
     RankOutcome outcome;
     outcome.pages = layout_.total_pages();
     if (outcome.pages == 0) return outcome;
-    Step("rank edges");
     NUTCHFS_RETURN_IF_ERROR(Edges());
     NUTCHFS_RETURN_IF_ERROR(Iterate());
     Step("rank publish");
@@ -112,7 +113,8 @@ class Engine {
   }
   uint64_t own_pages() const { return layout_.of(self_).pages; }
 
-  // The pages and starting scores files, the urls stream, and the layout.
+  // The pages and starting scores files, the groups (broadcast 0, sent once the layout is known),
+  // the urls stream, and the layout.
   Status Graph() {
     Step("rank graph");
     NUTCHFS_ASSIGN_OR_RETURN(auto pages_table, Open(TableId::kPagesByMd5));
@@ -121,12 +123,15 @@ class Engine {
         auto pages_file, EditFileWriter::Create(env_, WorkFile("pages"), false, kRankPagesLabel));
     NUTCHFS_ASSIGN_OR_RETURN(auto scores_file,
                              EditFileWriter::Create(env_, ScoresPath(0), false, kRankScoresLabel));
-    RunWriter pages(*pages_file), scores(*scores_file);
-    NUTCHFS_ASSIGN_OR_RETURN(SectionCounts counts,
-                             ReadSectionGraph(*pages_table, *links_table, self_, pages, scores,
-                                              plumbing_.Sink(RankStream::kUrls), params_.progress));
+    NUTCHFS_ASSIGN_OR_RETURN(EditSink * groups_sink, plumbing_.BroadcastSink(kGroupsBroadcast));
+    RunWriter pages(*pages_file), scores(*scores_file), groups(*groups_sink);
+    NUTCHFS_ASSIGN_OR_RETURN(
+        SectionCounts counts,
+        ReadSectionGraph(*pages_table, *links_table, self_, pages, scores, groups,
+                         plumbing_.Sink(RankStream::kUrls), params_.progress));
     NUTCHFS_RETURN_IF_ERROR(pages.Finish());
     NUTCHFS_RETURN_IF_ERROR(scores.Finish());
+    NUTCHFS_RETURN_IF_ERROR(groups.Finish());
     // Work files: a killed rank starts again from the tables, so they need no sync.
     NUTCHFS_RETURN_IF_ERROR(pages_file->Finish(/*sync=*/false));
     NUTCHFS_RETURN_IF_ERROR(scores_file->Finish(/*sync=*/false));
@@ -142,25 +147,34 @@ class Engine {
     return Status::OK();
   }
 
-  // The edges file: the urls stream routed into the edges stream, then written.
+  // The edges file: the groups sent, the urls stream joined with linksByURL into the edges stream,
+  // which is written with each md5 replaced by its group.
   Status Edges() {
+    Step("rank links");
+    NUTCHFS_RETURN_IF_ERROR(plumbing_.SendBroadcast(kGroupsBroadcast));
     plumbing_.Split(RankStream::kEdges, layout_.EdgeSplits());
     {
+      NUTCHFS_ASSIGN_OR_RETURN(auto links_table, Open(TableId::kLinksByUrl));
       NUTCHFS_ASSIGN_OR_RETURN(auto urls, plumbing_.Incoming(RankStream::kUrls));
-      NUTCHFS_RETURN_IF_ERROR(RouteEdges(*urls, layout_, plumbing_.Sink(RankStream::kEdges)));
+      NUTCHFS_RETURN_IF_ERROR(
+          JoinLinks(*urls, *links_table, layout_, plumbing_.Sink(RankStream::kEdges)));
     }
     plumbing_.Done(RankStream::kUrls);
+    Step("rank edges");
     {
       NUTCHFS_ASSIGN_OR_RETURN(auto edges, plumbing_.Incoming(RankStream::kEdges));
       NUTCHFS_ASSIGN_OR_RETURN(auto file, EditFileWriter::Create(env_, WorkFile("edges"),
                                                                  /*sorted=*/true, kRankEdgesLabel));
       EdgeWriter out(*file);
-      NUTCHFS_RETURN_IF_ERROR(WriteEdges(*edges, layout_, self_, out));
+      const OpenGroupsFn open_groups = [this](int w) {
+        return plumbing_.OpenBroadcast(kGroupsBroadcast, w);
+      };
+      NUTCHFS_RETURN_IF_ERROR(WriteEdges(*edges, layout_, self_, open_groups, out));
       NUTCHFS_RETURN_IF_ERROR(out.Finish());
       NUTCHFS_RETURN_IF_ERROR(file->Finish(/*sync=*/false));
     }
     plumbing_.Done(RankStream::kEdges);
-    return Status::OK();
+    return plumbing_.DropBroadcast(kGroupsBroadcast);
   }
 
   // Iteration i's pass A runs before the writers share the L1 change of iteration i-1,
@@ -199,14 +213,14 @@ class Engine {
         info_ = RankInfo{o, i - 1, ToDouble(l1)};
         if (params_.on_iteration) params_.on_iteration({i - 1, info_.l1, seconds});
         if (!run || Converged(l1, layout_.total_pages(), o.epsilon)) {
-          return run ? plumbing_.DropSums(static_cast<int>(i)) : Status::OK();
+          return run ? plumbing_.DropBroadcast(static_cast<int>(i)) : Status::OK();
         }
       }
-      NUTCHFS_RETURN_IF_ERROR(plumbing_.SendSums(static_cast<int>(i)));
+      NUTCHFS_RETURN_IF_ERROR(plumbing_.SendBroadcast(static_cast<int>(i)));
       Step(fmt::format("rank iteration {} scores", i));
       NUTCHFS_ASSIGN_OR_RETURN(last_l1,
                                PassB(i, DanglingSpread(total_dangling, layout_.total_pages())));
-      NUTCHFS_RETURN_IF_ERROR(plumbing_.DropSums(static_cast<int>(i)));
+      NUTCHFS_RETURN_IF_ERROR(plumbing_.DropBroadcast(static_cast<int>(i)));
       NUTCHFS_RETURN_IF_ERROR(env_.RemoveFile(ScoresPath(i - 1)));
       seconds = std::chrono::duration<double>(Clock::now() - start).count();
     }
@@ -217,15 +231,12 @@ class Engine {
     NUTCHFS_ASSIGN_OR_RETURN(auto pages_in, OpenWork(WorkFile("pages"), kRankPagesLabel));
     NUTCHFS_ASSIGN_OR_RETURN(auto scores_in, OpenWork(ScoresPath(i - 1), kRankScoresLabel));
     RunReader pages(*pages_in, WorkFile("pages")), scores(*scores_in, ScoresPath(i - 1));
-    NUTCHFS_ASSIGN_OR_RETURN(std::vector<EditSink*> sinks, plumbing_.SumSinks(static_cast<int>(i)));
-    std::vector<std::unique_ptr<RunWriter>> outs;
-    for (EditSink* sink : sinks) outs.push_back(std::make_unique<RunWriter>(*sink));
+    NUTCHFS_ASSIGN_OR_RETURN(EditSink * sink, plumbing_.BroadcastSink(static_cast<int>(i)));
+    RunWriter out(*sink);
     GroupSummer summer;
     std::vector<Fixed> sums;
     auto write = [&]() -> Status {
-      for (Fixed s : sums) {
-        for (auto& out : outs) NUTCHFS_RETURN_IF_ERROR(out->AddSum(s));
-      }
+      for (Fixed s : sums) NUTCHFS_RETURN_IF_ERROR(out.AddSum(s));
       sums.clear();
       return Status::OK();
     };
@@ -240,10 +251,10 @@ class Engine {
     summer.Finish(&sums);
     NUTCHFS_RETURN_IF_ERROR(write());
     NUTCHFS_RETURN_IF_ERROR(scores.ExpectEnd());
-    if (pages.position() != own_pages() || outs[0]->count() != layout_.of(self_).groups) {
+    if (pages.position() != own_pages() || out.count() != layout_.of(self_).groups) {
       return Err(Mismatch(i, pages.position()));
     }
-    for (auto& out : outs) NUTCHFS_RETURN_IF_ERROR(out->Finish());
+    NUTCHFS_RETURN_IF_ERROR(out.Finish());
     return summer.dangling();
   }
 

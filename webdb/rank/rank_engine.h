@@ -4,9 +4,9 @@
 // (rank_graph.h), runs the iterations over them (rank_passes.h) and writes the new page
 // tables; it returns the manifest of the new version (or section) without installing it.
 //
-// Steps are named for the driver's before_step (test kill points): "rank graph", "rank
-// edges", "rank iteration <i> sums" (pass A), "rank iteration <i> scores" (pass B), "rank
-// publish". RunRank is not thread-safe; it uses the caller's thread only.
+// Steps are named for the driver's before_step (test kill points): "rank graph", "rank links" (the
+// join with linksByURL), "rank edges", "rank iteration <i> sums" (pass A), "rank iteration <i>
+// scores" (pass B), "rank publish". RunRank is not thread-safe; it uses the caller's thread only.
 #ifndef WEBDB_RANK_RANK_ENGINE_H_
 #define WEBDB_RANK_RANK_ENGINE_H_
 

@@ -28,6 +28,11 @@ Status RunWriter::AddSum(Fixed sum) {
   return Added();
 }
 
+Status RunWriter::AddMd5(std::string_view md5) {
+  run_.append(md5.data(), sizeof(Md5));
+  return Added();
+}
+
 Status RunWriter::Added() {
   ++count_;
   if (++in_run_ < kRunEntries) return Status::OK();
@@ -92,18 +97,35 @@ Result<std::span<const T>> RunReader::ReadFixedWidth(size_t n, std::vector<T>& o
 
 Result<std::span<const double>> RunReader::Scores(size_t n) { return ReadFixedWidth(n, scores_); }
 Result<std::span<const Fixed>> RunReader::Sums(size_t n) { return ReadFixedWidth(n, sums_); }
+Result<std::span<const Md5>> RunReader::Md5s(size_t n) { return ReadFixedWidth(n, md5s_); }
 
 Status RunReader::ExpectEnd() {
   NUTCHFS_ASSIGN_OR_RETURN(bool more, Fill());
   return more ? Bad("more entries than expected") : Status::OK();
 }
 
-std::string EdgeKey(uint32_t block, uint64_t group) {
+namespace {
+void PutBlock(std::string* key, uint32_t block) {
+  for (int i = 0; i < 4; ++i) key->push_back(static_cast<char>(block >> (24 - 8 * i)));
+}
+}  // namespace
+
+std::string BlockKey(uint32_t block) {
   std::string key;
-  key.reserve(12);
-  for (int i = 0; i < 4; ++i) key.push_back(static_cast<char>(block >> (24 - 8 * i)));
+  PutBlock(&key, block);
+  return key;
+}
+
+std::string EdgeKey(uint32_t block, uint64_t group) {
+  std::string key = BlockKey(block);
   PutBigEndian64(&key, group);
   return key;
+}
+
+void SetEdgeStreamKey(uint32_t block, std::string_view md5, std::string* key) {
+  key->clear();
+  PutBlock(key, block);
+  key->append(md5);
 }
 
 Status EdgeWriter::Add(uint32_t block, uint64_t group, uint32_t offset) {

@@ -1,8 +1,7 @@
-// The work files of a rank session (docs/FORMAT.md, "Rank work files"): the pages, the
-// scores and the group sums as runs of entries in id (or group) order, and the edges
-// sorted by (block, group). Each is an edit file (webdb/sort/edit_file.h), so every frame
-// is checksummed and a damaged or cut file is Corruption naming it; these classes write
-// and read its records.
+// The work files of a rank session (docs/FORMAT.md, "Rank work files"): the pages, the scores, the
+// groups' md5s and the group sums as runs of entries in id (or group) order, and the edges sorted
+// by (block, group). Each is an edit file (webdb/sort/edit_file.h), so every frame is checksummed
+// and a damaged or cut file is Corruption naming it; these classes write and read its records.
 //
 // Writers add to an EditSink they do not own (a local edit file, or a distributed
 // writer's exchange file); readers read an EditIterator they do not own. Each object is
@@ -19,6 +18,7 @@
 
 #include "webdb/rank/rank_math.h"
 #include "webdb/table/iterator.h"
+#include "webdb/table/record.h"
 
 namespace webdb {
 
@@ -31,6 +31,7 @@ constexpr size_t kRankReadBuffer = size_t{256} << 10;
 constexpr std::string_view kRankPagesLabel = "webdb rank pages 1";
 constexpr std::string_view kRankScoresLabel = "webdb rank scores 1";
 constexpr std::string_view kRankSumsLabel = "webdb rank sums 1";
+constexpr std::string_view kRankGroupsLabel = "webdb rank groups 1";
 constexpr std::string_view kRankEdgesLabel = "webdb rank edges 1";
 
 // What a page is in the graph: its outdeg and flags.
@@ -53,6 +54,8 @@ class RunWriter {
   Status AddPage(PageInfo page);
   Status AddScore(double score);
   Status AddSum(Fixed sum);
+  // REQUIRES: md5 is 16 bytes.
+  Status AddMd5(std::string_view md5);
   // Writes the last record. Once, after the last entry.
   Status Finish();
   uint64_t count() const { return count_; }
@@ -79,6 +82,7 @@ class RunReader {
   Result<std::span<const PageInfo>> Pages(size_t n);
   Result<std::span<const double>> Scores(size_t n);
   Result<std::span<const Fixed>> Sums(size_t n);
+  Result<std::span<const Md5>> Md5s(size_t n);
   // The entries read so far.
   uint64_t position() const { return position_; }
   // OK when every entry has been read (the file holds no more).
@@ -100,6 +104,7 @@ class RunReader {
   std::vector<PageInfo> pages_;
   std::vector<double> scores_;
   std::vector<Fixed> sums_;
+  std::vector<Md5> md5s_;
 };
 
 // The edges of one (block, group): the group, and the targets' offsets from the block's
@@ -110,8 +115,12 @@ struct EdgeRun {
   std::vector<uint32_t> offsets;
 };
 
-// The key of an edge edit or record: block (big-endian 32 bits), group (big-endian 64).
+// The key of an edge record: block (big-endian 32 bits), group (big-endian 64).
 std::string EdgeKey(uint32_t block, uint64_t group);
+// The key of an edit of the edges stream: block (big-endian 32 bits), then the 16 bytes of the
+// linking md5; and the block alone, where the stream is cut between writers.
+void SetEdgeStreamKey(uint32_t block, std::string_view md5, std::string* key);
+std::string BlockKey(uint32_t block);
 
 // Writes the edges, added in (block, group, offset) order, one record a (block, group).
 class EdgeWriter {

@@ -34,29 +34,32 @@ Result<std::unique_ptr<EditIterator>> LocalRankPlumbing::Incoming(RankStream s) 
   return sorter->Finish();
 }
 
-std::string LocalRankPlumbing::SumsPath(int iteration) const {
-  return fmt::format("{}/rank-sums-{}.edits", work_dir_, iteration);
+std::string LocalRankPlumbing::BroadcastPath(int n) const {
+  return n == 0 ? fmt::format("{}/rank-groups.edits", work_dir_)
+                : fmt::format("{}/rank-sums-{}.edits", work_dir_, n);
 }
 
-Result<std::vector<EditSink*>> LocalRankPlumbing::SumSinks(int iteration) {
-  NUTCHFS_ASSIGN_OR_RETURN(sums_, EditFileWriter::Create(env_, SumsPath(iteration),
-                                                         /*sorted=*/false, kRankSumsLabel));
-  return std::vector<EditSink*>{sums_.get()};
+Result<EditSink*> LocalRankPlumbing::BroadcastSink(int n) {
+  NUTCHFS_ASSIGN_OR_RETURN(broadcast_,
+                           EditFileWriter::Create(env_, BroadcastPath(n), /*sorted=*/false,
+                                                  n == 0 ? kRankGroupsLabel : kRankSumsLabel));
+  return broadcast_.get();
 }
 
-Status LocalRankPlumbing::SendSums(int iteration) {
+Status LocalRankPlumbing::SendBroadcast(int n) {
   // A work file: a killed rank starts again from the tables.
-  Status s = sums_->Finish(/*sync=*/false);
-  sums_.reset();
+  Status s = broadcast_->Finish(/*sync=*/false);
+  broadcast_.reset();
   return s;
 }
 
-Result<std::unique_ptr<EditIterator>> LocalRankPlumbing::OpenSums(int iteration, int from) {
-  return OpenEditFile(env_, SumsPath(iteration), kRankReadBuffer, kRankSumsLabel);
+Result<std::unique_ptr<EditIterator>> LocalRankPlumbing::OpenBroadcast(int n, int from) {
+  return OpenEditFile(env_, BroadcastPath(n), kRankReadBuffer,
+                      n == 0 ? kRankGroupsLabel : kRankSumsLabel);
 }
 
-Status LocalRankPlumbing::DropSums(int iteration) {
-  Status s = env_.RemoveFile(SumsPath(iteration));
+Status LocalRankPlumbing::DropBroadcast(int n) {
+  Status s = env_.RemoveFile(BroadcastPath(n));
   return s.IsNotFound() ? Status::OK() : s;
 }
 

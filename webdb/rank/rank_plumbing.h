@@ -6,12 +6,13 @@
 // through NutchFS, as a round's stages do.
 //
 // A rank moves three kinds of data:
-//   - keyed streams (RankStream): edits routed by key to the writer that owns the key's
-//     range and read back there sorted by (key, order), from every sender;
-//   - the group sums of each iteration: one file from every writer to every writer, read
-//     back in writer order (the global group order);
-//   - small values every writer contributes and every writer needs (counts, the dangling
-//     sums, the L1 changes): Share.
+//   - keyed streams (RankStream): edits routed by key to the writer that owns the key's range and
+//     read back there sorted by (key, order), from every sender;
+//   - broadcasts: one file from every writer to every writer, read back in writer order (the global
+//     group order): broadcast 0 is the md5s of the writers' groups, broadcast i >= 1 the group sums
+//     of iteration i;
+//   - small values every writer contributes and every writer needs (counts, the dangling sums, the
+//     L1 changes): Share.
 //
 // Each plumbing is used by the one thread running the rank.
 #ifndef WEBDB_RANK_RANK_PLUMBING_H_
@@ -32,7 +33,7 @@
 namespace webdb {
 
 enum class RankStream {
-  kUrls = 0,    // pages and link targets by url, to the url's writer
+  kUrls = 0,    // pages by url, to the url's writer
   kEdges = 1,   // edges by (block, group), to the target's writer
   kScores = 2,  // final scores by url, to the url's writer
 };
@@ -60,19 +61,19 @@ class RankPlumbing {
   // Frees what stream s holds. REQUIRES: its Incoming iterator is gone.
   virtual void Done(RankStream s) = 0;
 
-  // The files this writer writes its group sums of `iteration` into: one for each writer
-  // (the same records go to each). Once an iteration.
-  virtual Result<std::vector<EditSink*>> SumSinks(int iteration) = 0;
-  // Finishes them and sends each to its writer.
-  virtual Status SendSums(int iteration) = 0;
-  // Writer `from`'s sums of `iteration`, as received here: may be opened again and again.
-  virtual Result<std::unique_ptr<EditIterator>> OpenSums(int iteration, int from) = 0;
-  // Frees the sums of `iteration` (sent and received). REQUIRES: none of them is open.
-  virtual Status DropSums(int iteration) = 0;
+  // Where this writer writes its part of broadcast n (0: its groups' md5s; i >= 1: its group sums
+  // of iteration i): every edit added goes to every writer. Once a broadcast.
+  virtual Result<EditSink*> BroadcastSink(int n) = 0;
+  // Finishes broadcast n's files and sends each to its writer.
+  virtual Status SendBroadcast(int n) = 0;
+  // Writer `from`'s part of broadcast n, as received here: may be opened again and again.
+  virtual Result<std::unique_ptr<EditIterator>> OpenBroadcast(int n, int from) = 0;
+  // Frees broadcast n (sent and received). REQUIRES: none of its files is open.
+  virtual Status DropBroadcast(int n) = 0;
 };
 
-// The single-machine rank: one writer, sorting its streams in work_dir within
-// memory_budget (one pool for all of them), its sums files in work_dir.
+// The single-machine rank: one writer, sorting its streams in work_dir within memory_budget (one
+// pool for all of them), its broadcasts in work_dir.
 class LocalRankPlumbing final : public RankPlumbing {
  public:
   LocalRankPlumbing(nutchfs::Env& env, std::string work_dir, size_t memory_budget);
@@ -85,19 +86,19 @@ class LocalRankPlumbing final : public RankPlumbing {
   EditSink& Sink(RankStream s) override;
   Result<std::unique_ptr<EditIterator>> Incoming(RankStream s) override;
   void Done(RankStream s) override { sorters_[static_cast<int>(s)].reset(); }
-  Result<std::vector<EditSink*>> SumSinks(int iteration) override;
-  Status SendSums(int iteration) override;
-  Result<std::unique_ptr<EditIterator>> OpenSums(int iteration, int from) override;
-  Status DropSums(int iteration) override;
+  Result<EditSink*> BroadcastSink(int n) override;
+  Status SendBroadcast(int n) override;
+  Result<std::unique_ptr<EditIterator>> OpenBroadcast(int n, int from) override;
+  Status DropBroadcast(int n) override;
 
  private:
-  std::string SumsPath(int iteration) const;
+  std::string BroadcastPath(int n) const;
 
   nutchfs::Env& env_;
   const std::string work_dir_;
   SortMemory memory_;
   std::array<std::unique_ptr<Sorter>, kNumRankStreams> sorters_;
-  std::unique_ptr<EditFileWriter> sums_;
+  std::unique_ptr<EditFileWriter> broadcast_;
 };
 
 }  // namespace webdb
