@@ -381,7 +381,10 @@ Status Round::Exchanged(DistPlumbing* plumbing, size_t sorter_budget, const std:
   };
   Step("stage 0");
   NUTCHFS_RETURN_IF_ERROR(AgreeOnRound(digest));
-  if (report_.already_applied) return TidyApplied();
+  if (report_.already_applied) {
+    enter(0);  // a rerun learnt so in stage 0: its time is stage 0's
+    return TidyApplied();
+  }
   if (plumbing != nullptr) plumbing->set_partition(next_.partition());
   // An earlier run with the same round token that finished its steps and sent its section
   // manifest: peers may decide with that one, so they must not run again.

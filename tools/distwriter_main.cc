@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -223,17 +224,29 @@ Status InitLocal(const Args& a) {
   return distwriter::InitLocal(*env, {a.writers, a.root, a.out, a.db, a.force});
 }
 
+// This process's CPU time (every thread, user and system), for the report.
+double CpuSeconds() {
+  rusage u{};
+  if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  return seconds(u.ru_utime) + seconds(u.ru_stime);
+}
+
 void PrintReport(const distwriter::RoundReport& r, int writer, std::FILE* out) {
-  std::string seconds, bytes;
+  std::string seconds, waits, bytes, files;
   for (int s = 0; s <= distwriter::kCommitStage; ++s) {
-    seconds += fmt::format("{}{:.4f}", s ? "," : "", r.stage_seconds[s]);
-    bytes += fmt::format("{}{}", s ? "," : "", r.traffic[s].bytes_sent);
+    const std::string comma = s ? "," : "";
+    seconds += fmt::format("{}{:.4f}", comma, r.stage_seconds[s]);
+    waits += fmt::format("{}{:.4f}", comma, r.traffic[s].wait_seconds);
+    bytes += fmt::format("{}{}", comma, r.traffic[s].bytes_sent);
+    files += fmt::format("{}{}", comma, r.traffic[s].files_sent);
   }
   std::fprintf(out,
                "{\"writer\":%d,\"version\":%lu,\"already_applied\":%s,\"calls\":%lu,"
-               "\"pages\":%lu,\"links\":%lu,\"stage_seconds\":[%s],\"bytes_sent\":[%s]}\n",
+               "\"pages\":%lu,\"links\":%lu,\"stage_seconds\":[%s],\"wait_seconds\":[%s],"
+               "\"bytes_sent\":[%s],\"files_sent\":[%s],\"cpu_seconds\":%.3f}\n",
                writer, r.version, r.already_applied ? "true" : "false", r.calls, r.pages, r.links,
-               seconds.c_str(), bytes.c_str());
+               seconds.c_str(), waits.c_str(), bytes.c_str(), files.c_str(), CpuSeconds());
 }
 
 Status CheckWriterRange(const Args& a, const distwriter::DistConfig& config) {

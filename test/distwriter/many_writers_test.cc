@@ -30,13 +30,11 @@ constexpr int kPages = 3000;
 constexpr int kOutlinks = 4;
 
 std::string Url(int id) {
-  return "http://host" + std::to_string(id % 97) + ".example/p" +
-         std::to_string(id);
+  return "http://host" + std::to_string(id % 97) + ".example/p" + std::to_string(id);
 }
 
 // Page id with content version v, and its outlinks to pages of [0, universe).
-void AddFetched(int id, int v, int universe, std::mt19937_64 &rng,
-                Session *out) {
+void AddFetched(int id, int v, int universe, std::mt19937_64 &rng, Session *out) {
   webdb::Page page = webdb::Page::WithDefaults(Url(id));
   page.md5 = webdb::Md5Of(Url(id) + "#" + std::to_string(v));
   page.num_outlinks = kOutlinks;
@@ -46,8 +44,7 @@ void AddFetched(int id, int v, int universe, std::mt19937_64 &rng,
     link.from = page.md5;
     link.url = Url(static_cast<int>(rng() % static_cast<uint64_t>(universe)));
     link.domain_id = static_cast<int64_t>(rng() % 50);
-    link.anchor = "a" + std::to_string(id) + "." + std::to_string(v) + "." +
-                  std::to_string(l);
+    link.anchor = "a" + std::to_string(id) + "." + std::to_string(v) + "." + std::to_string(l);
     out->push_back(testutil::AddLinkCall(link));
   }
 }
@@ -59,8 +56,7 @@ Session MakeRound(int round, std::mt19937_64 &rng) {
   Session s;
   const int universe = kPages + round * (kPages / 50);
   if (round == 0) {
-    for (int id = 0; id < kPages; ++id)
-      AddFetched(id, 0, universe, rng, &s);
+    for (int id = 0; id < kPages; ++id) AddFetched(id, 0, universe, rng, &s);
     return s;
   }
   webdb::Md5 last_readded{};
@@ -78,15 +74,15 @@ Session MakeRound(int round, std::mt19937_64 &rng) {
     link.from = last_readded;
     link.url = Url(id);
     link.anchor = "new" + std::to_string(id);
-    s.push_back(testutil::AddPageIfNotPresentCall(
-        webdb::Page::WithDefaults(Url(id)), link));
+    s.push_back(testutil::AddPageIfNotPresentCall(webdb::Page::WithDefaults(Url(id)), link));
   }
   return s;
 }
 
-TEST_CASE("64 writers on one host equal the single-machine writer over a load "
-          "and two rounds",
-          "[slow]") {
+TEST_CASE(
+    "64 writers on one host equal the single-machine writer over a load "
+    "and two rounds",
+    "[slow]") {
   const auto start = std::chrono::steady_clock::now();
   DistCluster cluster(kDistwriter, kWriters, 3600000);
   cluster.SetGlobal("lock_lease_ms", "600000");
@@ -99,8 +95,7 @@ TEST_CASE("64 writers on one host equal the single-machine writer over a load "
   for (int r = 0; r < 3; ++r) {
     CAPTURE(r);
     const Session session = MakeRound(r, rng);
-    const std::vector<Session> slices =
-        testutil::SplitSession(session, kWriters, rng);
+    const std::vector<Session> slices = testutil::SplitSession(session, kWriters, rng);
     const auto reports = cluster.RunRound(slices, {"--memory", "4M"});
     REQUIRE(single.Apply(session).ok());
     auto expected = single.Dump();
@@ -126,20 +121,16 @@ TEST_CASE("64 writers on one host equal the single-machine writer over a load "
         with_pages += m.records(webdb::TableId::kPagesByUrl) > 0 ? 1 : 0;
       CHECK(with_pages > kWriters / 2);
     }
-    for (const webdb::Call &c : session)
-      deleted += c.op == webdb::Call::Op::kDeletePage;
+    for (const webdb::Call &c : session) deleted += c.op == webdb::Call::Op::kDeletePage;
   }
   // The rounds did delete pages and change links (else the comparison proves
   // little).
   CHECK(deleted > kPages / 20);
   CHECK(cluster.Dump().num_pages < loaded_pages);
   CHECK(cluster.Dump().num_links != loaded_links);
-  WARN(
-      "k = 64, a load and two rounds: "
-      << std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-             .count()
-      << " s");
+  WARN("k = 64, a load and two rounds: "
+       << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s");
 }
 
-} // namespace
-} // namespace distwriter
+}  // namespace
+}  // namespace distwriter

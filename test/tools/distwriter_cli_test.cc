@@ -10,6 +10,7 @@
 #include <fstream>
 #include <thread>
 #include <regex>
+#include <sstream>
 
 #include "nutchfs/lease.h"
 #include "nutchfs/lock_owner.h"
@@ -244,6 +245,58 @@ TEST_CASE("distwriter run takes its writer from JOB_COMPLETION_INDEX, as an Inde
 }
 
 }  // namespace
+
+namespace {
+
+// The numbers of array `key` in a report line.
+std::vector<double> ReportArray(const std::string& line, const std::string& key) {
+  std::smatch m;
+  REQUIRE(std::regex_search(line, m, std::regex("\"" + key + "\":\\[([^\\]]*)\\]")));
+  std::vector<double> values;
+  std::stringstream in(m[1].str());
+  for (std::string v; std::getline(in, v, ',');) values.push_back(std::stod(v));
+  return values;
+}
+
+}  // namespace
+
+// The second round gives every writer the calls of the first again: a rerun, found in
+// stage 0, whose stage 0 must be timed too.
+TEST_CASE("distwriter run reports per stage its waits at barriers, files sent and its CPU") {
+  testutil::DistCluster cluster(kDistwriter, 3);
+  cluster.Create();
+  const testutil::Session session = MakeSession(11);
+  std::vector<std::string> files;
+  for (int i = 0; i < 3; ++i) files.push_back(cluster.WriteCallFile(i, session));
+  for (int round = 0; round < 2; ++round) {
+    CAPTURE(round);
+    std::vector<std::unique_ptr<testutil::Subprocess>> writers;
+    for (int i = 0; i < 3; ++i) writers.push_back(cluster.StartWriter(i, files[i]));
+    for (int i = 0; i < 3; ++i) {
+      ProcessResult r = writers[i]->Wait();
+      INFO(r.Describe());
+      REQUIRE(r.exit_code == 0);
+      CHECK(testutil::ParseRunReport(r.out).already_applied == (round == 1));
+      const std::vector<double> stages = ReportArray(r.out, "stage_seconds");
+      const std::vector<double> waits = ReportArray(r.out, "wait_seconds");
+      REQUIRE(stages.size() == 7);
+      REQUIRE(waits.size() == 7);
+      for (int s = 0; s < 7; ++s) {
+        CAPTURE(s);
+        CHECK(waits[s] >= 0);
+        CHECK(waits[s] <= stages[s] + 0.0001);  // both rounded to 0.1 ms
+      }
+      // Stage 0 and the commit go to all k writers, itself first; stages 1..5 to its
+      // k - 1 peers (its own section stays in its sorter). A rerun stops after stage 0.
+      const std::vector<double> sent = round == 0 ? std::vector<double>{3, 2, 2, 2, 2, 2, 3}
+                                                  : std::vector<double>{3, 0, 0, 0, 0, 0, 0};
+      CHECK(ReportArray(r.out, "files_sent") == sent);
+      std::smatch cpu;
+      REQUIRE(std::regex_search(r.out, cpu, std::regex(R"("cpu_seconds":([0-9.]+)\})")));
+      CHECK(std::stod(cpu[1].str()) > 0);
+    }
+  }
+}
 
 TEST_CASE("distwriter launch --json prints the round as one JSON object, -q no progress") {
   testutil::DistCluster cluster(kDistwriter, 2);
