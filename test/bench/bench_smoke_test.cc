@@ -4,6 +4,7 @@
 // is a benchmark that no longer compiles, exits with an error or stops printing a figure
 // (docs/PERFORMANCE.md quotes them).
 #include <catch2/catch.hpp>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,25 @@ TEST_CASE("dist_bench.sh applies the workload with one writer and with k") {
   CHECK_THAT(out, Catch::Contains(R"(RESULT {"who":"k=2","phase":"round-1",)"));
   CHECK_THAT(out, Catch::Contains("bytes exchanged per stage: "));
   CHECK_THAT(out, Catch::Contains("k=2 db: "));
+}
+
+// k = 3: k^2 files in stage 0 and the commit, k(k-1) in stages 1..5 (the own section
+// is not sent).
+TEST_CASE("barrier_bench.sh reports per k and stage the waits, work and files exchanged") {
+  testutil::TempDir tmp;
+  const std::string out = RunScript(tmp, "barrier_bench.sh", {"2000", "1", "3"});
+  CHECK_THAT(out, Catch::Contains("\nk=1: round wall "));
+  CHECK_THAT(out, Catch::Contains("\nk=3: round wall "));
+  CHECK_THAT(out, Catch::Contains("stage    mean_s    wait_s  max_wait_s    work_s    files"));
+  CHECK_THAT(out, Catch::Contains(R"(RESULT {"k":1,)"));
+  const std::string files = R"(,"max_wait":[0-9.e-]+,"files":)";
+  for (int s = 0; s <= 6; ++s) {
+    CAPTURE(s);
+    const int expected = s == 0 || s == 6 ? 9 : 6;
+    CHECK(std::regex_search(out, std::regex(R"(RESULT \{"k":3,.*\{"stage":)" + std::to_string(s) +
+                                            R"(,"seconds":[0-9.e-]+,"wait":[0-9.e-]+)" + files +
+                                            std::to_string(expected) + ",")));
+  }
 }
 
 TEST_CASE("generate_bench.sh times generate against a scan of the pages") {
