@@ -148,6 +148,11 @@ Status RoundStore::Decide(const RoundManifest& round) {
   return nutchfs::WriteFileAtomically(*at.env, at.path, round.Encode());
 }
 
+bool RoundStore::HasDecidedAt(uint64_t version, const std::string& machine) {
+  auto at = fs_.LocateAt(DecidedFile(version), machine);
+  return at && at->env->FileExists(at->path);
+}
+
 Status RoundStore::PublishTo(const RoundManifest& round, std::string_view machine) {
   const std::string scratch = ScratchPath();
   NUTCHFS_RETURN_IF_ERROR(nutchfs::WriteFileAtomically(fs_.local_env(), scratch, round.Encode()));

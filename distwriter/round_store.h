@@ -61,6 +61,9 @@ class RoundStore {
 
   // Writes ROUND-<N> at the view: the decision.
   Status Decide(const RoundManifest& round);
+  // True if ROUND-<version> is at machine `machine` of the meta group (false also when
+  // the machine cannot be asked).
+  bool HasDecidedAt(uint64_t version, const std::string& machine);
   // Writes ROUND-<N> at machine `machine` of the meta group.
   Status PublishTo(const RoundManifest& round, std::string_view machine);
   // Makes CURRENT at the view name ROUND-<version>. REQUIRES: that round file is there.

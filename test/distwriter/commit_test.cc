@@ -5,6 +5,7 @@
 // round's), every machine ends on the same round, readers never see a mix, and the db
 // equals the single-machine writer's.
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -135,6 +136,35 @@ TEST_CASE("a writer killed late in the commit, then the next round with other ca
 // Writer 1 dies having sent its section manifest to itself only, and its peers learn
 // that it failed (its failure marker, written here as it would have): instead of giving
 // up, they collect its manifest from its group, decide and commit.
+// Issue 38: every writer of a round decides it and publishes it to the other machines;
+// a machine that holds it already (a peer's copy: a decided round is the only one of its
+// number) is not written again, else k writers would write k(k-1) copies of an
+// O(k)-byte file each round. Writer 2 is killed before deciding, 0 and 1 commit and
+// publish to every machine; writer 2 restarted rolls the round forward and rewrites none.
+TEST_CASE("a writer rolling a round forward leaves the copies the machines hold", "[fault]") {
+  FaultDb db(kDistwriter, kK, 53, 60000);
+  const FaultDb::Round r = db.NextRound();
+  std::vector<std::unique_ptr<Subprocess>> writers;
+  writers.push_back(db.Start(0, r));
+  writers.push_back(db.Start(1, r));
+  writers.push_back(StartVictim(db, r, 2, "commit decide"));
+  REQUIRE(writers[2]->Wait().KilledBy(SIGKILL));
+  writers[2].reset();
+  ExpectAllSucceed(writers);
+  const uint64_t round = db.version() + 1;
+  auto inode = [&](int machine) {
+    struct stat st {};
+    const std::string path = db.cluster().MetaDir(machine) + "/" + RoundFileName(round);
+    INFO(path);
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    return st.st_ino;
+  };
+  const std::vector<ino_t> before = {inode(0), inode(1), inode(2)};
+  ExpectSuccess(*db.Start(2, r), 2);
+  db.ExpectApplied(r);
+  CHECK(std::vector<ino_t>{inode(0), inode(1), inode(2)} == before);
+}
+
 TEST_CASE("peers collect a failed writer's section manifest from its group", "[fault]") {
   FaultDb db(kDistwriter, kK, 54, 60000);
   const FaultDb::Round r = db.NextRound();

@@ -98,6 +98,10 @@ TEST_CASE("a round store creates, decides, finds, publishes, installs and cleans
   CHECK(*m2.store.ReadDecided(2) == MakeRound(2));
   CHECK_FALSE(m0.store.ReadDecided(2)->has_value());
   CHECK_FALSE(m1.store.PublishTo(MakeRound(2), "nowhere").ok());
+  CHECK(m1.store.HasDecidedAt(2, "m2"));
+  CHECK_FALSE(m1.store.HasDecidedAt(2, "m0"));
+  CHECK_FALSE(m1.store.HasDecidedAt(3, "m2"));
+  CHECK_FALSE(m1.store.HasDecidedAt(2, "nowhere"));
 
   REQUIRE(m1.store.Install(2).ok());
   CHECK(*m1.store.InstalledVersion() == 2);
