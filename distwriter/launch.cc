@@ -286,6 +286,20 @@ void PrintReport(const DistConfig& config, const std::vector<Child>& children, s
   }
 }
 
+// Each writer's report as its `run` or `rank` printed it, with its machine: the
+// "writers" array of the JSON reports.
+std::string WritersJson(const DistConfig& config, const std::vector<Child>& children) {
+  std::string writers;
+  for (const Child& c : children) {
+    std::string report(c.output);
+    while (!report.empty() && report.back() == '\n') report.pop_back();
+    writers += writers.empty() ? "{\"machine\":" : ",{\"machine\":";
+    webdb::AppendJsonString(config.writer_machines[c.writer], &writers);
+    writers += ",\"report\":" + report + "}";
+  }
+  return "[" + writers + "]";
+}
+
 // The report as one JSON object: the round's version, pages and links, the bytes each
 // stage exchanged, and each writer's report as `distwriter run` printed it.
 void PrintJsonReport(const DistConfig& config, const std::vector<Child>& children,
@@ -293,7 +307,6 @@ void PrintJsonReport(const DistConfig& config, const std::vector<Child>& childre
   simdjson::dom::parser parser;
   uint64_t version = 0, pages = 0, links = 0;
   std::vector<uint64_t> stage_bytes(kCommitStage + 1, 0);
-  std::string writers;
   for (const Child& c : children) {
     simdjson::dom::element doc;
     if (parser.parse(c.output).get(doc) != simdjson::SUCCESS) continue;
@@ -304,18 +317,36 @@ void PrintJsonReport(const DistConfig& config, const std::vector<Child>& childre
     version = doc["version"].get_uint64().value_unsafe();
     pages = doc["pages"].get_uint64().value_unsafe();
     links = doc["links"].get_uint64().value_unsafe();
-    std::string report(c.output);
-    while (!report.empty() && report.back() == '\n') report.pop_back();
-    writers += writers.empty() ? "{\"machine\":" : ",{\"machine\":";
-    webdb::AppendJsonString(config.writer_machines[c.writer], &writers);
-    writers += ",\"report\":" + report + "}";
   }
   std::string bytes;
   for (uint64_t b : stage_bytes) bytes += fmt::format("{}{}", bytes.empty() ? "" : ",", b);
   std::fprintf(out,
                "{\"version\":%lu,\"pages\":%lu,\"links\":%lu,\"bytesPerStage\":[%s],"
-               "\"writers\":[%s]}\n",
-               version, pages, links, bytes.c_str(), writers.c_str());
+               "\"writers\":%s}\n",
+               version, pages, links, bytes.c_str(), WritersJson(config, children).c_str());
+}
+
+// A rank round's report as one JSON object: the round's version, pages, iterations and
+// last L1 change, whether it was this rank's result already, and each writer's report as
+// `distwriter rank` printed it.
+void PrintRankJsonReport(const DistConfig& config, const std::vector<Child>& children,
+                         std::FILE* out) {
+  simdjson::dom::parser parser;
+  std::string round =
+      "\"version\":0,\"pages\":0,\"iterations\":0,\"l1\":0,\"alreadyApplied\":false";
+  for (const Child& c : children) {
+    simdjson::dom::element doc;
+    if (parser.parse(c.output).get(doc) != simdjson::SUCCESS) continue;
+    round = fmt::format("\"version\":{},\"pages\":{},\"iterations\":{},\"l1\":{},"
+                        "\"alreadyApplied\":{}",
+                        doc["version"].get_uint64().value_unsafe(),
+                        doc["pages"].get_uint64().value_unsafe(),
+                        doc["iterations"].get_uint64().value_unsafe(),
+                        doc["l1"].get_double().value_unsafe(),
+                        doc["already_applied"].get_bool().value_unsafe());
+  }
+  std::fprintf(out, "{%s,\"writers\":%s}\n", round.c_str(),
+               WritersJson(config, children).c_str());
 }
 
 bool IsSsh(const DistConfig& config, int writer) {
@@ -468,7 +499,12 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   const std::string failed = Failures(*fs, config, committed + 1, children);
   if (!failed.empty()) return Status::IOError("writers failed:" + failed);
   if (options.rank) {
-    if (out != nullptr) PrintRankReport(config, children, out);
+    if (out == nullptr) return Status::OK();
+    if (options.json) {
+      PrintRankJsonReport(config, children, out);
+    } else {
+      PrintRankReport(config, children, out);
+    }
     return Status::OK();
   }
   // Done: the next launch of these calls is a new session.

@@ -15,6 +15,7 @@
 #include "nutchfs/lease.h"
 #include "nutchfs/lock_owner.h"
 #include "test/util/dist_cluster.h"
+#include "test/util/rank_graph.h"
 #include "test/util/session_gen.h"
 #include "test/util/subprocess.h"
 #include "test/util/temp_dir.h"
@@ -315,6 +316,28 @@ TEST_CASE("distwriter launch --json prints the round as one JSON object, -q no p
   REQUIRE(table.exit_code == 0);
   CHECK_THAT(table.out, Catch::StartsWith("writer  machine"));
   CHECK(Run(dir, {"create", "--json", "--config", cluster.config()}).exit_code == 2);
+}
+
+TEST_CASE("distwriter launch --rank --json prints the rank round as one JSON object") {
+  testutil::DistCluster cluster(kDistwriter, 2);
+  cluster.Create();
+  const testutil::TempDir& dir = cluster.dir();
+  const std::string calls =
+      cluster.WriteCallFile(0, testutil::RankGraph::Random(3, 100, 60, 8, true).ToSession());
+  REQUIRE(Run(dir, {"launch", "-q", "--config", cluster.config(), calls}).exit_code == 0);
+  ProcessResult r = Run(dir, {"launch", "-q", "--json", "--config", cluster.config(), "--rank",
+                              "--iterations", "2"});
+  INFO(r.Describe() << r.out);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());
+  CHECK(std::regex_match(
+      r.out, std::regex(R"(\{"version":3,"pages":[1-9]\d*,"iterations":2,"l1":[\d.e+-]+,)"
+                        R"("alreadyApplied":false,)"
+                        R"("writers":\[\{"machine":"m0","report":\{"writer":0,"version":3,.*\}\},)"
+                        R"(\{"machine":"m1","report":\{"writer":1,"version":3,.*\}\}\]\}\n)")));
+  ProcessResult table = Run(dir, {"launch", "-q", "--config", cluster.config(), "--rank"});
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::StartsWith("writer  machine       total_s"));
 }
 
 }  // namespace tools
