@@ -287,9 +287,12 @@ Result<bool> Round::Attempt() {
     NUTCHFS_ASSIGN_OR_RETURN(digest, LogCalls(*plumbing));
   }
   // With a session the digest names this very session's calls: the installed round
-  // applied them (it was killed in it, or is run again after it). Without one, only a
-  // round it was killed in and its peers finished is known to be its own.
-  if ((rolled_forward_ || !options_.session.empty()) && committed_.digests[self_] == digest) {
+  // applied them (it was killed in it, or is run again after it). Without one the calls
+  // alone are its identity: calls the installed round applied for this writer are that
+  // round's (a new round of them needs a session), and so is a round it was killed in and
+  // its peers finished. No calls at all tell nothing: such a writer takes part in stage 0.
+  if ((rolled_forward_ || !options_.session.empty() || report_.calls > 0) &&
+      committed_.digests[self_] == digest) {
     NUTCHFS_RETURN_IF_ERROR(exchange_->RemoveIncoming());
     NUTCHFS_RETURN_IF_ERROR(TidyApplied());
     Report(committed_, true);
@@ -453,9 +456,9 @@ Result<webdb::Manifest> Round::RunStages(DistPlumbing& plumbing, const webdb::St
 // Stage 0: every writer sends its input digest (and url sample); the token is the MD5
 // of all k digests and the breakpoints, if not yet chosen, the quantiles of all samples.
 //
-// Inputs equal to those of the committed round are ambiguous on their own: this writer
-// may be restarted after its commit and clean-up, or a new round may give it the same
-// calls (an empty slice twice, say). So it still takes part in stage 0. The round was
+// A writer with no calls and no session whose inputs equal those of the committed round
+// is ambiguous (Attempt): it may be restarted after its commit and clean-up, or a new
+// round may give it an empty slice again. So it still takes part in stage 0. The round was
 // applied already when all k digests are the committed ones, or when no peer turns up
 // and its own digest is the committed one (a lone restart after commit).
 Status Round::AgreeOnRound(const std::string& digest) {

@@ -363,8 +363,13 @@ Status Run(const Args& a, const distwriter::DistConfig& config) {
   if (!a.quiet) options.progress = reporter.AsProgressFn();
   NUTCHFS_ASSIGN_OR_RETURN(auto report, RunWriter(a, config, options));
   if (report.already_applied && !a.quiet) {
-    std::fprintf(stderr, "distwriter: writer %d: these calls were applied in round %lu already\n",
-                 *a.writer, report.version);
+    std::fprintf(stderr,
+                 "distwriter: writer %d: these calls were applied in round %lu already%s\n",
+                 *a.writer, report.version,
+                 a.session.empty() ? " (without --session the same calls are that round's: "
+                                     "to apply them in a new round, give all its writers "
+                                     "--session NAME)"
+                                   : "");
   }
   PrintReport(report, *a.writer, stdout);
   return Status::OK();

@@ -225,8 +225,7 @@ TEST_CASE("launch with writer 1 killed at each step of the commit, then launched
     CHECK_THAT(killed.err, Catch::Contains("writer 1 (machine m1) (killed by signal 9 (SIGKILL))"));
     const bool decided = Decided(db, db.version() + 1);
     if (n++ % 2 == 0) {
-      // The same calls again: a decided round is found applied (a writer that finished
-      // its clean-up waits timeout_ms for peers that do not come), an undecided one done.
+      // The same calls again: a decided round is found applied, an undecided one done.
       db.cluster().SetTimeoutMs(5000);
       ExpectLaunched(Launch(db, s));
       db.cluster().SetTimeoutMs(60000);
