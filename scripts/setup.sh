@@ -10,25 +10,28 @@
 #                   (scripts/fuzz.sh, scripts/sanitize.sh)
 #   --install-only  install the packages, build nothing
 #   TARGET          build only these CMake targets (default: everything, tests and
-#                   benchmarks included; with --pgo: the tools and the benchmarks), and
-#                   install only the packages of the build and the example, not those the
-#                   tests and benchmarks alone run (a JRE, sshd, sshfs: see test_packages)
+#                   benchmarks included; with --pgo: the tools and the benchmarks). Unless
+#                   one is a test binary (*_tests), build/ is configured without the tests
+#                   and without debug info (CMAKE_BUILD_TYPE=Release: the same -O2), and
+#                   only the packages of the build and the example are installed, not
+#                   those the tests and benchmarks alone need (see test_packages)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake pkg-config git
   libssh-dev libssl-dev libspdlog-dev libfmt-dev
-  libsimdjson-dev libexpected-dev libisal-dev libxxhash-dev catch2
+  libsimdjson-dev libexpected-dev libisal-dev libxxhash-dev
   zlib1g-dev libbrotli-dev libzstd-dev liburiparser-dev libidn2-dev libpsl-dev libre2-dev
-  libgumbo-dev libboost1.74-doc  # tests: the reference HTML parser and pages to compare on
-  groff-base  # tests: the man pages are formatted
-  python3 wget time  # time: /usr/bin/time, for the benchmarks (bench/) and their tests
-  openssh-client iproute2 procps psmisc
+  libboost1.74-doc  # the pages scripts/run-example.sh crawls (and the tests compare on)
+  python3 wget openssh-client iproute2 procps psmisc
 )
-# What only the tests and the benchmarks run: left out of a first run that builds only
-# the tools (scripts/run-example.sh), which has no use for a JRE or an sshd.
+# What only the tests and the benchmarks need: left out of a first run that builds only
+# the tools (scripts/run-example.sh).
 test_packages=(
+  catch2 libgumbo-dev  # the test suite; gumbo: the reference HTML parser
+  groff-base  # tests: the man pages are formatted
+  time  # /usr/bin/time, for the benchmarks (bench/) and their tests
   openjdk-17-jre-headless  # bench/rank_bench.sh runs the original's link analysis (shared/anchors)
   debootstrap  # bench/first_run.sh: a clean Debian 12 root
   openssh-server sshfs fuse3  # test hosts (scripts/testhosts.sh), NutchFS over SSH/SFTP and NFS
@@ -47,8 +50,13 @@ while [ $# -gt 0 ]; do
   shift
 done
 targets=()
-for t in "$@"; do targets+=(--target "$t"); done
-if $pgo || [ ${#targets[@]} -eq 0 ]; then packages+=("${test_packages[@]}"); fi
+tests=ON
+[ $# -gt 0 ] && tests=OFF
+for t in "$@"; do
+  targets+=(--target "$t")
+  case "$t" in *_tests) tests=ON ;; esac
+done
+if $pgo || [ $tests = ON ]; then packages+=("${test_packages[@]}"); fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -68,7 +76,10 @@ $install_only && exit 0
 if ! $pgo; then
   # WEBDB_PROFILE_USE is cleared: a build/ configured with profiles before they became
   # opt-in builds without them from now on.
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEBDB_PROFILE_USE= >/dev/null
+  build_type=RelWithDebInfo
+  [ $tests = ON ] || build_type=Release
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=$build_type -DWEBDB_BUILD_TESTS=$tests \
+    -DWEBDB_PROFILE_USE= >/dev/null
   cmake --build build -j "$(nproc)" "${targets[@]}"
   exit 0
 fi
