@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "webdb/db/layer_plan.h"
 #include "webdb/db/stage_hooks.h"
 #include "webdb/util/progress.h"
 
@@ -25,6 +26,9 @@ struct WriterOptions {
   // (webdb/db/update.h); the ranges are parts of its new table. Tests lower it to split
   // small tables.
   uint64_t partition_rows = uint64_t{1} << 15;
+  // Whether a stage merges into its table's base or writes a run (webdb/db/layer_plan.h):
+  // kPlan in use; tests force the others.
+  LayerPolicy layers = LayerPolicy::kPlan;
 };
 
 }  // namespace webdb

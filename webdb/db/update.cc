@@ -8,7 +8,9 @@
 #include <optional>
 #include <thread>
 
+#include "webdb/db/layer_plan.h"
 #include "webdb/db/manifest_table.h"
+#include "webdb/db/run_sink.h"
 #include "webdb/db/table_writer.h"
 #include "webdb/stages/join_changes.h"
 #include "webdb/stages/stages.h"
@@ -43,6 +45,9 @@ size_t TargetBlockSize(TableId t) {
     default: return kTargetBlockSize;
   }
 }
+
+// Runs are read by seeks more than by scans (docs/FORMAT.md, "Run files").
+constexpr size_t kRunBlockSize = 4 * 1024;
 
 // The md5 tables (pagesByMD5, linksByMD5: keys begin with an md5) cut into n ranges of
 // md5s, which are uniform: at the first bytes i * 256 / n.
@@ -268,32 +273,65 @@ class Update {
     }
     ran_[stage - 1] = true;
     NUTCHFS_ASSIGN_OR_RETURN(const LayeredTable* old_table, OldTable(spec.table));
+    const LayerPlan plan = Plan(stage, spec);
     // Its rows to merge: the old ones and its edits, and those of the stage it completes.
     uint64_t rows = old_table->num_records() + plumbing_.Count(stage).value_or(0);
     if (spec.completes != 0) rows += plumbing_.Count(spec.completes).value_or(0);
-    const bool whole = splits.empty() || rows < 2 * params_.options->partition_rows;
+    // A run is written by one worker: its work follows its changes, not the table.
+    const bool whole = !plan.merge || splits.empty() || rows < 2 * params_.options->partition_rows;
     const std::vector<Part> parts = PartsOf(splits, whole);
-    NUTCHFS_ASSIGN_OR_RETURN(TableParts files,
-                             MergeParts(stage, spec, *old_table, parts, std::move(first)));
-    if (spec.writes_table) next_.SetBase(spec.table, std::move(files));
+    NUTCHFS_ASSIGN_OR_RETURN(std::vector<RunFile> files,
+                             MergeParts(stage, spec, plan, *old_table, parts, std::move(first)));
+    if (!spec.writes_table) return Status::OK();
+    if (plan.merge) {
+      TableParts base;
+      for (RunFile& f : files) base.push_back(std::move(f.file));
+      next_.SetBase(spec.table, std::move(base));
+      return Status::OK();
+    }
+    // The new run goes over the runs it did not absorb; one with no row (the changes
+    // undid what the absorbed runs did) is left unnamed, for the garbage collector.
+    const TableRuns& old_runs = old_.runs_of(spec.table);
+    TableRuns runs(old_runs.begin(), old_runs.end() - static_cast<ptrdiff_t>(plan.absorbed));
+    if (files.front().file.records > 0) runs.push_back(std::move(files.front()));
+    next_.SetLayers(spec.table, old_.table(spec.table), std::move(runs));
     return Status::OK();
+  }
+
+  // How the stage writes its table (webdb/db/layer_plan.h), from the manifest's counts
+  // and the stage's changes: its edits (with those of the stage it completes) and the
+  // notices it reads. A plumbing that cannot count its edits before they are read (the
+  // distributed writer's) merges into the base unless the options force a run.
+  LayerPlan Plan(int stage, const StageSpec& spec) {
+    const LayerPolicy policy = params_.options->layers;
+    if (!spec.writes_table || policy == LayerPolicy::kMerge) return LayerPlan{};
+    LayerCounts counts;
+    for (const TableFile& part : old_.table(spec.table)) counts.base_rows += part.records;
+    for (const RunFile& run : old_.runs_of(spec.table)) counts.run_rows.push_back(run.file.records);
+    const std::optional<uint64_t> edits = plumbing_.Count(stage);
+    counts.changes = edits.value_or(0);
+    if (spec.completes != 0) counts.changes += plumbing_.Count(spec.completes).value_or(0);
+    if (spec.reads != Notices::kNone) counts.changes += Of(spec.reads).count;
+    if (policy == LayerPolicy::kRun) return PlanRun(counts);
+    return edits ? PlanLayers(counts) : LayerPlan{};
   }
 
   // Merges the stage's parts, at once where the options allow; the part files of its
   // new table (none for a stage that writes none), leaving out those with no row but
-  // the table's first.
-  Result<TableParts> MergeParts(int stage, const StageSpec& spec, const LayeredTable& old_table,
-                                const std::vector<Part>& parts,
-                                std::unique_ptr<EditIterator> first) {
+  // the table's first, or its run.
+  Result<std::vector<RunFile>> MergeParts(int stage, const StageSpec& spec, const LayerPlan& plan,
+                                          const LayeredTable& old_table,
+                                          const std::vector<Part>& parts,
+                                          std::unique_ptr<EditIterator> first) {
     std::unique_ptr<LayeredTable> joined;
     if (spec.joins) {
       NUTCHFS_ASSIGN_OR_RETURN(joined, OpenTable(*spec.joins));
     }
     StageProgress progress(params_.options->progress, parts.size(), old_table.num_records());
-    std::vector<Result<std::optional<TableFile>>> written(parts.size());
+    std::vector<Result<std::optional<RunFile>>> written(parts.size());
     auto work = [&](size_t w) {
       std::unique_ptr<EditIterator> read = w == 0 ? std::move(first) : nullptr;
-      written[w] = RunPart(stage, spec, w, parts[w], old_table, joined.get(), std::move(read),
+      written[w] = RunPart(stage, spec, plan, w, parts[w], old_table, joined.get(), std::move(read),
                            progress.ForWorker(w));
     };
     if (params_.options->threads && parts.size() > 1) {
@@ -304,12 +342,12 @@ class Update {
     } else {
       for (size_t w = 0; w < parts.size(); ++w) work(w);
     }
-    TableParts files;
+    std::vector<RunFile> files;
     for (auto& part : written) {
       if (!part) return Err(part.error());
-      if (*part && (files.empty() || (*part)->records > 0)) files.push_back(**part);
+      if (*part && (files.empty() || (*part)->file.records > 0)) files.push_back(**part);
     }
-    if (files.size() > 1 && files.front().records == 0) files.erase(files.begin());
+    if (files.size() > 1 && files.front().file.records == 0) files.erase(files.begin());
     return files;
   }
 
@@ -339,11 +377,12 @@ class Update {
   }
 
   // Merges one part of the stage: on a thread of its own when the stage runs in parts.
-  Result<std::optional<TableFile>> RunPart(int stage, const StageSpec& spec, size_t w,
-                                           const Part& part, const LayeredTable& old_table,
-                                           const LayeredTable* joined,
-                                           std::unique_ptr<EditIterator> first,
-                                           const ProgressFn& progress) {
+  // Its part file, or its run (the stage's only part) with its inserts and removes.
+  Result<std::optional<RunFile>> RunPart(int stage, const StageSpec& spec, const LayerPlan& plan,
+                                         size_t w, const Part& part, const LayeredTable& old_table,
+                                         const LayeredTable* joined,
+                                         std::unique_ptr<EditIterator> first,
+                                         const ProgressFn& progress) {
     NUTCHFS_ASSIGN_OR_RETURN(auto edits, EditsOf(stage, spec, part, std::move(first)));
     auto old_rows = old_table.NewIterator(part.range);
     StageIo io;
@@ -367,21 +406,31 @@ class Update {
       if (spec.emits_to[i] != 0) io.emit[i] = &plumbing_.Sink(spec.emits_to[i], w);
     }
     std::unique_ptr<TableWriter> out;
+    std::unique_ptr<RunSink> run;
     if (spec.writes_table) {
-      const std::string suffix = w == 0 ? "" : "-p" + std::to_string(w);
+      const std::string suffix = !plan.merge ? "-run" : w == 0 ? "" : "-p" + std::to_string(w);
       const std::string name = TableFileName(spec.table, params_.new_version, suffix);
-      NUTCHFS_ASSIGN_OR_RETURN(out, TableWriter::Create(env_, params_.dir, name,
-                                                        TargetBlockSize(spec.table), spec.name,
-                                                        old_table.num_records(), progress,
-                                                        syncs_));
+      NUTCHFS_ASSIGN_OR_RETURN(
+          out, TableWriter::Create(env_, params_.dir, name,
+                                   plan.merge ? TargetBlockSize(spec.table) : kRunBlockSize,
+                                   spec.name, old_table.num_records(), progress, syncs_));
       io.table = out.get();
+      if (!plan.merge) {
+        const size_t below = old_table.num_runs() - plan.absorbed;
+        run = std::make_unique<RunSink>(old_table.NewIteratorBelow(below), std::move(out));
+        io.table = run.get();
+      }
     }
     Result<StageStats> stats = spec.apply(io);
     if (!stats) return Err(stats.error());
     if (spec.reports != Notices::kNone) Of(spec.reports).count += stats->notices;
-    if (!out) return std::optional<TableFile>();
+    if (run) {
+      NUTCHFS_ASSIGN_OR_RETURN(RunFile file, run->Finish());
+      return std::optional<RunFile>(std::move(file));
+    }
+    if (!out) return std::optional<RunFile>();
     NUTCHFS_ASSIGN_OR_RETURN(TableFile file, out->Finish());
-    return std::optional<TableFile>(std::move(file));
+    return std::optional<RunFile>(RunFile{std::move(file)});
   }
 
   nutchfs::Env& env_;

@@ -258,11 +258,19 @@ LayeredTable::LayeredTable(std::unique_ptr<Table> base, std::vector<std::unique_
     : base_(std::move(base)), runs_(std::move(runs)), num_records_(num_records) {}
 
 std::unique_ptr<Iterator> LayeredTable::NewIterator(const KeyRange& range) const {
+  return IteratorOf(range, runs_.size());
+}
+
+std::unique_ptr<Iterator> LayeredTable::NewIteratorBelow(size_t n) const {
+  return IteratorOf({}, n);
+}
+
+std::unique_ptr<Iterator> LayeredTable::IteratorOf(const KeyRange& range, size_t n) const {
   std::vector<std::unique_ptr<Iterator>> runs;
   std::vector<std::string> names;
-  for (const auto& run : runs_) {
-    runs.push_back(run->NewIterator(range));
-    names.push_back(run->path(0));
+  for (size_t i = 0; i < n; ++i) {
+    runs.push_back(runs_[i]->NewIterator(range));
+    names.push_back(runs_[i]->path(0));
   }
   return NewLayeredIterator(base_->NewIterator(range), std::move(runs), std::move(names));
 }

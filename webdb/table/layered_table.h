@@ -67,6 +67,9 @@ class LayeredTable {
 
   // The table's rows, merged; within range as Table::NewIterator(range).
   std::unique_ptr<Iterator> NewIterator(const KeyRange& range = {}) const;
+  // The merge of the base and its n oldest runs alone: the layers a new run absorbing the
+  // others goes over. REQUIRES: n <= num_runs().
+  std::unique_ptr<Iterator> NewIteratorBelow(size_t n) const;
 
   const Table& base() const { return *base_; }
   size_t num_runs() const { return runs_.size(); }
@@ -78,6 +81,9 @@ class LayeredTable {
   uint64_t num_blocks() const;
 
  private:
+  // The base and its n oldest runs, within range.
+  std::unique_ptr<Iterator> IteratorOf(const KeyRange& range, size_t n) const;
+
   std::unique_ptr<Table> base_;
   std::vector<std::unique_ptr<Table>> runs_;
   const uint64_t num_records_;

@@ -1,0 +1,55 @@
+// webdb::PlanLayers (docs/DESIGN.md, "Writing a round"): the rule (merge into the base when
+// runs and changes exceed a quarter of it) and the policy (which newest runs a run absorbs,
+// the cap of kMaxRuns).
+#include "webdb/db/layer_plan.h"
+
+#include <catch2/catch.hpp>
+
+namespace webdb {
+namespace {
+
+TEST_CASE("PlanLayers merges into the base past a quarter of it", "[layered]") {
+  CHECK(PlanLayers({0, {}, 1}) == LayerPlan{true, 0});        // a load
+  CHECK(PlanLayers({1000, {}, 250}) == LayerPlan{false, 0});  // exactly a quarter: a run
+  CHECK(PlanLayers({1000, {}, 251}) == LayerPlan{true, 0});
+  CHECK(PlanLayers({1000, {100, 100}, 50}) == LayerPlan{false, 0});
+  CHECK(PlanLayers({1000, {100, 100}, 51}) == LayerPlan{true, 0});  // S + E > B / 4
+}
+
+TEST_CASE("PlanLayers absorbs the newest runs no larger than the changes so far", "[layered]") {
+  // 10 changes absorb the newest run of 10, then 20 absorb the one of 15; 35 < 40 stops.
+  CHECK(PlanLayers({100000, {40, 15, 10}, 10}) == LayerPlan{false, 2});
+  CHECK(PlanLayers({100000, {40, 15, 11}, 10}) == LayerPlan{false, 0});
+  CHECK(PlanLayers({100000, {1, 2, 3}, 10}) == LayerPlan{false, 3});
+}
+
+TEST_CASE("PlanLayers never leaves more than kMaxRuns runs", "[layered]") {
+  // Six runs much larger than the changes: the newest is absorbed only for the cap, and
+  // the next one is larger than the rows absorbed so far.
+  const std::vector<uint64_t> six = {6000, 5000, 4000, 3000, 2000, 1000};
+  CHECK(PlanLayers({1000000, six, 1}) == LayerPlan{false, 1});
+  // Once the cap made it absorb one, the rows so far may absorb more.
+  CHECK(PlanLayers({1000000, std::vector<uint64_t>(kMaxRuns, 1000), 1}) ==
+        LayerPlan{false, kMaxRuns});
+  std::vector<uint64_t> runs;
+  for (int round = 0; round < 50; ++round) {
+    const LayerCounts counts{1000000, runs, 7};
+    const LayerPlan plan = PlanLayers(counts);
+    REQUIRE_FALSE(plan.merge);
+    uint64_t rows = counts.changes;
+    for (size_t i = 0; i < plan.absorbed; ++i) {
+      rows += runs.back();
+      runs.pop_back();
+    }
+    runs.push_back(rows);
+    REQUIRE(runs.size() <= kMaxRuns);
+  }
+}
+
+TEST_CASE("PlanRun writes a run whatever the counts, under the cap", "[layered]") {
+  CHECK(PlanRun({0, {}, 100}) == LayerPlan{false, 0});
+  CHECK(PlanRun({10, {6000, 5000, 4000, 3000, 2000, 1000}, 100}) == LayerPlan{false, 1});
+}
+
+}  // namespace
+}  // namespace webdb

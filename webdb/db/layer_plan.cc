@@ -1,0 +1,29 @@
+#include "webdb/db/layer_plan.h"
+
+#include <numeric>
+
+namespace webdb {
+
+LayerPlan PlanLayers(const LayerCounts& counts) {
+  const uint64_t runs =
+      std::accumulate(counts.run_rows.begin(), counts.run_rows.end(), uint64_t{0});
+  if (counts.base_rows == 0 || runs + counts.changes > counts.base_rows / 4) return LayerPlan{};
+  return PlanRun(counts);
+}
+
+LayerPlan PlanRun(const LayerCounts& counts) {
+  const size_t n = counts.run_rows.size();
+  LayerPlan plan{false, 0};
+  uint64_t acc = counts.changes;
+  while (plan.absorbed < n) {
+    const uint64_t newest = counts.run_rows[n - 1 - plan.absorbed];
+    // The runs left below, and the new one, must fit under the cap.
+    const bool over_cap = n - plan.absorbed + 1 > kMaxRuns;
+    if (newest > acc && !over_cap) break;
+    acc += newest;
+    ++plan.absorbed;
+  }
+  return plan;
+}
+
+}  // namespace webdb
