@@ -95,6 +95,17 @@ TEST_CASE("apply_bench.sh prints the phases and the ratios of the issue's target
   CHECK_THAT(out, Catch::Contains("small      / floor      wall "));
 }
 
+TEST_CASE("layered_bench.sh compares a small round with a big one and runs rounds on runs") {
+  testutil::TempDir tmp;
+  const std::string out = RunScript(tmp, "layered_bench.sh", {"2000", "5"});
+  for (const char* phase : {"small ", "big ", "rounds "}) {
+    CHECK_THAT(out, Catch::Contains(std::string("\n") + phase));
+  }
+  CHECK_THAT(out, Catch::Contains("small round / big round: time "));
+  CHECK_THAT(out, Catch::Contains("5 rounds of 1%: written "));
+  CHECK_THAT(out, Catch::Contains("dump equal to the compacted (single-rewrite) db: yes"));
+}
+
 TEST_CASE("apply_bench.sh --scale reports time per page, peak RSS and write amplification") {
   testutil::TempDir tmp;
   const std::string out = RunScript(tmp, "apply_bench.sh", {"--scale", "2000"});

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# layered_bench.sh: rounds that write runs (docs/DESIGN.md, "Layered tables") against
+# rounds that rewrite the tables, on the issue-2 workload, whole processes, every timed
+# command followed by `sync`.
+#
+#   bench/layered_bench.sh [PAGES] [ROUNDS]   at PAGES pages (default 100000; 1000000 and
+#                                             10000000 are the issue's sizes):
+#     small : a 0.1% round (fraction 0.001) on the loaded db
+#     big   : a 20% round on the same loaded db (a copy of it)
+#             -> time small / big, and bytes written by each against the bytes of its
+#                own call file (its edits)
+#     rounds: ROUNDS (default 100) successive 1% rounds on a copy of the loaded db:
+#             total bytes written against the bytes of their call files plus one db size,
+#             the most disk the db took after a round against its live data (the files
+#             its current version names), and its dump, table by table, against that of a
+#             second copy given the same rounds with `webdb compact` after each one (so
+#             that every round of it merges into bases: the single-rewrite result)
+#
+# Per phase (bench/bench_lib.sh): wall and CPU seconds, peak RSS, bytes written (wchar of
+# the process and its children). Timings on a shared machine are not final figures.
+# env: BUILD (default build-pgo, bench/build.sh), WORK (default /tmp/layered_bench),
+# MEMORY (256M).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+source "$ROOT/bench/build.sh"
+bench_build tools/webdb bench/webdb_bench
+WORK=${WORK:-/tmp/layered_bench}
+MEMORY=${MEMORY:-256M}
+WEBDB=$BUILD/tools/webdb
+GEN=$BUILD/bench/webdb_bench
+PAGES=${1:-100000}
+ROUNDS=${2:-100}
+
+mkdir -p "$WORK"
+RESULTS=$WORK/results.txt
+: > "$RESULTS"
+BENCH=layered_bench
+# shellcheck source=bench/bench_lib.sh
+. "$ROOT/bench/bench_lib.sh"
+need_space 8 "$PAGES"
+
+# gen FRACTION ROUND: the calls of round ROUND (0: the load) of ROUNDS at PAGES pages.
+gen() { "$GEN" --pages "$PAGES" --rounds "$ROUNDS" --fraction "$1" --emit-phase "$2"; }
+# The bytes of the files the current version of db $1 names (its tables' parts and runs).
+live_bytes() {
+  awk '$1 == "table" || $1 == "run" { s += $5 } END { print s + 0 }' "$1/$(head -n1 "$1/CURRENT")"
+}
+wchar() { awk -v l="$1" '$1 == l { s += $5 } END { printf "%.0f", s }' "$RESULTS"; }
+apply() { "$WEBDB" apply "$1" "$2" --memory "$MEMORY" --quiet; }
+
+BASE=$WORK/base
+rm -rf "$BASE" "$WORK"/db-* "$WORK"/calls
+mkdir -p "$WORK/calls"
+"$WEBDB" create "$BASE"
+gen 0.2 0 > "$WORK/calls/load.jsonl"
+apply "$BASE" "$WORK/calls/load.jsonl"
+DB_BYTES=$(live_bytes "$BASE")
+rm -f "$WORK/calls/load.jsonl"
+sync
+
+# One small and one big round on copies of the same loaded db.
+gen 0.001 1 > "$WORK/calls/small.jsonl"
+gen 0.2 1 > "$WORK/calls/big.jsonl"
+for phase in small big; do
+  cp -al "$BASE" "$WORK/db-$phase" && sync
+  timed "$phase" "$WEBDB" apply "$WORK/db-$phase" "$WORK/calls/$phase.jsonl" --memory "$MEMORY" \
+    --quiet
+  echo "db_$phase $(db_bytes "$WORK/db-$phase")" >> "$RESULTS"
+  echo "edits_$phase $(stat -c %s "$WORK/calls/$phase.jsonl")" >> "$WORK/edits.txt"
+  rm -rf "$WORK/db-$phase"
+done
+
+# ROUNDS successive 1% rounds, and the same rounds each followed by a compaction.
+cp -al "$BASE" "$WORK/db-rounds"
+cp -al "$BASE" "$WORK/db-compacted"
+edits=0 peak=0 peak_live=0
+for r in $(seq 1 "$ROUNDS"); do
+  gen 0.01 "$r" > "$WORK/calls/round.jsonl"
+  edits=$((edits + $(stat -c %s "$WORK/calls/round.jsonl")))
+  timed rounds "$WEBDB" apply "$WORK/db-rounds" "$WORK/calls/round.jsonl" --memory "$MEMORY" \
+    --quiet
+  disk=$(db_bytes "$WORK/db-rounds")
+  if [ "$disk" -gt "$peak" ]; then peak=$disk peak_live=$(live_bytes "$WORK/db-rounds"); fi
+  apply "$WORK/db-compacted" "$WORK/calls/round.jsonl"
+  "$WEBDB" compact "$WORK/db-compacted" > /dev/null 2>&1
+done
+same=yes
+for t in pagesByURL pagesByMD5 linksByURL linksByMD5; do
+  if ! cmp -s <("$WEBDB" dump "$WORK/db-rounds" --table "$t") \
+    <("$WEBDB" dump "$WORK/db-compacted" --table "$t"); then
+    same="no ($t differs)"
+  fi
+done
+"$WEBDB" stats "$WORK/db-rounds" > "$WORK/stats.txt" || true
+rm -rf "$WORK/db-rounds" "$WORK/db-compacted" "$WORK/calls" "$BASE"
+
+echo "pages $PAGES, --memory $MEMORY, db after the load $DB_BYTES bytes"
+report
+awk -v small="$(grep edits_small "$WORK/edits.txt" | cut -d' ' -f2)" \
+    -v big="$(grep edits_big "$WORK/edits.txt" | cut -d' ' -f2)" '
+  $1 == "small" { ws = $5; ts = $2 } $1 == "big" { wb = $5; tb = $2 }
+  END {
+    printf "small round / big round: time %.3f, bytes written %.3f\n", ts / tb, ws / wb
+    printf "small round: written / its edits %.2f; big round: written / its edits %.2f\n",
+           ws / small, wb / big
+  }' "$RESULTS"
+awk -v w="$(wchar rounds)" -v e="$edits" -v db="$DB_BYTES" -v n="$ROUNDS" \
+    -v peak="$peak" -v live="$peak_live" -v same="$same" 'BEGIN {
+  printf "%d rounds of 1%%: written %.1f MB, edits %.1f MB, written / (edits + db) %.2f, " \
+         "written / edits %.2f\n", n, w / 1e6, e / 1e6, w / (e + db), w / e
+  printf "most disk after a round %.1f MB, its live data %.1f MB: %.2f\n", peak / 1e6,
+         live / 1e6, peak / live
+  printf "dump equal to the compacted (single-rewrite) db: %s\n", same
+}'
+rm -f "$WORK/edits.txt"
