@@ -1,8 +1,10 @@
-// Layered tables made by hand, for the tests of everything that reads them before the
-// writer writes runs itself: a table's rows rewritten as a base and runs (webdb/table/
-// layered_table.h) that merge to exactly the same rows, with what makes a merge work —
-// rows the base holds and a run replaces, stale values, tombstones over rows the table no
-// longer holds, rows removed then put again, keys put by several runs.
+// Layered tables made by hand, for the tests of everything that reads them, with layerings
+// the writer's own plan does not make (runs over every table at once, whatever the size
+// of its rounds, for the distributed writer's sections too): a table's rows rewritten as
+// a base and runs (webdb/table/layered_table.h) that merge to exactly the same rows, with
+// what makes a merge work — rows the base holds and a run replaces, stale values,
+// tombstones over rows the table no longer holds, rows removed then put again, keys put by
+// several runs.
 //
 // Stateless; the layers are held in memory (test-sized tables only).
 #ifndef TEST_UTIL_LAYER_TABLES_H_

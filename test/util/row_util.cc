@@ -1,6 +1,9 @@
 #include "test/util/row_util.h"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
+
+#include "webdb/table/table_builder.h"
 
 namespace testutil {
 namespace {
@@ -30,6 +33,17 @@ class VectorIterator final : public webdb::Iterator {
 
 std::unique_ptr<webdb::Iterator> NewVectorIterator(Rows rows) {
   return std::make_unique<VectorIterator>(std::move(rows));
+}
+
+std::unique_ptr<webdb::Table> WriteSmallTable(nutchfs::Env& env, const std::string& path,
+                                              const std::map<std::string, std::string>& rows) {
+  auto builder = webdb::TableBuilder::Create(env, path, /*target_block_size=*/64);
+  REQUIRE(builder.has_value());
+  for (const auto& [k, v] : rows) REQUIRE((*builder)->Add(k, v).ok());
+  REQUIRE((*builder)->Finish().ok());
+  auto table = webdb::Table::Open(env, path);
+  REQUIRE(table.has_value());
+  return std::move(*table);
 }
 
 }  // namespace testutil

@@ -1,5 +1,6 @@
-// Test helpers for table rows: a vector-backed webdb::Iterator, and sinks that collect
-// what a stage writes and emits. Plain values; one thread.
+// Test helpers for table rows: a vector-backed webdb::Iterator, small table files written
+// from a map, and sinks that collect what a stage writes and emits. Plain values; one
+// thread.
 #ifndef TEST_UTIL_ROW_UTIL_H_
 #define TEST_UTIL_ROW_UTIL_H_
 
@@ -9,8 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "nutchfs/env.h"
 #include "test/util/edit_util.h"
 #include "webdb/stages/stages.h"
+#include "webdb/table/table.h"
 
 namespace testutil {
 
@@ -18,6 +21,11 @@ using Rows = std::vector<std::pair<std::string, std::string>>;
 
 // Iterates rows (REQUIRES: sorted by key, keys distinct).
 std::unique_ptr<webdb::Iterator> NewVectorIterator(Rows rows);
+
+// rows written as the table file at path, in blocks of 64 bytes (many blocks from few
+// rows), and opened; fails the running Catch2 test if it cannot.
+std::unique_ptr<webdb::Table> WriteSmallTable(nutchfs::Env& env, const std::string& path,
+                                              const std::map<std::string, std::string>& rows);
 
 class RowCollector final : public webdb::RowSink {
  public:

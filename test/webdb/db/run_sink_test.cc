@@ -9,24 +9,15 @@
 #include <map>
 #include <random>
 
+#include "test/util/row_util.h"
 #include "test/util/temp_dir.h"
-#include "webdb/table/table_builder.h"
 #include "webdb/util/deferred_syncs.h"
 
 namespace webdb {
 namespace {
 
 using Rows = std::map<std::string, std::string>;
-
-std::unique_ptr<Table> Write(nutchfs::Env& env, const std::string& path, const Rows& rows) {
-  auto builder = TableBuilder::Create(env, path, /*target_block_size=*/64);
-  REQUIRE(builder.has_value());
-  for (const auto& [k, v] : rows) REQUIRE((*builder)->Add(k, v).ok());
-  REQUIRE((*builder)->Finish().ok());
-  auto table = Table::Open(env, path);
-  REQUIRE(table.has_value());
-  return std::move(*table);
-}
+using testutil::WriteSmallTable;
 
 std::unique_ptr<Table> Open(nutchfs::Env& env, const std::string& path) {
   auto table = Table::Open(env, path);
@@ -56,7 +47,7 @@ class Chain {
  public:
   Chain(nutchfs::Env& env, const testutil::TempDir& dir, Rows base)
       : env_(env), dir_(dir), rows_(std::move(base)) {
-    Write(env, dir.File("base.tbl"), rows_);
+    WriteSmallTable(env, dir.File("base.tbl"), rows_);
   }
 
   // The table that rows_ becomes `next`, written as a run absorbing the newest `absorb`

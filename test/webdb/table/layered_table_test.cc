@@ -2,8 +2,10 @@
 // plain map of what the layers make: scans, seeks forward and backward, key ranges, and the
 // moves over stored blocks and rows a merge makes, which must hand out the same rows;
 // malformed run rows are Corruption naming the run.
-#include <catch2/catch.hpp>
+#include "webdb/table/layered_table.h"
+
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,25 +15,15 @@
 #include <vector>
 
 #include "nutchfs/env.h"
+#include "test/util/row_util.h"
 #include "test/util/temp_dir.h"
-#include "webdb/table/layered_table.h"
 #include "webdb/table/table.h"
-#include "webdb/table/table_builder.h"
 
 namespace webdb {
 namespace {
 
 using Rows = std::map<std::string, std::string>;
-
-std::unique_ptr<Table> Write(nutchfs::Env& env, const std::string& path, const Rows& rows) {
-  auto builder = TableBuilder::Create(env, path, /*target_block_size=*/64);
-  REQUIRE(builder.has_value());
-  for (const auto& [k, v] : rows) REQUIRE((*builder)->Add(k, v).ok());
-  REQUIRE((*builder)->Finish().ok());
-  auto table = Table::Open(env, path);
-  REQUIRE(table.has_value());
-  return std::move(*table);
-}
+using testutil::WriteSmallTable;
 
 std::string Key(std::mt19937& rng) {
   // Keys sharing prefixes, so that runs of rows sharing n bytes exist.
@@ -44,7 +36,7 @@ std::unique_ptr<LayeredTable> Random(nutchfs::Env& env, const testutil::TempDir&
   Rows base;
   for (int i = 0; i < 300; ++i) base[Key(rng)] = "base" + std::to_string(rng() % 100);
   *model = base;
-  auto base_table = Write(env, dir.File("base.tbl"), base);
+  auto base_table = WriteSmallTable(env, dir.File("base.tbl"), base);
   std::vector<std::unique_ptr<Table>> run_tables;
   uint64_t records = base.size();
   for (int r = 0; r < runs; ++r) {
@@ -71,7 +63,7 @@ std::unique_ptr<LayeredTable> Random(nutchfs::Env& env, const testutil::TempDir&
         (*model)[k] = std::string(row.value);
       }
     }
-    run_tables.push_back(Write(env, dir.File("run" + std::to_string(r) + ".tbl"), run));
+    run_tables.push_back(WriteSmallTable(env, dir.File("run" + std::to_string(r) + ".tbl"), run));
   }
   REQUIRE(records == model->size());
   return std::make_unique<LayeredTable>(std::move(base_table), std::move(run_tables), records);
@@ -204,8 +196,8 @@ TEST_CASE("a malformed run row is Corruption naming the run file", "[layered]") 
   Rows base{{"a", "1"}, {"b", "2"}};
   Rows run{{"b", std::string("\x07", 1) + "x"}};
   std::vector<std::unique_ptr<Table>> runs;
-  runs.push_back(Write(*env, dir.File("run.tbl"), run));
-  LayeredTable table(Write(*env, dir.File("base.tbl"), base), std::move(runs), 2);
+  runs.push_back(WriteSmallTable(*env, dir.File("run.tbl"), run));
+  LayeredTable table(WriteSmallTable(*env, dir.File("base.tbl"), base), std::move(runs), 2);
   auto it = table.NewIterator();
   it->SeekToFirst();
   REQUIRE(it->Valid());
