@@ -192,8 +192,13 @@ Result<RoundReport> Round::Run() {
 }
 
 Status Round::RunLocked() {
-  NUTCHFS_RETURN_IF_ERROR(RollForwardDecided());
-  NUTCHFS_RETURN_IF_ERROR(HoldOwnSection());
+  // What fails before the stages is named like a stage's failure: writer, machine, step.
+  const std::string where = fmt::format("writer {} (machine {}): before round {}: ", self_,
+                                        fs_.own_machine(), committed_.version + 1);
+  if (Status s = RollForwardDecided(); !s.ok()) {
+    return s.WithContext(where + "rolling forward the rounds its peers decided");
+  }
+  if (Status s = HoldOwnSection(); !s.ok()) return s.WithContext(where + "copying its section");
   while (true) {
     NUTCHFS_ASSIGN_OR_RETURN(bool again, Attempt());
     if (!again) return Status::OK();

@@ -212,7 +212,7 @@ Lease::Lease(LeaseRequest request, std::vector<LeasePlace> held)
       held_(std::move(held)),
       lease_(request_.lease_ms),
       renewed_ns_(SteadyNs()) {
-  renewer_ = std::thread([this] { Renew(); });
+  for (size_t i = 0; i < held_.size(); ++i) renewers_.emplace_back([this, i] { Renew(i); });
 }
 
 Lease::~Lease() {
@@ -242,40 +242,35 @@ Status Lease::Check() const {
                          "): lost its lease: " + lost_why_);
 }
 
-void Lease::Renew() {
+void Lease::Renew(size_t i) {
+  const LeasePlace& p = held_[i];
   LockOwner record = me_;
-  std::vector<bool> warned(held_.size(), false);
+  bool failing = false;
   std::unique_lock<std::mutex> lock(mu_);
   while (!wake_.wait_for(lock, std::max(lease_ / 4, milliseconds(1)), [this] { return stop_; })) {
     lock.unlock();
     const int64_t start = SteadyNs();
-    bool all = true;
     ++record.renewals;
-    const std::string text = EncodeLockOwner(record);
-    for (size_t i = 0; i < held_.size() && !lost_.load(); ++i) {
-      const LeasePlace& p = held_[i];
-      auto epochs = Epochs(*p.env, p.dir, request_.name);
-      Status s = epochs ? Status::OK() : epochs.error();
-      if (s.ok() && Highest(*epochs) > me_.epoch) {
-        const std::string path = RecordPath(p, request_.name, Highest(*epochs));
-        auto text_there = ReadFileToString(*p.env, path);
-        auto successor = text_there ? DecodeLockOwner(*text_there, path)
-                                    : Result<LockOwner>(Err(text_there.error()));
-        Lose("taken over by epoch " + std::to_string(Highest(*epochs)) +
-             (successor ? " (" + DescribeOwner(*successor) + ")" : "") + " at machine " +
-             p.machine);
-        break;
-      }
-      if (s.ok()) s = Rewrite(*p.env, RecordPath(p, request_.name, me_.epoch), text, false);
-      if (!s.ok()) {
-        all = false;
-        if (!warned[i]) {
-          spdlog::warn("{}: renewing at machine {}: {}", request_.what, p.machine, s.ToString());
-          warned[i] = true;
-        }
-      }
+    auto epochs = Epochs(*p.env, p.dir, request_.name);
+    Status s = epochs ? Status::OK() : epochs.error();
+    if (s.ok() && Highest(*epochs) > me_.epoch) {
+      const std::string path = RecordPath(p, request_.name, Highest(*epochs));
+      auto text_there = ReadFileToString(*p.env, path);
+      auto successor = text_there ? DecodeLockOwner(*text_there, path)
+                                  : Result<LockOwner>(Err(text_there.error()));
+      Lose("taken over by epoch " + std::to_string(Highest(*epochs)) +
+           (successor ? " (" + DescribeOwner(*successor) + ")" : "") + " at machine " +
+           p.machine);
     }
-    if (all && !lost_.load()) renewed_ns_.store(start);
+    if (s.ok() && !lost_.load()) {
+      s = Rewrite(*p.env, RecordPath(p, request_.name, me_.epoch), EncodeLockOwner(record), false);
+    }
+    if (s.ok() && i == 0 && !lost_.load()) renewed_ns_.store(start);
+    if (!s.ok() && !failing) {
+      spdlog::warn("{}: renewing at machine {}{}: {}", request_.what, p.machine,
+                   i == 0 ? "" : " (not its anchor: the lease goes on)", s.ToString());
+    }
+    failing = !s.ok();
     lock.lock();
   }
 }
@@ -288,7 +283,7 @@ Status Lease::Release() {
     stop_ = true;
   }
   wake_.notify_all();
-  if (renewer_.joinable()) renewer_.join();
+  for (std::thread& t : renewers_) t.join();
   if (lost_.load()) return Status::OK();
   LockOwner record = me_;
   record.released = true;

@@ -55,9 +55,10 @@ class Lease {
 
   uint64_t epoch() const { return me_.epoch; }
   const LockOwner& owner() const { return me_; }
-  // OK while the lease is held: every renewal started in the last 7/8 of a lease
-  // succeeded everywhere it was taken, and no higher epoch was seen. Otherwise an
-  // IOError saying why. No I/O.
+  // OK while the lease is held: a renewal at its anchor (the first machine where it was
+  // taken: the group's home, or for a takeover whose home is gone the next machine of the
+  // group) started in the last 7/8 of a lease succeeded, and no higher epoch was seen at
+  // any machine. Otherwise an IOError saying why. No I/O.
   Status Check() const;
   // Stops renewing and marks the record released where it was taken (unless the lease
   // was lost: then a successor's epoch is there and nothing is written).
@@ -66,21 +67,24 @@ class Lease {
  private:
   friend Result<std::unique_ptr<Lease>> TakeLease(LeaseRequest request);
   Lease(LeaseRequest request, std::vector<LeasePlace> held);
-  void Renew();
+  // Renews the record at held_[i] every quarter lease until stopped: one thread per
+  // machine, so that one that hangs or cannot be reached delays no other.
+  void Renew(size_t i);
   void Lose(std::string why);
 
   const LeaseRequest request_;
   LockOwner me_;
   const std::vector<LeasePlace> held_;
   const std::chrono::milliseconds lease_;
-  std::atomic<int64_t> renewed_ns_;  // steady clock, start of the last renewal that succeeded
+  // Steady clock: the start of the last renewal at the anchor (held_[0]) that succeeded.
+  std::atomic<int64_t> renewed_ns_;
   std::atomic<bool> lost_{false};
   mutable std::mutex mu_;
   std::string lost_why_;  // guarded by mu_
   std::condition_variable wake_;
   bool stop_ = false;  // guarded by mu_
   bool released_ = false;
-  std::thread renewer_;
+  std::vector<std::thread> renewers_;  // one per held_ place
 };
 
 // Takes the lease (the rule of docs/NUTCHFS.md, "Leases": at once when there is no

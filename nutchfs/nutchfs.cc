@@ -320,18 +320,33 @@ Result<FileInfo> NutchFs::Get(const NutchFile& file, const std::string& local_pa
   for (const std::string& name : group->machines) {
     if (name != view.machine->name && !IsUnreachable(name)) order.push_back(name);
   }
+  // A machine other than the view that cannot be reached is left out, as ViewOf leaves
+  // out a home: the file is looked for at the others.
+  std::string left_out;
   for (const std::string& name : order) {
-    NUTCHFS_ASSIGN_OR_RETURN(Place from, PlaceAt(*config_.FindMachine(name), file));
-    if (!from.env->FileExists(from.path)) continue;
     const std::string what = "get " + file.ToString() + " from machine " + name;
-    auto info = WithRetries(config_, what, [&] {
-      return PublishFile(*from.env, from.path, envs_.local(), local_path, options_.verify_checksum);
-    });
-    if (!info) return Err(info.error().WithContext(what));
-    return info;
+    auto from = PlaceAt(*config_.FindMachine(name), file);
+    auto info = from ? Result<FileInfo>(Err(Status::NotFound(what)))
+                     : Result<FileInfo>(Err(from.error().WithContext(what)));
+    if (from && from->env->FileExists(from->path)) {
+      info = WithRetries(config_, what, [&] {
+        return PublishFile(*from->env, from->path, envs_.local(), local_path,
+                           options_.verify_checksum);
+      });
+      if (!info) info = Err(info.error().WithContext(what));
+    }
+    if (info || (!info.error().IsNotFound() &&
+                 (name == view.machine->name || !MeansUnreachable(info.error())))) {
+      return info;
+    }
+    if (!info.error().IsNotFound()) {
+      MarkUnreachable(name, info.error());
+      left_out += (left_out.empty() ? "" : ", ") + name;
+    }
   }
   return Err(Status::NotFound(file.ToString() + " is at none of the machines of share group " +
-                              group->name));
+                              group->name + (left_out.empty() ? "" : " that can be reached (not: " +
+                                                                         left_out + ")")));
 }
 
 Result<FileInfo> NutchFs::Stat(const NutchFile& file) {

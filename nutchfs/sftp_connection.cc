@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <thread>
 
 namespace nutchfs {
@@ -14,7 +16,39 @@ namespace {
 constexpr int kFirstDelayMs = 100;
 constexpr int kMaxDelayMs = 5000;
 
+// The servers taken as down (SftpConnection::MarkDown), by connection name: until when,
+// and the error that made it so. Shared by every connection of the process.
+struct DownServer {
+  std::chrono::steady_clock::time_point until;
+  Status why;
+};
+std::mutex down_mu;
+std::map<std::string, DownServer>& DownServers() {
+  static auto* servers = new std::map<std::string, DownServer>();
+  return *servers;
+}
+
 }  // namespace
+
+Status SftpConnection::DownNow() const {
+  std::lock_guard<std::mutex> lock(down_mu);
+  auto it = DownServers().find(name_);
+  if (it == DownServers().end()) return Status::OK();
+  const auto now = std::chrono::steady_clock::now();
+  if (now >= it->second.until) return Status::OK();
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(it->second.until - now);
+  return it->second.why.WithContext(
+      "taken as down for another " + std::to_string(left.count()) +
+      " ms (it could not be reached for a whole retry window of " +
+      std::to_string(options_.retry_window_ms) + " ms)");
+}
+
+void SftpConnection::MarkDown(const Status& why) const {
+  std::lock_guard<std::mutex> lock(down_mu);
+  DownServers()[name_] = {std::chrono::steady_clock::now() +
+                              std::chrono::milliseconds(options_.retry_window_ms),
+                          why};
+}
 
 SftpConnection::SftpConnection(const SftpOptions& options)
     : options_(options), name_(SshSession::NameOf(options)) {}

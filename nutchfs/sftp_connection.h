@@ -5,7 +5,10 @@
 // operation failed because the connection did, drops the session, reconnects and runs
 // the operation again, with exponential backoff, up to options.max_retries times and
 // while it has been failing for less than options.retry_window_ms (an sshd restart or a
-// short outage is ridden out; a host that stays down fails within the window).
+// short outage is ridden out; a host that stays down fails within the window). A server
+// that could not be reached for a whole window is taken as down, by every connection of
+// this process to it, for the next window: operations fail at once, saying so, instead
+// of each waiting out a window of its own (a lost replica holder would stall its peers).
 // Once() runs an operation at most once, on the session a remote handle belongs to:
 // for writes, whose handle dies with the session (the caller starts over instead).
 //
@@ -51,6 +54,10 @@ class SftpConnection {
   // Makes session_ a live session, reconnecting if needed. REQUIRES: mu_ held.
   Status EnsureSessionLocked();
   void SleepBeforeAttempt(int attempt) const;
+  // The error to fail with at once while the server is taken as down; OK otherwise.
+  Status DownNow() const;
+  // Takes the server as down for a window from now, because of `why`.
+  void MarkDown(const Status& why) const;
   bool WithinWindow(std::chrono::steady_clock::time_point start) const {
     return std::chrono::steady_clock::now() - start <
            std::chrono::milliseconds(options_.retry_window_ms);
@@ -77,6 +84,7 @@ class SftpConnection {
 template <typename Op>
 std::invoke_result_t<Op&, SshSession&> SftpConnection::Retry(Op&& op) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (Status down = DownNow(); !down.ok()) return Err(down);
   Status last;
   const auto start = std::chrono::steady_clock::now();
   int attempt = 0;
@@ -92,6 +100,7 @@ std::invoke_result_t<Op&, SshSession&> SftpConnection::Retry(Op&& op) {
     if (Succeeded(result) || !session_->broken()) return result;
     last = ErrorOf(result);
   }
+  if (!WithinWindow(start) && options_.retry_window_ms > 0) MarkDown(last);
   return Err(last.WithContext("gave up after " + std::to_string(attempt) + " attempts"));
 }
 

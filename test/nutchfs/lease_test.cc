@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "nutchfs/fault_env.h"
 #include "nutchfs/fenced_env.h"
 #include "nutchfs/lock_owner.h"
 #include "test/util/temp_dir.h"
@@ -122,6 +123,33 @@ TEST_CASE("a lease of another host is taken over, without unlock, once not renew
   CHECK((*taken)->epoch() == 4);
   // It watched the record unchanged for a whole lease before taking over.
   CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(300));
+}
+
+TEST_CASE("a machine of the group that fails every renewal costs the lease nothing",
+          "[nutchfs][lease]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  auto faults = nutchfs::NewFaultEnv(env.get());
+  LeaseRequest r = Request(env.get(), dir.path(), 2000);
+  r.places[1].env = faults.get();
+  auto lease = nutchfs::TakeLease(r);
+  REQUIRE(lease);
+  // Machine b (not the anchor) is lost: every listing of its lock directory fails.
+  nutchfs::FaultSpec lost;
+  lost.op = nutchfs::FaultOp::kGetChildren;
+  lost.times = -1;
+  REQUIRE(faults->Inject(lost).ok());
+  // Five renewals failed there, a quarter lease apart: longer than the lease.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (faults->fired() < 5 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(faults->fired() >= 5);
+  CHECK((*lease)->Check().ok());
+  // A successor's epoch there still ends it.
+  faults->Clear();
+  REQUIRE(env->CreateExclusive(RecordAt(dir.path(), "b", 2), "").ok());
+  CHECK_THAT(LostWithin(**lease).message(), Catch::Contains("taken over by epoch 2"));
 }
 
 TEST_CASE("a lease of another host that is renewed is not taken", "[nutchfs][lease]") {
