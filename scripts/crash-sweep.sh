@@ -9,7 +9,9 @@
 #
 # env: BUILD (default build-sweep, a build directory of its own, configured with
 # -DWEBDB_BUILD_BENCH=ON for the workload generator), SWEEP_DIR (scratch space, default $TMPDIR or /tmp), SWEEP_PAIR_KILLS and
-# SWEEP_LAUNCH_KILLS (default KILLS), ONLY=webdb|distwriter (one of the two sweeps).
+# SWEEP_LAUNCH_KILLS (default KILLS), ONLY=webdb|distwriter (one of the two sweeps),
+# SWEEP_REPLICAS (default 1: the distributed sweep's `replicas`; 2 kills writers holding
+# replicated sections, and compares every replica with the uninterrupted round's).
 # ONLY=io runs instead the I/O-error sweep of a distributed round (ENOSPC, EIO, EDQUOT
 # at every write, sync, rename and directory call of writer 1's disk; [sweep][io]).
 set -euo pipefail

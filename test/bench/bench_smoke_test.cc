@@ -178,6 +178,21 @@ TEST_CASE("barrier_bench.sh reports per k and stage the waits, work and files ex
   }
 }
 
+// Needs root (simulated hosts, docs/TEST-HOSTS.md): fails, never skips, without it.
+TEST_CASE("replica_bench.sh times rounds with R = 1 and R = 2 over SFTP and a shared directory",
+          "[ssh]") {
+  testutil::TempDir tmp;
+  const std::string out = RunScript(tmp, "replica_bench.sh", {"2000", "1"});
+  for (const char* t : {"sftp", "shared"}) {
+    for (const char* r : {"1", "2"}) {
+      CHECK_THAT(out, Catch::Contains(std::string(R"(RESULT {"transport":")") + t +
+                                      R"(","replicas":)" + r + R"(,"phase":"round-1",)"));
+    }
+    CHECK_THAT(out, Catch::Contains(std::string(t) + " rounds R=2 / R=1: "));
+  }
+  CHECK_THAT(out, Catch::Contains("bytes exchanged per stage: "));
+}
+
 TEST_CASE("generate_bench.sh times generate against a scan of the pages") {
   testutil::TempDir tmp;
   const std::string out = RunScript(tmp, "generate_bench.sh", {"3000", "100"}, {"RUNS=1"});

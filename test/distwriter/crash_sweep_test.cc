@@ -6,7 +6,8 @@
 // its peers wait; to two writers at once, both restarted; or to `distwriter launch`,
 // run again once the writers it left behind have exited. Each time every writer must
 // end with exit 0 and every machine must hold, byte for byte, the section and round
-// manifest files of the uninterrupted round (files of no use left besides are counted).
+// manifest files of the uninterrupted round (files of no use left besides are counted):
+// with SWEEP_REPLICAS = 2, every replica's copy as well.
 #include <dirent.h>
 #include <signal.h>
 
@@ -57,9 +58,10 @@ struct Tally {
   std::vector<std::string> failures;
 };
 
-// A fresh cluster with the db created.
-std::unique_ptr<DistCluster> NewCluster(int timeout_ms) {
+// A fresh cluster with `replicas` copies of each section and the db created.
+std::unique_ptr<DistCluster> NewCluster(int timeout_ms, int replicas) {
   auto c = std::make_unique<DistCluster>(kDistwriter, kWriters, timeout_ms);
+  c->SetGlobal("replicas", std::to_string(replicas));
   c->Create();
   return c;
 }
@@ -119,12 +121,12 @@ TEST_CASE("a k = 4 round with writers or the launcher killed at random moments r
   const auto slices = testutil::SplitCallFile(load, kWriters, work.File("slice"));
 
   // The uninterrupted rounds, by `run` and by `launch`; their durations set the timeout.
-  auto reference = NewCluster(3600 * 1000);
+  auto reference = NewCluster(3600 * 1000, params.replicas);
   auto start = std::chrono::steady_clock::now();
   REQUIRE(KillWriters(*reference, slices, {}, milliseconds(0)).empty());
   const int64_t round_ms = std::chrono::duration_cast<milliseconds>(
                                std::chrono::steady_clock::now() - start).count();
-  auto launched = NewCluster(3600 * 1000);
+  auto launched = NewCluster(3600 * 1000, params.replicas);
   const std::vector<std::string> launch = {kDistwriter, "launch", "--config", launched->config(),
                                            "--quiet", load};
   start = std::chrono::steady_clock::now();
@@ -142,14 +144,14 @@ TEST_CASE("a k = 4 round with writers or the launcher killed at random moments r
   auto writer = [&] { return static_cast<int>(std::uniform_int_distribution<int>(0, kWriters - 1)(rng)); };
   Tally one, two, launcher;
   for (int n = 0; n < params.kills; ++n) {
-    auto c = NewCluster(timeout_ms);
+    auto c = NewCluster(timeout_ms, params.replicas);
     const int victim = writer();
     const milliseconds delay = moment(round_ms);
     const std::string what = "writer " + std::to_string(victim) + " at " + std::to_string(delay.count()) + " ms";
     Record(*reference, *c, what, KillWriters(*c, slices, {victim}, delay), &one);
   }
   for (int n = 0; n < params.pair_kills; ++n) {
-    auto c = NewCluster(timeout_ms);
+    auto c = NewCluster(timeout_ms, params.replicas);
     const int a = writer();
     const int b = (a + 1 + std::uniform_int_distribution<int>(0, kWriters - 2)(rng)) % kWriters;
     const milliseconds delay = moment(round_ms);
@@ -158,7 +160,7 @@ TEST_CASE("a k = 4 round with writers or the launcher killed at random moments r
     Record(*reference, *c, what, KillWriters(*c, slices, {a, b}, delay), &two);
   }
   for (int n = 0; n < params.launch_kills; ++n) {
-    auto c = NewCluster(timeout_ms);
+    auto c = NewCluster(timeout_ms, params.replicas);
     const std::vector<std::string> argv = {kDistwriter, "launch", "--config", c->config(), "--quiet", load};
     const milliseconds delay = moment(launch_ms);
     const std::string what = "launch at " + std::to_string(delay.count()) + " ms";
@@ -176,7 +178,7 @@ TEST_CASE("a k = 4 round with writers or the launcher killed at random moments r
            &launcher);
   }
   WARN("k = " << kWriters << ", " << params.pages << " pages (round " << round_ms << " ms, launch "
-              << launch_ms << " ms), seed " << params.seed << ": one writer killed "
+              << launch_ms << " ms), replicas " << params.replicas << ", seed " << params.seed << ": one writer killed "
               << one.recovered << "/" << one.total << " recovered, two writers " << two.recovered
               << "/" << two.total << ", the launcher " << launcher.recovered << "/"
               << launcher.total << "; files of no use left: " << one.extra_files + two.extra_files + launcher.extra_files);

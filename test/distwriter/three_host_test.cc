@@ -1,18 +1,26 @@
-// Replicas on real hosts (docs/DISTRIBUTED.md, "Replicas", "Takeover", "Losing
-// a machine for good"): k = 3 writers with replicas = 2 on three simulated
-// hosts with their own sshd (test/util/test_hosts.h), reaching each other over
-// SFTP. A host is lost for good in the middle of a round (its writer dies, its
-// sshd is stopped, its root deleted); its writer is rerun on its replica holder
-// with --machine, the others skip the lost host, and that round and every later
-// one equal the single-machine db fed the same calls.
+// Replicas on real hosts (docs/DISTRIBUTED.md, "Replicas", "Leases and fencing",
+// "Takeover", "Losing a machine for good"): k = 3 writers with replicas = 2 on three
+// simulated hosts with their own sshd (test/util/test_hosts.h), reaching each other over
+// SFTP.
+//   - A host is lost for good in the middle of a round (its writer dies, its sshd is
+//     stopped, its root deleted); its writer is rerun on its replica holder with
+//     --machine, the others skip the lost host, and that round and every later one
+//     equal the single-machine db fed the same calls.
+//   - A writer stopped (SIGSTOP) past its lease is taken over from another host; resumed,
+//     it changes nothing and exits 4.
+//   - A lease of another host that ran out is taken by a requeued writer without unlock.
 //
-// Call files live in the hosts' shared directory, so that the takeover reads
-// them on another host after the lost one's root is gone. Every wait is on a
-// process's exit.
+// Call files live in the hosts' shared directory, so that a takeover reads them on
+// another host. Waits are on a process's exit or a lease record, never on a sleep.
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <filesystem>
 #include <random>
+#include <thread>
 
+#include "nutchfs/env.h"
+#include "nutchfs/lease.h"
+#include "nutchfs/lock_owner.h"
 #include "test/util/call_writer.h"
 #include "test/util/dist_cluster.h"
 #include "test/util/hosts_config.h"
@@ -35,6 +43,7 @@ using testutil::TestHosts;
 const std::string kDistwriter = PROJECT_BINARY_DIR "/tools/distwriter";
 // The build that kills itself at the step WEBDB_KILL_AT names (test/killable/).
 const std::string kKillable = PROJECT_BINARY_DIR "/test/killable/distwriter";
+const std::string kWebdb = PROJECT_BINARY_DIR "/tools/webdb";
 const std::string kScript = PROJECT_SOURCE_DIR "/scripts/testhosts.sh";
 constexpr int kWriters = 3;
 // Generous: a round of this size takes well under a second on an idle machine.
@@ -57,7 +66,7 @@ std::vector<Session> MakeSessions(uint64_t seed, size_t n) {
 // Three hosts, an SFTP config with replicas = 2 and the db created.
 class ReplicatedHosts {
  public:
-  explicit ReplicatedHosts(const std::string &extra_config = "") : hosts_(kWriters) {
+  explicit ReplicatedHosts(const std::string& extra_config = "") : hosts_(kWriters) {
     config_ = hosts_.dir() + "/cluster.conf";
     // A short retry window: a lost host is given up in seconds, not half a
     // minute.
@@ -70,44 +79,60 @@ class ReplicatedHosts {
     REQUIRE(created.exit_code == 0);
   }
 
-  TestHosts &hosts() { return hosts_; }
-  const std::string &config() const { return config_; }
-  const testutil::TempDir &logs() const { return logs_; }
-  const std::string &name(int i) const { return hosts_.host(i).name; }
+  TestHosts& hosts() { return hosts_; }
+  const std::string& config() const { return config_; }
+  const testutil::TempDir& logs() const { return logs_; }
+  const std::string& name(int i) const { return hosts_.host(i).name; }
 
   // Writes writer i's slice of round r into the shared directory.
-  std::string CallFile(int writer, int round, const Session &slice) {
+  std::string CallFile(int writer, int round, const Session& slice) {
     const std::string path = hosts_.shared_dir() + "/calls-r" + std::to_string(round) + "-w" +
                              std::to_string(writer) + ".jsonl";
     testutil::WriteCallFile(path, slice);
     return path;
   }
 
-  // Starts writer i on host h (as machine `name(h)` when h is not its own host)
-  // with `binary` and the environment assignments `env` ("K=V ...", may be
-  // empty).
-  std::unique_ptr<Subprocess> Start(int writer, int host, const std::string &calls,
-                                    const std::string &binary = kDistwriter,
-                                    const std::string &env = "") {
+  // Starts writer i on host h (as machine `name(h)` when h is not its own host) with
+  // `binary` and the environment assignments `env` ("K=V ...", may be empty). With
+  // `own_hostname` it runs in a UTS namespace named after h, so that its lease record says
+  // it is of another host than a writer run elsewhere (the simulated hosts share the test
+  // machine's host name otherwise).
+  std::unique_ptr<Subprocess> Start(int writer, int host, const std::string& calls,
+                                    const std::string& binary = kDistwriter,
+                                    const std::string& env = "", bool own_hostname = false) {
     std::string cmd = "exec env " + env + " " + ShellQuote(binary) + " run --config " +
                       ShellQuote(config_) + " --writer " + std::to_string(writer) + " --quiet";
     if (host != writer) cmd += " --machine " + name(host);
     cmd += " " + ShellQuote(calls);
+    if (own_hostname)
+      cmd = "exec unshare -u sh -c " + ShellQuote("hostname " + name(host) + " && " + cmd);
     return Subprocess::Start(
         {kScript, "exec", hosts_.dir(), name(host), "sh", "-c", cmd}, {},
         logs_.File("w" + std::to_string(writer) + "-" + std::to_string(++runs_)));
   }
 
+  // The lease record of writer i at host h ("" fields when there is none).
+  nutchfs::LockOwner LeaseAt(int writer, int host) {
+    auto env = nutchfs::NewLocalEnv();
+    auto record = nutchfs::ReadLeaseRecord(*env, LockDir(writer, host), "LOCK");
+    INFO(LockDir(writer, host));
+    REQUIRE(record);
+    return record->value_or(nutchfs::LockOwner{});
+  }
+  std::string LockDir(int writer, int host) const {
+    return hosts_.host(host).root + "/crawl/w" + std::to_string(writer) + "/.locks";
+  }
+
   // Runs a whole round, writer i on host_of[i]; each must exit 0.
-  void RunRound(const std::vector<Session> &slices, int round, const std::vector<int> &host_of) {
+  void RunRound(const std::vector<Session>& slices, int round, const std::vector<int>& host_of) {
     std::vector<std::unique_ptr<Subprocess>> writers;
     for (int i = 0; i < kWriters; ++i)
       writers.push_back(Start(i, host_of[i], CallFile(i, round, slices[i])));
     WaitAllOk(writers);
   }
 
-  // Waits for every writer (null ones skipped) and requires exit 0 of each.
-  static void WaitAllOk(std::vector<std::unique_ptr<Subprocess>> &writers) {
+  // Waits for every writer (null ones skipped), requires exit 0 of each, returns results.
+  static std::vector<ProcessResult> WaitAllOk(std::vector<std::unique_ptr<Subprocess>>& writers) {
     std::vector<ProcessResult> results;
     std::string all;
     for (size_t i = 0; i < writers.size(); ++i) {
@@ -119,6 +144,7 @@ class ReplicatedHosts {
     for (size_t i = 0; i < writers.size(); ++i) {
       if (writers[i]) REQUIRE(results[i].exit_code == 0);
     }
+    return results;
   }
 
   // Loses host h for good: its sshd stopped (open sessions broken), its root
@@ -135,7 +161,7 @@ class ReplicatedHosts {
   int runs_ = 0;
 };
 
-void CheckMatchesSingle(testutil::ModelDb &single, const std::string &config, const Session &s) {
+void CheckMatchesSingle(testutil::ModelDb& single, const std::string& config, const Session& s) {
   REQUIRE(single.Apply(s).ok());
   auto expected = single.Dump();
   REQUIRE(expected.has_value());
@@ -177,6 +203,96 @@ TEST_CASE(
     cluster.RunRound(testutil::SplitSession(sessions[r], kWriters, cuts), r, {0, 2, 2});
     CheckMatchesSingle(single, cluster.config(), sessions[r]);
   }
+}
+
+// Waits (on the lease record, up to a generous deadline) until writer i holds a lease at
+// host h of a higher epoch than `after`, and returns its record.
+nutchfs::LockOwner WaitForLease(ReplicatedHosts& cluster, int writer, int host, uint64_t after) {
+  const auto deadline = std::chrono::steady_clock::now() + kDeadline;
+  nutchfs::LockOwner held;
+  while (std::chrono::steady_clock::now() < deadline) {
+    held = cluster.LeaseAt(writer, host);
+    if (held.epoch > after && !held.released) return held;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  FAIL("writer " << writer << " took no lease after epoch " << after << " at host " << host);
+  return held;
+}
+
+TEST_CASE("R = 2 on three hosts: a paused writer taken over changes nothing once resumed",
+          "[ssh][replicas][lease]") {
+  // A lease long enough for the takeover to start and watch it run out before the peers'
+  // two leases are up, even on a loaded machine.
+  ReplicatedHosts cluster("lock_lease_ms = 6000\n");
+  const std::vector<Session> sessions = MakeSessions(502, 2);
+  std::mt19937_64 cuts(502);
+  testutil::ModelDb single;
+  cluster.RunRound(testutil::SplitSession(sessions[0], kWriters, cuts), 0, {0, 1, 2});
+  CheckMatchesSingle(single, cluster.config(), sessions[0]);
+  const uint64_t before = cluster.LeaseAt(1, 1).epoch;
+
+  // Round 2: writer 1 on h1 is stopped (SIGSTOP) once it holds its lease; writer 1 is run
+  // again on h2, which sees the lease of another host run out and takes it over.
+  const auto slices = testutil::SplitSession(sessions[1], kWriters, cuts);
+  std::vector<std::unique_ptr<Subprocess>> writers(kWriters);
+  for (int i : {0, 2}) writers[i] = cluster.Start(i, i, cluster.CallFile(i, 1, slices[i]));
+  const std::string calls = cluster.CallFile(1, 1, slices[1]);
+  auto paused = cluster.Start(1, 1, calls, kDistwriter, "", true);
+  const nutchfs::LockOwner held = WaitForLease(cluster, 1, 1, before);
+  CHECK(held.host == cluster.name(1));
+  REQUIRE(::kill(static_cast<pid_t>(held.pid), SIGSTOP) == 0);
+  writers[1] = cluster.Start(1, 2, calls, kDistwriter, "", true);
+  ReplicatedHosts::WaitAllOk(writers);
+  CheckMatchesSingle(single, cluster.config(), sessions[1]);
+  const testutil::DbDump after_takeover = testutil::DumpDistDb(cluster.config());
+
+  // Resumed, the old run finds its lease gone: it changes nothing and exits 4.
+  REQUIRE(::kill(static_cast<pid_t>(held.pid), SIGCONT) == 0);
+  const ProcessResult resumed = paused->Wait(kDeadline);
+  INFO(resumed.Describe());
+  CHECK(resumed.exit_code == 4);
+  CHECK_THAT(resumed.err,
+             Catch::Contains("lost its lease") && Catch::Contains("this run changes nothing more"));
+  CHECK(testutil::CompareDumps(after_takeover, testutil::DumpDistDb(cluster.config())) == "");
+  const ProcessResult verified = testutil::RunProcess(
+      {kWebdb, "verify", "-q", "--config", cluster.config()}, {}, cluster.logs().File("verify"));
+  INFO(verified.Describe());
+  CHECK(verified.exit_code == 0);
+  CHECK(verified.out.empty());
+}
+
+TEST_CASE("R = 2 on three hosts: a lease of another host that ran out is taken without unlock",
+          "[ssh][replicas][lease]") {
+  ReplicatedHosts cluster("lock_lease_ms = 3000\n");
+  const std::vector<Session> sessions = MakeSessions(503, 2);
+  std::mt19937_64 cuts(503);
+  testutil::ModelDb single;
+  cluster.RunRound(testutil::SplitSession(sessions[0], kWriters, cuts), 0, {0, 1, 2});
+  CheckMatchesSingle(single, cluster.config(), sessions[0]);
+
+  // Writer 1 held its lease on another host and died there, unreleased: its record is on
+  // both machines of w1, and nobody renews it.
+  nutchfs::LockOwner dead = cluster.LeaseAt(1, 1);
+  dead.epoch += 1;
+  dead.host = "lost-host";
+  dead.boot_id = "another-boot";
+  dead.pid = 4242;
+  dead.released = false;
+  for (int h : {1, 2}) {
+    testutil::WriteTextFile(cluster.LockDir(1, h) + "/LOCK." + std::to_string(dead.epoch),
+                            nutchfs::EncodeLockOwner(dead));
+  }
+  // The requeued writer 1 waits a lease, takes it over and the round ends; no unlock.
+  const auto slices = testutil::SplitSession(sessions[1], kWriters, cuts);
+  std::vector<std::unique_ptr<Subprocess>> writers(kWriters);
+  for (int i = 0; i < kWriters; ++i)
+    writers[i] = cluster.Start(i, i, cluster.CallFile(i, 1, slices[i]));
+  const std::vector<ProcessResult> results = ReplicatedHosts::WaitAllOk(writers);
+  CHECK_THAT(results[1].err, Catch::Contains("lost-host") && Catch::Contains("taking it over"));
+  CheckMatchesSingle(single, cluster.config(), sessions[1]);
+  const nutchfs::LockOwner now = cluster.LeaseAt(1, 1);
+  CHECK(now.epoch == dead.epoch + 1);
+  CHECK(now.released);
 }
 
 }  // namespace

@@ -62,6 +62,7 @@ SweepParams ReadSweepParams(const std::string& default_generator) {
   p.pair_kills = static_cast<int>(EnvNumber("SWEEP_PAIR_KILLS", p.kills));
   p.launch_kills = static_cast<int>(EnvNumber("SWEEP_LAUNCH_KILLS", p.kills));
   p.seed = EnvNumber("SWEEP_SEED", p.seed);
+  p.replicas = static_cast<int>(EnvNumber("SWEEP_REPLICAS", p.replicas));
   const char* gen = std::getenv("SWEEP_GEN");
   p.generator = gen != nullptr ? gen : default_generator;
   INFO("the workload generator " << p.generator

@@ -21,6 +21,7 @@ struct SweepParams {
   int pair_kills = 10;      // SWEEP_PAIR_KILLS (default SWEEP_KILLS): two writers at once
   int launch_kills = 10;    // SWEEP_LAUNCH_KILLS (default SWEEP_KILLS): the launcher
   uint64_t seed = 1;        // SWEEP_SEED: the kill moments and victims
+  int replicas = 1;         // SWEEP_REPLICAS: the distributed sweep's `replicas`
   std::string generator;    // SWEEP_GEN: the webdb_bench binary
 };
 
