@@ -27,17 +27,7 @@ const std::string kWebdb = PROJECT_BINARY_DIR "/tools/webdb";
 constexpr int kWriters = 3;
 
 std::vector<Session> MakeSessions(uint64_t seed, size_t n) {
-  testutil::GenOptions o;
-  o.universe_urls = 50;
-  o.max_calls = 120;
-  o.hostile_bytes = false;
-  testutil::SessionGenerator gen(seed, o);
-  std::vector<Session> sessions;
-  while (sessions.size() < n) {
-    Session s = gen.Next();
-    if (s.size() >= 20) sessions.push_back(std::move(s));
-  }
-  return sessions;
+  return testutil::RoundSessions(seed, n, 50, 120, 20);
 }
 
 // Writer i's group directory at machine m (m<m>/crawl's layout of init-local).

@@ -26,17 +26,7 @@ const std::string kKillable = PROJECT_BINARY_DIR "/test/killable/distwriter";
 constexpr int kWriters = 3;
 
 std::vector<Session> MakeSessions(uint64_t seed, size_t n) {
-  testutil::GenOptions o;
-  o.universe_urls = 60;
-  o.max_calls = 150;
-  o.hostile_bytes = false;
-  testutil::SessionGenerator gen(seed, o);
-  std::vector<Session> sessions;
-  while (sessions.size() < n) {
-    Session s = gen.Next();
-    if (s.size() >= 30) sessions.push_back(std::move(s));
-  }
-  return sessions;
+  return testutil::RoundSessions(seed, n, 60, 150, 30);
 }
 
 // Writes the round's slices as <calls>/part-<i>.jsonl, the names the recipes use.

@@ -50,17 +50,7 @@ constexpr int kWriters = 3;
 constexpr auto kDeadline = std::chrono::seconds(180);
 
 std::vector<Session> MakeSessions(uint64_t seed, size_t n) {
-  testutil::GenOptions o;
-  o.universe_urls = 60;
-  o.max_calls = 150;
-  o.hostile_bytes = false;
-  testutil::SessionGenerator gen(seed, o);
-  std::vector<Session> sessions;
-  while (sessions.size() < n) {
-    Session s = gen.Next();
-    if (s.size() >= 20) sessions.push_back(std::move(s));
-  }
-  return sessions;
+  return testutil::RoundSessions(seed, n, 60, 150, 20);
 }
 
 // Three hosts, an SFTP config with replicas = 2 and the db created.

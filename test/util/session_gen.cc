@@ -219,6 +219,21 @@ void SessionGenerator::Churn() {
   }
 }
 
+std::vector<Session> RoundSessions(uint64_t seed, size_t n, size_t universe_urls,
+                                   size_t max_calls, size_t min_calls) {
+  GenOptions o;
+  o.universe_urls = universe_urls;
+  o.max_calls = max_calls;
+  o.hostile_bytes = false;
+  SessionGenerator gen(seed, o);
+  std::vector<Session> sessions;
+  while (sessions.size() < n) {
+    Session s = gen.Next();
+    if (s.size() >= min_calls) sessions.push_back(std::move(s));
+  }
+  return sessions;
+}
+
 std::vector<Session> SplitSession(const Session& session, size_t k, std::mt19937_64& rng) {
   std::vector<size_t> cuts;
   std::uniform_int_distribution<size_t> pick(0, session.size());

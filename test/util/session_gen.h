@@ -76,6 +76,11 @@ class SessionGenerator {
   uint64_t next_url_id_ = 0;
 };
 
+// n sessions of valid UTF-8 only (call files carry nothing else) over universe_urls urls,
+// each of min_calls to max_calls calls: the rounds of the distributed writer's tests.
+std::vector<Session> RoundSessions(uint64_t seed, size_t n, size_t universe_urls,
+                                   size_t max_calls, size_t min_calls);
+
 // Cuts a session into k contiguous slices at random points (slices may be empty);
 // concatenating them gives the session back.
 std::vector<Session> SplitSession(const Session& session, size_t k, std::mt19937_64& rng);
