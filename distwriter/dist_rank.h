@@ -54,6 +54,7 @@ class DistRankPlumbing final : public webdb::RankPlumbing {
   Status SendBroadcast(int n) override;
   Result<std::unique_ptr<webdb::EditIterator>> OpenBroadcast(int n, int from) override;
   Status DropBroadcast(int n) override;
+  webdb::SortMemory& memory() override { return sorters_.memory(); }
 
  private:
   std::string OutPath(int stage, int to) const;

@@ -271,9 +271,14 @@ class Engine {
     BlockScores block(params_.options.damping, spread);
     std::vector<double> next;
     const uint64_t ids = layout_.of(self_).block_ids;
+    // The accumulators come out of the budget's pool: the sorters' mappings it kept (the
+    // edges stream's) are reused, or dropped to make room, and are kept for the scores
+    // stream after.
+    BorrowedMemory accumulators =
+        plumbing_.memory().Borrow(std::min(ids, own_pages()) * sizeof(Fixed));
     for (uint64_t b = 0; b < layout_.blocks(self_); ++b) {
       const uint64_t size = std::min(ids, own_pages() - b * ids);
-      block.Start(size);
+      block.Start({reinterpret_cast<Fixed*>(accumulators.data()), size});
       SumsCursor sums(plumbing_, static_cast<int>(i), layout_);
       while (true) {
         NUTCHFS_ASSIGN_OR_RETURN(const EdgeRun* run, edges.Peek());

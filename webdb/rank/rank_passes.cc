@@ -1,5 +1,7 @@
 #include "webdb/rank/rank_passes.h"
 
+#include <algorithm>
+
 namespace webdb {
 
 void GroupSummer::Add(std::span<const PageInfo> pages, std::span<const double> scores,
@@ -24,8 +26,9 @@ void GroupSummer::Finish(std::vector<Fixed>* sums) {
   open_ = false;
 }
 
-void BlockScores::Start(size_t ids) {
-  in_.assign(ids, 0);
+void BlockScores::Start(std::span<Fixed> in) {
+  in_ = in;
+  std::fill(in_.begin(), in_.end(), 0);
   done_ = 0;
 }
 

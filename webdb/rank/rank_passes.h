@@ -44,8 +44,9 @@ class BlockScores {
   // spread = D / N (DanglingSpread).
   BlockScores(double damping, double spread) : damping_(damping), spread_(spread) {}
 
-  // Starts a block of `ids` targets (the accumulators' memory: 16 bytes an id).
-  void Start(size_t ids);
+  // Starts a block of in.size() targets, whose accumulators `in` holds (zeroed here);
+  // the caller owns their memory and keeps it until the block is done.
+  void Start(std::span<Fixed> in);
   // A group whose sum is `sum` links to the targets at these offsets from the block's
   // first id. REQUIRES: offsets < ids.
   void AddGroup(Fixed sum, std::span<const uint32_t> offsets) {
@@ -62,7 +63,7 @@ class BlockScores {
  private:
   const double damping_;
   const double spread_;
-  std::vector<Fixed> in_;
+  std::span<Fixed> in_;
   size_t done_ = 0;
   FixedSum l1_ = 0;
 };

@@ -70,6 +70,10 @@ class RankPlumbing {
   virtual Result<std::unique_ptr<EditIterator>> OpenBroadcast(int n, int from) = 0;
   // Frees broadcast n (sent and received). REQUIRES: none of its files is open.
   virtual Status DropBroadcast(int n) = 0;
+
+  // The memory budget's pool, which the streams' sorters share: the rank's other large
+  // buffers (the accumulators of a block) borrow from it too.
+  virtual SortMemory& memory() = 0;
 };
 
 // The single-machine rank: one writer, sorting its streams in work_dir within memory_budget (one
@@ -90,6 +94,7 @@ class LocalRankPlumbing final : public RankPlumbing {
   Status SendBroadcast(int n) override;
   Result<std::unique_ptr<EditIterator>> OpenBroadcast(int n, int from) override;
   Status DropBroadcast(int n) override;
+  SortMemory& memory() override { return memory_; }
 
  private:
   std::string BroadcastPath(int n) const;

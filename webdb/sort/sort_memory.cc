@@ -67,6 +67,25 @@ void MappedMemory::Unmap() {
   huge_pages_ = false;
 }
 
+BorrowedMemory::BorrowedMemory(BorrowedMemory&& other) noexcept
+    : pool_(std::exchange(other.pool_, nullptr)), memory_(std::move(other.memory_)) {}
+
+BorrowedMemory& BorrowedMemory::operator=(BorrowedMemory&& other) noexcept {
+  if (this != &other) {
+    Return();
+    pool_ = std::exchange(other.pool_, nullptr);
+    memory_ = std::move(other.memory_);
+  }
+  return *this;
+}
+
+void BorrowedMemory::Return() {
+  if (pool_ == nullptr) return;
+  pool_->Give(memory_.size());
+  pool_->Keep(std::move(memory_));
+  pool_ = nullptr;
+}
+
 size_t SortMemory::available() const {
   std::lock_guard<std::mutex> lock(mu_);
   return taken_ < budget_ ? budget_ - taken_ : 0;
@@ -140,6 +159,17 @@ SortMemory::Mapping SortMemory::Acquire(size_t bytes) {
   m.taken = 0;
   m.memory.Map(bytes);
   return m;
+}
+
+BorrowedMemory SortMemory::Borrow(size_t bytes) {
+  if (bytes == 0) return BorrowedMemory();
+  Mapping m = Acquire(bytes);
+  if (m.memory.size() > bytes && m.memory.Remap(bytes)) {  // only a kept one is larger
+    Give(m.taken - bytes);
+    m.taken = bytes;
+  }
+  Force(m.memory.size() - m.taken);
+  return BorrowedMemory(this, std::move(m.memory));
 }
 
 }  // namespace webdb

@@ -15,6 +15,9 @@
 // memory, so resident memory stays within the budget; a Take or Force that would not
 // fit beside them unmaps them, smallest first, until it does.
 //
+// Other large buffers of a session that live beside the sorters (a rank's accumulators)
+// borrow their memory from the pool too (Borrow), so that the budget bounds them all.
+//
 // Not owned by the sorters: it must outlive every sorter that uses it. Thread-safe.
 #ifndef WEBDB_SORT_SORT_MEMORY_H_
 #define WEBDB_SORT_SORT_MEMORY_H_
@@ -54,6 +57,32 @@ class MappedMemory {
   char* data_ = nullptr;
   size_t bytes_ = 0;
   bool huge_pages_ = false;
+};
+
+class SortMemory;
+
+// Memory borrowed from a pool (SortMemory::Borrow): all its bytes count as taken until
+// it goes, when they are given back and its mapping kept for the buffers after it.
+// Move-only; the pool must outlive it.
+class BorrowedMemory {
+ public:
+  BorrowedMemory() = default;
+  ~BorrowedMemory() { Return(); }
+  BorrowedMemory(BorrowedMemory&& other) noexcept;
+  BorrowedMemory& operator=(BorrowedMemory&& other) noexcept;
+
+  char* data() const { return memory_.data(); }
+  size_t size() const { return memory_.size(); }
+  // Gives the bytes back to the pool, which keeps the mapping if it fits.
+  void Return();
+
+ private:
+  friend class SortMemory;
+  BorrowedMemory(SortMemory* pool, MappedMemory memory)
+      : pool_(pool), memory_(std::move(memory)) {}
+
+  SortMemory* pool_ = nullptr;
+  MappedMemory memory_;
 };
 
 class SortMemory {
@@ -98,6 +127,10 @@ class SortMemory {
   // `bytes`, its bytes (before growing) taken; else a fresh mapping of `bytes`, none
   // taken. Throws std::bad_alloc if the system refuses the memory.
   Mapping Acquire(size_t bytes);
+  // A mapping of `bytes` (a kept one cut to size, or grown, or a fresh one; none for 0),
+  // all of it taken, beyond the budget if need be (Force). Throws std::bad_alloc if the system
+  // refuses the memory.
+  BorrowedMemory Borrow(size_t bytes);
 
  private:
   // Unmaps kept mappings, smallest first, until bytes more fit beside the rest.

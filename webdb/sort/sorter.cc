@@ -101,8 +101,7 @@ Sorter::~Sorter() {
   WaitForSorting();
   chunks_.clear();
   buffer_.reset();
-  memory_.Give(read_memory_.size());
-  memory_.Keep(std::move(read_memory_));
+  read_memory_.Return();
   // Best effort: a run that cannot be removed is left behind in tmp_dir, which the
   // caller clears as a whole; files merged away are already gone (NotFound).
   for (const std::string& path : created_) static_cast<void>(env_.RemoveFile(path));
@@ -248,14 +247,7 @@ void Sorter::TakeReadMemory() {
   const size_t runs = std::min(runs_.size(), fan_in_);
   const size_t share = std::min(memory_.available(), read_share_);
   read_buffer_ = std::clamp<size_t>(share / runs, kMinReadBuffer, kMaxReadBuffer);
-  const size_t bytes = read_buffer_ * runs;
-  SortMemory::Mapping m = memory_.Acquire(bytes);
-  if (m.memory.size() > bytes && m.memory.Remap(bytes)) {  // only a kept one is larger
-    memory_.Give(m.taken - bytes);
-    m.taken = bytes;
-  }
-  memory_.Force(m.memory.size() - m.taken);
-  read_memory_ = std::move(m.memory);
+  read_memory_ = memory_.Borrow(read_buffer_ * runs);
 }
 
 Result<std::unique_ptr<EditIterator>> Sorter::Finish() {

@@ -116,7 +116,7 @@ class Sorter final : public EditSink {
   const size_t min_run_;        // a sorter holding less takes memory beyond the budget
   size_t chunks_held_ = 0;      // bytes of the records in chunks_
   size_t read_buffer_ = 0;      // read buffer of each run being merged
-  MappedMemory read_memory_;    // their buffers, all taken from memory_
+  BorrowedMemory read_memory_;  // their buffers, from memory_
   std::unique_ptr<SortBuffer> buffer_;              // filling
   std::vector<std::unique_ptr<SortBuffer>> chunks_;  // full, in insertion order
   std::future<void> sorting_;  // the sort of chunks_.back() while it runs

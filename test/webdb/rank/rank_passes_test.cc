@@ -35,7 +35,8 @@ TEST_CASE("pass B: inlinks, the own share taken back, D spread, L1", "[rank]") {
   const std::vector<PageInfo> pages = {{2, kFirst | kGroup}, {1, kGroup | kSelf}};
   const std::vector<double> scores = {1.0, 3.0};
   BlockScores b(0.5, /*spread=*/0.25);
-  b.Start(2);
+  std::vector<Fixed> in = {7, 9};  // a block before left its sums: Start clears them
+  b.Start(in);
   // The group of both pages (sum 0.5 + 3) links to page 1 (the second page's own url);
   // another group (sum 2) links to both.
   b.AddGroup(ToFixed(3.5), std::vector<uint32_t>{1});
