@@ -415,11 +415,12 @@ std::string Failures(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t ro
   return failed;
 }
 
-// The session of this launch (docs/DISTRIBUTED.md, "Sessions"): the recorded one when
-// the launch before it, of the same call stream, did not succeed (this is its rerun);
-// else a new one, recorded before any writer starts.
+// The session of this launch (docs/DISTRIBUTED.md, "Sessions"): the one it was given;
+// else the recorded one when the launch before it, of the same call stream, did not
+// succeed (this is its rerun); else a new one, recorded before any writer starts.
 Result<std::string> SessionOf(nutchfs::NutchFs& fs, const DistConfig& config,
-                              const std::string& stream) {
+                              const std::string& given, const std::string& stream) {
+  if (!given.empty()) return given;
   NUTCHFS_ASSIGN_OR_RETURN(std::optional<LaunchRecord> unfinished, ReadLaunchRecord(fs, config));
   if (unfinished && unfinished->stream == stream) {
     spdlog::info("the launch before this one, of the same calls, did not succeed: this is its "
@@ -473,7 +474,7 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
         const std::string stream,
         SliceCalls(fs->local_env(), options.call_files, config.k,
                    "/tmp/webdb-launch-" + std::to_string(::getpid()), publish));
-    NUTCHFS_ASSIGN_OR_RETURN(session, SessionOf(*fs, config, stream));
+    NUTCHFS_ASSIGN_OR_RETURN(session, SessionOf(*fs, config, options.session, stream));
   }
   std::vector<Child> children;
   for (int i = 0; i < config.k; ++i) {

@@ -30,6 +30,9 @@ struct LaunchOptions {
   std::vector<std::string> run_flags;  // passed on to every `run` (--memory, --quiet, ...)
   // A rank round with these options instead of a round of call_files (which is empty).
   std::optional<webdb::RankOptions> rank;
+  // The round's session (docs/DISTRIBUTED.md, "Sessions"); empty: the launch draws one
+  // and keeps it in the launch record until it succeeds.
+  std::string session;
   bool json = false;  // the report as one JSON object (docs/DISTRIBUTED.md) instead of a table
   // Launch's own steps (slicing the calls, writers finished); may be empty. The writers
   // report theirs on their stderr unless run_flags has --quiet.

@@ -88,6 +88,9 @@ Status ParseRankFlags(const tools::ParsedArgs& given, Args* a) {
     return Status::InvalidArgument("--rank is for launch only (distwriter rank runs one writer)");
   }
   if (a->command == "rank") a->rank = true;
+  if (a->rank && given.Given("session")) {
+    return Status::InvalidArgument("--session goes with a round of calls: a rank round has none");
+  }
   const bool options =
       given.Given("iterations") || given.Given("epsilon") || given.Given("damping");
   if (options && !a->rank) {
@@ -399,6 +402,7 @@ Status Dispatch(const Args& a) {
   launch.rank = a.rank_options;
   if (!a.memory.empty()) launch.run_flags.insert(launch.run_flags.end(), {"--memory", a.memory});
   if (a.quiet) launch.run_flags.push_back("--quiet");
+  launch.session = a.session;
   launch.json = a.json;
   tools::ProgressReporter reporter(stderr, "distwriter: launch");
   if (!a.quiet) launch.progress = reporter.AsProgressFn();

@@ -77,11 +77,15 @@ std::vector<CommandSpec> Commands() {
        0,
        0},
       {"launch",
-       "distwriter launch --config FILE [--memory SIZE] [--json] (CALLFILE... | --rank [...])",
+       "distwriter launch --config FILE [--memory SIZE] [--session NAME] [--json] CALLFILE...\n"
+       "distwriter launch --config FILE [--memory SIZE] [--json] --rank [...]",
        "Runs one round: starts every writer (over ssh for remote machines), waits for all "
        "and reports each writer's outcome. With --rank, a rank round instead, of no call files.",
        {{"config", ""},
         {"memory", ""},
+        {"session",
+         "name the round's session instead of drawing one: a launch with the session of the "
+         "installed round finds its calls applied, a new NAME is a new round"},
         {"json", ""},
         {"rank", ""},
         {"iterations", ""},

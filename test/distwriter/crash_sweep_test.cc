@@ -127,8 +127,10 @@ TEST_CASE("a k = 4 round with writers or the launcher killed at random moments r
   const int64_t round_ms = std::chrono::duration_cast<milliseconds>(
                                std::chrono::steady_clock::now() - start).count();
   auto launched = NewCluster(3600 * 1000, params.replicas);
+  // One session for every launch, so that each killed launch's rerun makes the reference's
+  // round, token included.
   const std::vector<std::string> launch = {kDistwriter, "launch", "--config", launched->config(),
-                                           "--quiet", load};
+                                           "--session", "sweep", "--quiet", load};
   start = std::chrono::steady_clock::now();
   ProcessResult r = testutil::RunProcess(launch, {}, work.File("launch-reference"));
   INFO(r.Describe());
@@ -161,7 +163,8 @@ TEST_CASE("a k = 4 round with writers or the launcher killed at random moments r
   }
   for (int n = 0; n < params.launch_kills; ++n) {
     auto c = NewCluster(timeout_ms, params.replicas);
-    const std::vector<std::string> argv = {kDistwriter, "launch", "--config", c->config(), "--quiet", load};
+    const std::vector<std::string> argv = {kDistwriter, "launch",   "--config", c->config(),
+                                           "--session",  "sweep", "--quiet",   load};
     const milliseconds delay = moment(launch_ms);
     const std::string what = "launch at " + std::to_string(delay.count()) + " ms";
     auto p = Subprocess::Start(argv, {}, work.File("launch-" + std::to_string(n)));

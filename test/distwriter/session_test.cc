@@ -2,7 +2,7 @@
 // launched twice are two sessions, applied twice as `webdb apply` twice would; a rerun of
 // an interrupted launch is its continuation, its calls applied once whether or not the
 // interrupted round was decided, without a writer waiting for peers or leaving a stage 0
-// directory behind; `run --session` names the session by hand.
+// directory behind; `run --session` and `launch --session` name the session by hand.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <regex>
@@ -44,10 +44,13 @@ struct TestDb {
     calls = cluster.dir().File("calls.jsonl");
     testutil::WriteCallFile(calls, AnchorSession());
   }
-  ProcessResult Launch(const std::vector<std::string>& env = {}) {
-    return testutil::Subprocess::Start(
-               {kDistwriter, "launch", "--config", cluster.config(), "--quiet", calls}, env,
-               cluster.dir().File("launch" + std::to_string(launches++)))
+  ProcessResult Launch(const std::vector<std::string>& env = {},
+                       const std::vector<std::string>& flags = {}) {
+    std::vector<std::string> argv = {kDistwriter, "launch", "--config", cluster.config(), "--quiet"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.push_back(calls);
+    return testutil::Subprocess::Start(argv, env,
+                                       cluster.dir().File("launch" + std::to_string(launches++)))
         ->Wait();
   }
   // Stage 0 directories (rounds/<N>/s0) in any writer's group.
@@ -120,6 +123,46 @@ TEST_CASE("sessions: run --session names the session by hand", "[distwriter]") {
   db.cluster.RunRound(slices, {"--session", "crawl-2"});
   CHECK(db.cluster.Committed().version == 3);
   testutil::CheckDistDbMatchesSingle(db.cluster.config(), {AnchorSession(), AnchorSession()});
+}
+
+TEST_CASE("sessions: launch --session names the session, and no launch record is kept",
+          "[distwriter]") {
+  TestDb db;
+  const std::vector<std::string> crawl1 = {"--session", "crawl-1"};
+  ProcessResult r = db.Launch({}, crawl1);
+  INFO(r.Describe());
+  REQUIRE(r.exit_code == 0);
+  CHECK_FALSE(std::filesystem::exists(db.cluster.MetaDir(0) + "/LAUNCH"));
+  // Killed after installing the round, or killed before it was decided: the launch of
+  // the same session applies its calls once, as a rerun.
+  const std::string point = GENERATE(as<std::string>{}, "done", "commit decide");
+  CAPTURE(point);
+  ProcessResult killed = db.Launch({"WEBDB_KILL_AT=" + point, "WEBDB_KILL_WRITER=1"},
+                                   {"--session", "crawl-2"});
+  INFO(killed.Describe());
+  REQUIRE(killed.exit_code == 4);
+  CHECK_FALSE(std::filesystem::exists(db.cluster.MetaDir(0) + "/LAUNCH"));
+  ProcessResult rerun = db.Launch({}, {"--session", "crawl-2"});
+  INFO(rerun.Describe());
+  REQUIRE(rerun.exit_code == 0);
+  if (point == "done") CHECK_THAT(rerun.out, Catch::Contains("already applied in round 3"));
+  // The first session again: its round is no longer the installed one, so it is applied
+  // again, as a third session.
+  REQUIRE(db.Launch({}, crawl1).exit_code == 0);
+  CHECK(db.cluster.Committed().version == 4);
+  testutil::CheckDistDbMatchesSingle(db.cluster.config(),
+                                     {AnchorSession(), AnchorSession(), AnchorSession()});
+  CHECK(db.StageZeroDirs().empty());
+}
+
+TEST_CASE("sessions: launch --rank takes no --session", "[distwriter]") {
+  TestDb db;
+  ProcessResult r = testutil::Subprocess::Start({kDistwriter, "launch", "--config",
+                                                 db.cluster.config(), "--rank", "--session", "x"},
+                                                {}, db.cluster.dir().File("rank"))
+                        ->Wait();
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--session goes with a round of calls"));
 }
 
 }  // namespace

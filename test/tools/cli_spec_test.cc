@@ -54,8 +54,8 @@ TEST_CASE("a command's help lists its options only") {
              !Catch::Contains("the findings on stderr"));
   const ProgramSpec& distwriter = DistwriterSpec();
   CHECK(OptionsListed(CommandHelp(distwriter, *distwriter.FindCommand("launch"))) ==
-        std::set<std::string>{"config", "memory", "json", "rank", "iterations", "epsilon",
-                              "damping", "quiet", "log-level", "help"});
+        std::set<std::string>{"config", "memory", "session", "json", "rank", "iterations",
+                              "epsilon", "damping", "quiet", "log-level", "help"});
 }
 
 TEST_CASE("the program's help names every command and the exit codes") {
