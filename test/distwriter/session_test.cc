@@ -46,7 +46,8 @@ struct TestDb {
   }
   ProcessResult Launch(const std::vector<std::string>& env = {},
                        const std::vector<std::string>& flags = {}) {
-    std::vector<std::string> argv = {kDistwriter, "launch", "--config", cluster.config(), "--quiet"};
+    std::vector<std::string> argv = {kDistwriter, "launch", "--config", cluster.config(),
+                                     "--quiet"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     argv.push_back(calls);
     return testutil::Subprocess::Start(argv, env,
