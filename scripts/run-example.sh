@@ -108,9 +108,10 @@ for t in pagesByURL pagesByMD5 linksByMD5 linksByURL; do
 done
 echo "== all four tables identical: the 3-writer crawl db equals the single-machine db"
 
-# The pages generate would hand out first (all pages taken as due), each with its score
+# The pages generate would hand out first (all pages taken as due: --now is the latest
+# time before 'never', 2^63-2 ms, and a lease of 0 days ends there), each with its score
 # and the number of links to it: the best-linked pages lead the fetch list.
-$bin/webdb generate -q --config "$conf" --top 8 --now 9223372036854775807 --dry-run \
+$bin/webdb generate -q --config "$conf" --top 8 --now 9223372036854775806 --lease-days 0 --dry-run \
   --out "$work/top.txt"
 echo "== the first pages of a fetch list after rank (score, inlinks, url)"
 while read -r url; do
