@@ -7,6 +7,9 @@
 # which must come out identical (docs/CRAWL.md). Every cycle ends with `webdb verify`.
 # At the end, the best-ranked pages are listed with their inlinks: generate picks them
 # first.
+# `unshare --net -- scripts/run-example.sh --in-netns` runs the crawl alone, on the tools
+# of BUILD (default build/) and in WORK (default a new directory in /tmp): the test
+# suite runs it so (test/tools/run_example_test.cc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" != "--in-netns" ]; then
@@ -18,7 +21,7 @@ ip link set lo up
 links=$(ip -o link show | awk -F': ' '{print $2}' | tr '\n' ' ')
 [ "$links" = "lo " ] || { echo "network namespace has more than lo: $links" >&2; exit 4; }
 
-bin=build/tools
+bin=${BUILD:-build}/tools
 docs=/usr/share/doc/libboost1.74-doc
 port=8000
 site="http://127.0.0.1:$port"
