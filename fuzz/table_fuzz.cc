@@ -33,20 +33,12 @@ std::optional<std::pair<std::string, std::string>> Reencode(TableId t, std::stri
     auto page = webdb::DecodePage(t, key, value);
     if (!page) return std::nullopt;
     *valid = webdb::ValidatePage(*page).ok();
-    if (t == TableId::kPagesByUrl) {
-      k = webdb::PageUrlKey(page->url);
-      webdb::EncodePageByUrlValue(*page, &v);
-    } else {
-      k = webdb::PageMd5Key(page->md5, page->url);
-      webdb::EncodePageByMd5Value(*page, &v);
-    }
+    webdb::EncodePage(t, *page, &k, &v);
   } else {
     auto link = webdb::DecodeLink(t, key, value);
     if (!link) return std::nullopt;
     *valid = webdb::ValidateLink(*link).ok();
-    k = t == TableId::kLinksByMd5 ? webdb::LinkMd5Key(link->from, link->url)
-                                  : webdb::LinkUrlKey(link->url, link->from);
-    webdb::EncodeLinkValue(*link, &v);
+    webdb::EncodeLink(t, *link, &k, &v);
   }
   return std::make_pair(std::move(k), std::move(v));
 }

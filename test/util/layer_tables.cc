@@ -35,22 +35,14 @@ std::optional<std::pair<std::string, std::string>> Variant(TableId t, std::strin
     if (ghost) page->url += "#layered";
     page->score += 1.0f;
     if (!webdb::ValidatePage(*page).ok()) return std::nullopt;
-    if (t == TableId::kPagesByUrl) {
-      k = webdb::PageUrlKey(page->url);
-      webdb::EncodePageByUrlValue(*page, &v);
-    } else {
-      k = webdb::PageMd5Key(page->md5, page->url);
-      webdb::EncodePageByMd5Value(*page, &v);
-    }
+    webdb::EncodePage(t, *page, &k, &v);
   } else {
     auto link = webdb::DecodeLink(t, key, value);
     if (!link) return std::nullopt;
     if (ghost) link->url += "#layered";
     link->anchor += " (stale)";
     if (!webdb::ValidateLink(*link).ok()) return std::nullopt;
-    k = t == TableId::kLinksByMd5 ? webdb::LinkMd5Key(link->from, link->url)
-                                  : webdb::LinkUrlKey(link->url, link->from);
-    webdb::EncodeLinkValue(*link, &v);
+    webdb::EncodeLink(t, *link, &k, &v);
   }
   return std::make_pair(std::move(k), std::move(v));
 }

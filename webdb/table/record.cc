@@ -313,6 +313,22 @@ Result<Link> DecodeLink(TableId t, std::string_view key, std::string_view value)
   return t == TableId::kLinksByMd5 ? DecodeLinkByMd5(key, value) : DecodeLinkByUrl(key, value);
 }
 
+void EncodePage(TableId t, const Page& page, std::string* key, std::string* value) {
+  if (t == TableId::kPagesByUrl) {
+    *key = PageUrlKey(page.url);
+    EncodePageByUrlValue(page, value);
+  } else {
+    *key = PageMd5Key(page.md5, page.url);
+    EncodePageByMd5Value(page, value);
+  }
+}
+
+void EncodeLink(TableId t, const Link& link, std::string* key, std::string* value) {
+  *key = t == TableId::kLinksByMd5 ? LinkMd5Key(link.from, link.url)
+                                   : LinkUrlKey(link.url, link.from);
+  EncodeLinkValue(link, value);
+}
+
 std::string_view UrlOfLinkUrlKey(std::string_view key) { return key.substr(0, key.size() - 17); }
 
 std::string_view Md5OfKey(std::string_view key) { return key.substr(0, 16); }

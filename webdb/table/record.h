@@ -95,6 +95,10 @@ Result<Link> DecodeLinkByUrl(std::string_view key, std::string_view value);
 // Either page table / either link table, chosen by t.
 Result<Page> DecodePage(TableId t, std::string_view key, std::string_view value);
 Result<Link> DecodeLink(TableId t, std::string_view key, std::string_view value);
+// The row of a page in either page table, or of a link in either link table, chosen by t:
+// the inverse of DecodePage / DecodeLink. *key is replaced, the value appended to *value.
+void EncodePage(TableId t, const Page& page, std::string* key, std::string* value);
+void EncodeLink(TableId t, const Link& link, std::string* key, std::string* value);
 
 // "key <printable key>" for a row of table t: md5s in hex, other bytes printable ASCII
 // as is and the rest as \xNN, cut after 200 characters.

@@ -86,5 +86,39 @@ TEST_CASE("a malformed row is Corruption naming its table and key", "[record]") 
                                "http://b.example/: malformed link value"));
 }
 
+
+TEST_CASE("EncodePage and EncodeLink make the rows DecodePage and DecodeLink read back",
+          "[record]") {
+  Page page = Page::WithDefaults("http://a.example/x");
+  page.md5 = Md5Of("a");
+  page.score = 2.5f;
+  for (TableId t : {TableId::kPagesByUrl, TableId::kPagesByMd5}) {
+    std::string key, value;
+    EncodePage(t, page, &key, &value);
+    CHECK(key == (t == TableId::kPagesByUrl ? PageUrlKey(page.url)
+                                            : PageMd5Key(page.md5, page.url)));
+    auto back = DecodePage(t, key, value);
+    REQUIRE(back);
+    CHECK(back->url == page.url);
+    CHECK(back->md5 == page.md5);
+    CHECK(back->score == page.score);
+  }
+  Link link;
+  link.from = Md5Of("b");
+  link.url = "http://c.example/";
+  link.anchor = "c";
+  for (TableId t : {TableId::kLinksByMd5, TableId::kLinksByUrl}) {
+    std::string key, value;
+    EncodeLink(t, link, &key, &value);
+    CHECK(key == (t == TableId::kLinksByMd5 ? LinkMd5Key(link.from, link.url)
+                                            : LinkUrlKey(link.url, link.from)));
+    auto back = DecodeLink(t, key, value);
+    REQUIRE(back);
+    CHECK(back->from == link.from);
+    CHECK(back->url == link.url);
+    CHECK(back->anchor == link.anchor);
+  }
+}
+
 }  // namespace
 }  // namespace webdb
