@@ -3,6 +3,12 @@
 #include <numeric>
 
 namespace webdb {
+namespace {
+
+// What a seek costs in steps of a walk (PlanSeeks), measured (docs/DESIGN.md, "Seeks").
+constexpr uint64_t kSeekCostInSteps = 8;
+
+}  // namespace
 
 LayerPlan PlanLayers(const LayerCounts& counts) {
   const uint64_t runs =
@@ -13,7 +19,7 @@ LayerPlan PlanLayers(const LayerCounts& counts) {
 
 LayerPlan PlanRun(const LayerCounts& counts) {
   const size_t n = counts.run_rows.size();
-  LayerPlan plan{false, 0};
+  LayerPlan plan{false, 0, false};
   uint64_t acc = counts.changes;
   while (plan.absorbed < n) {
     const uint64_t newest = counts.run_rows[n - 1 - plan.absorbed];
@@ -24,6 +30,12 @@ LayerPlan PlanRun(const LayerCounts& counts) {
     ++plan.absorbed;
   }
   return plan;
+}
+
+bool PlanSeeks(const LayerCounts& counts) {
+  const uint64_t rows = std::accumulate(counts.run_rows.begin(), counts.run_rows.end(),
+                                        counts.base_rows);
+  return counts.changes < rows / kSeekCostInSteps;
 }
 
 }  // namespace webdb

@@ -20,6 +20,12 @@ constexpr size_t kMaxRuns = 6;
 // tables hold the same rows whichever it is; only their layering differs.
 enum class LayerPolicy : uint8_t { kPlan, kMerge, kRun };
 
+// How a stage that writes a run or no table reads its old rows: as PlanSeeks decides from
+// the counts, or always by a walk, or always by seeks (as tests force it, to compare both
+// ways). The tables hold the same rows, and the runs the same bytes, whichever it is.
+enum class SeekPolicy : uint8_t { kPlan, kWalk, kSeek };
+
+
 // What a stage knows when it starts.
 struct LayerCounts {
   uint64_t base_rows = 0;
@@ -30,6 +36,9 @@ struct LayerCounts {
 struct LayerPlan {
   bool merge = true;    // a new base holding every row; false: a new run
   size_t absorbed = 0;  // for a run: how many of the newest runs it absorbs
+  // Whether the stage moves its old rows by seeks (webdb/stages/stages.h): only for a run
+  // or a stage that writes no table.
+  bool seek = false;
   bool operator==(const LayerPlan&) const = default;
 };
 
@@ -40,6 +49,12 @@ struct LayerPlan {
 LayerPlan PlanLayers(const LayerCounts& counts);
 // A run whatever the counts (as the tests force it), absorbing as PlanLayers would.
 LayerPlan PlanRun(const LayerCounts& counts);
+// Whether a stage with these counts seeks rather than walks: when its changes, each a seek
+// (of every layer: a binary search of the index summaries, one block read and decoded up to
+// the target, then the rows read there), cost less than a step (one row decoded, compared
+// and handed on) for each row of its table, base and runs: changes × kSeekCostInSteps <
+// rows, the constant measured (docs/DESIGN.md, "Seeks").
+bool PlanSeeks(const LayerCounts& counts);
 
 }  // namespace webdb
 

@@ -29,6 +29,9 @@ struct WriterOptions {
   // Whether a stage merges into its table's base or writes a run (webdb/db/layer_plan.h):
   // kPlan in use; tests force the others.
   LayerPolicy layers = LayerPolicy::kPlan;
+  // Whether a stage that writes a run or no table moves its old rows by seeks or walks
+  // them (webdb/db/layer_plan.h): kPlan in use; tests force the others.
+  SeekPolicy seeks = SeekPolicy::kPlan;
 };
 
 }  // namespace webdb

@@ -303,8 +303,6 @@ class Update {
   // notices it reads. A plumbing that cannot count its edits before they are read (the
   // distributed writer's) merges into the base unless the options force a run.
   LayerPlan Plan(int stage, const StageSpec& spec) {
-    const LayerPolicy policy = params_.options->layers;
-    if (!spec.writes_table || policy == LayerPolicy::kMerge) return LayerPlan{};
     LayerCounts counts;
     for (const TableFile& part : old_.table(spec.table)) counts.base_rows += part.records;
     for (const RunFile& run : old_.runs_of(spec.table)) counts.run_rows.push_back(run.file.records);
@@ -312,8 +310,21 @@ class Update {
     counts.changes = edits.value_or(0);
     if (spec.completes != 0) counts.changes += plumbing_.Count(spec.completes).value_or(0);
     if (spec.reads != Notices::kNone) counts.changes += Of(spec.reads).count;
+    LayerPlan plan = Layers(spec, counts, edits.has_value());
+    // A stage reads its old rows by seeks only where it hands on none of the rows it
+    // does not read: into a run, or nowhere.
+    const SeekPolicy seeks = params_.options->seeks;
+    if (seeks != SeekPolicy::kWalk && (!spec.writes_table || !plan.merge)) {
+      plan.seek = seeks == SeekPolicy::kSeek || (edits && PlanSeeks(counts));
+    }
+    return plan;
+  }
+
+  LayerPlan Layers(const StageSpec& spec, const LayerCounts& counts, bool counted) const {
+    const LayerPolicy policy = params_.options->layers;
+    if (!spec.writes_table || policy == LayerPolicy::kMerge) return LayerPlan{};
     if (policy == LayerPolicy::kRun) return PlanRun(counts);
-    return edits ? PlanLayers(counts) : LayerPlan{};
+    return counted ? PlanLayers(counts) : LayerPlan{};
   }
 
   // Merges the stage's parts, at once where the options allow; the part files of its
@@ -389,6 +400,7 @@ class Update {
     io.old_rows = old_rows.get();
     io.edits = edits.get();
     io.url_section = params_.url_section * plumbing_.max_partitions() + w;
+    io.seek = plan.seek;
     std::unique_ptr<Iterator> join_rows;
     std::unique_ptr<JoinChanges> changes;
     if (joined != nullptr) {
@@ -417,7 +429,14 @@ class Update {
       io.table = out.get();
       if (!plan.merge) {
         const size_t below = old_table.num_runs() - plan.absorbed;
-        run = std::make_unique<RunSink>(old_table.NewIteratorBelow(below), std::move(out));
+        std::vector<std::unique_ptr<Iterator>> absorbed;
+        std::vector<std::string> names;
+        for (size_t i = below; i < old_table.num_runs(); ++i) {
+          absorbed.push_back(old_table.run(i).NewIterator());
+          names.push_back(old_table.run(i).path(0));
+        }
+        run = std::make_unique<RunSink>(old_table.NewIteratorBelow(below), std::move(absorbed),
+                                        std::move(names), std::move(out));
         io.table = run.get();
       }
     }

@@ -15,6 +15,37 @@ KeyMerger::KeyMerger(Iterator& rows, EditIterator& edits, bool copy_blocks,
   rows_.SeekToFirst();
 }
 
+void KeyMerger::SeekPastUnchanged(RowSink* kept, size_t group) {
+  seek_ = true;
+  kept_ = kept;
+  group_ = group;
+}
+
+// The rows from the current one up to the next edit's key (cut to the group) and the
+// next notice are unchanged: kept unread, and moved past by one seek.
+bool KeyMerger::SeekToChange() {
+  const std::string_view at = rows_.key();
+  if (group_ > 0 && !group_key_.empty() && at.starts_with(group_key_)) return true;
+  std::optional<std::string_view> target = ChangeFrom(at);
+  if (edits_.Valid()) {
+    std::string_view edit = edits_.edit().key;
+    if (group_ > 0) edit = edit.substr(0, group_);
+    if (!target || edit < *target) target = edit;
+  }
+  if (target && at >= *target) return true;
+  if (kept_ != nullptr) {
+    status_ = kept_->KeepRows(at, target);
+    if (!status_.ok()) return false;
+  }
+  ++seeks_;
+  if (!target) {
+    rows_done_ = true;
+    return true;
+  }
+  rows_.Seek(*target);
+  return true;
+}
+
 bool KeyMerger::Next() {
   if (block_) {
     rows_.SkipBlock();
@@ -24,7 +55,8 @@ bool KeyMerger::Next() {
     rows_.Next();
     row_pending_ = false;
   }
-  const bool row_valid = rows_.Valid();
+  if (seek_ && !rows_done_ && rows_.Valid() && !SeekToChange()) return false;
+  const bool row_valid = !rows_done_ && rows_.Valid();
   const bool edit_valid = edits_.Valid();
   // An input that fails turns invalid: only then can there be an error to report.
   if ((!row_valid && !rows_.status().ok()) || (!edit_valid && !edits_.status().ok()) ||
@@ -64,15 +96,16 @@ bool KeyMerger::Next() {
   row_pending_ = has_row_;
   if (has_row_) {
     key_ = rows_.key();  // stays until rows_ moves, at the next Next()
-    if (order < 0) {
-      num_edits_ = 0;
-      return true;
-    }
   } else if (stable_edits_) {
     key_ = edits_.edit().key;
   } else {
     key_copy_.assign(edits_.edit().key);
     key_ = key_copy_;
+  }
+  if (group_ > 0) group_key_.assign(key_.substr(0, group_));
+  if (order < 0) {
+    num_edits_ = 0;
+    return true;
   }
   CollectEdits();
   return status_.ok();

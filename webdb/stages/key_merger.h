@@ -46,6 +46,16 @@ class KeyMerger {
   KeyMerger(const KeyMerger&) = delete;
   KeyMerger& operator=(const KeyMerger&) = delete;
 
+  // Makes the merge sparse (docs/DESIGN.md, "Seeks"), before the first Next(): the rows
+  // below the next edit's key and the next notice are not offered but moved past by one
+  // Seek of rows, and handed to kept (when not null) as kept unread (RowSink::KeepRows).
+  // With group > 0, the rows sharing the first group bytes of the key offered last are
+  // offered still, and the next edit's key is cut to its first group bytes: a stage that
+  // follows groups of rows (stage 2, the md5s) sees every row of a group it changes.
+  void SeekPastUnchanged(RowSink* kept, size_t group);
+  // The seeks made so far.
+  uint64_t seeks() const { return seeks_; }
+
   // Moves to the next key; false at the end or on error (then check status()).
   bool Next();
 
@@ -86,6 +96,9 @@ class KeyMerger {
   void CollectEdits();
   // Whether the next edit's key starts with key()'s first n bytes.
   bool EditAmongRowsSharing(size_t n) const;
+  // In a sparse merge, moves rows (standing on a row) past the rows it need not offer;
+  // false when it cannot (then check status_).
+  bool SeekToChange();
 
   Iterator& rows_;
   EditIterator& edits_;
@@ -102,6 +115,14 @@ class KeyMerger {
   std::string values_;  // copies of the edits' values, unless their views are stable
   size_t num_edits_ = 0;
   uint64_t total_edits_ = 0;
+  // A sparse merge (SeekPastUnchanged): its sink, its group, the first group bytes of
+  // the key offered last, and whether rows were moved past their last row.
+  bool seek_ = false;
+  RowSink* kept_ = nullptr;
+  size_t group_ = 0;
+  std::string group_key_;
+  bool rows_done_ = false;
+  uint64_t seeks_ = 0;
   Status status_;
 };
 

@@ -16,13 +16,15 @@ void SetFlag(std::string* value, bool flag) { value->back() = flag ? 1 : 0; }
 bool FlagOf(std::string_view value) { return !value.empty() && value.back() == 1; }
 
 // Answers "does the new table hold this key prefix?" for prefixes asked in increasing
-// order, reading the table forward once.
+// order, reading the table forward once, or with seek moving to each prefix by a seek
+// (for a sparse stage, whose prefixes are few and far apart).
 class ForwardProbe {
  public:
-  explicit ForwardProbe(Iterator& rows) : rows_(rows) { rows_.SeekToFirst(); }
+  ForwardProbe(Iterator& rows, bool seek) : rows_(rows), seek_(seek) { rows_.SeekToFirst(); }
 
   // True if some row's key starts with prefix (whole_key: equals it).
   bool HasPrefix(std::string_view prefix, bool whole_key) {
+    if (seek_ && rows_.Valid() && rows_.key() < prefix) rows_.Seek(prefix);
     for (; rows_.Valid(); rows_.Next()) {
       const std::string_view k = rows_.key();
       const int order = CompareKeys(whole_key ? k : k.substr(0, prefix.size()), prefix);
@@ -35,6 +37,7 @@ class ForwardProbe {
 
  private:
   Iterator& rows_;
+  const bool seek_;
 };
 
 // What stage 3 makes of one linksByMD5 key, for stage 3 (which emits what changed) and
@@ -43,7 +46,7 @@ class ForwardProbe {
 // the source rule keeps it.
 class AddedLinks {
  public:
-  explicit AddedLinks(Iterator& new_pages_by_md5) : sources_(new_pages_by_md5) {}
+  AddedLinks(Iterator& new_pages_by_md5, bool seek) : sources_(new_pages_by_md5, seek) {}
 
   // The link of m's key, or nullopt if none stays; a view valid until the next call.
   // With fix non-null, edits of kinds kRemove and kSetFlag are stage 4's fixes and the
@@ -104,10 +107,11 @@ Status EmitTo(EditSink& sink, std::string_view key, uint8_t kind, std::string_vi
 
 Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_md5, EditSink& links_by_url,
-                                   JoinChanges* sources) {
+                                   JoinChanges* sources, bool seek) {
   // Blocks whose rows stay as they are tell linksByURL nothing: they are not even read.
   KeyMerger m(old_rows, edits, sources != nullptr, sources, /*skip_blocks=*/true);
-  AddedLinks links(new_pages_by_md5);
+  if (seek) m.SeekPastUnchanged(nullptr, 0);
+  AddedLinks links(new_pages_by_md5, seek);
   StageStats stats;  // rows_out stays 0: stage 3 writes no table
   std::string key;  // of the edit emitted last
   while (m.Next()) {
@@ -141,9 +145,11 @@ Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
 
 Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_url, RowSink& table,
-                                   EditSink& links_by_md5, JoinChanges* targets_changed) {
+                                   EditSink& links_by_md5, JoinChanges* targets_changed,
+                                   bool seek) {
   KeyMerger m(old_rows, edits, targets_changed != nullptr, targets_changed);
-  ForwardProbe targets(new_pages_by_url);
+  if (seek) m.SeekPastUnchanged(&table, 0);
+  ForwardProbe targets(new_pages_by_url, seek);
   StageStats stats;
   std::string changed;
   std::string key;  // of the edit emitted last
@@ -205,9 +211,10 @@ Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
 
 Result<StageStats> ApplyLinkFixes(Iterator& old_rows, EditIterator& edits,
                                   Iterator& new_pages_by_md5, RowSink& table,
-                                  JoinChanges* sources) {
+                                  JoinChanges* sources, bool seek) {
   KeyMerger m(old_rows, edits, /*copy_blocks=*/true, sources);
-  AddedLinks links(new_pages_by_md5);
+  if (seek) m.SeekPastUnchanged(&table, 0);
+  AddedLinks links(new_pages_by_md5, seek);
   StageStats stats;
   std::string fixed;
   while (m.Next()) {

@@ -142,8 +142,10 @@ class PagesByUrlStage {
 }  // namespace
 
 Result<StageStats> ApplyPagesByUrl(Iterator& old_rows, EditIterator& edits,
-                                   uint64_t url_section, const PagesByUrlOutputs& out) {
+                                   uint64_t url_section, const PagesByUrlOutputs& out,
+                                   bool seek) {
   KeyMerger m(old_rows, edits, /*copy_blocks=*/true);
+  if (seek) m.SeekPastUnchanged(out.table, 0);
   PagesByUrlStage stage(url_section, out);
   while (m.Next()) {
     if (m.block() != nullptr) {
@@ -164,8 +166,10 @@ Result<StageStats> ApplyPagesByUrl(Iterator& old_rows, EditIterator& edits,
 }
 
 Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowSink& table,
-                                   NoticeSink* md5s_gone) {
+                                   NoticeSink* md5s_gone, bool seek) {
   KeyMerger m(old_rows, edits, /*copy_blocks=*/true);
+  // An md5 is gone when all its rows are: the merge sees every row of an md5 it edits.
+  if (seek) m.SeekPastUnchanged(&table, 16);
   StageStats stats;
   GoneMd5s gone(md5s_gone, stats);
   while (m.Next()) {

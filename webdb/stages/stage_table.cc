@@ -5,23 +5,24 @@ namespace {
 
 Result<StageStats> RunPagesByUrl(const StageIo& io) {
   return ApplyPagesByUrl(*io.old_rows, *io.edits, io.url_section,
-                         {io.table, io.emit[0], io.emit[1], io.notices});
+                         {io.table, io.emit[0], io.emit[1], io.notices}, io.seek);
 }
 
 Result<StageStats> RunPagesByMd5(const StageIo& io) {
-  return ApplyPagesByMd5(*io.old_rows, *io.edits, *io.table, io.notices);
+  return ApplyPagesByMd5(*io.old_rows, *io.edits, *io.table, io.notices, io.seek);
 }
 
 Result<StageStats> RunLinksByMd5(const StageIo& io) {
-  return ApplyLinksByMd5(*io.old_rows, *io.edits, *io.joined, *io.emit[0], io.changes);
+  return ApplyLinksByMd5(*io.old_rows, *io.edits, *io.joined, *io.emit[0], io.changes, io.seek);
 }
 
 Result<StageStats> RunLinksByUrl(const StageIo& io) {
-  return ApplyLinksByUrl(*io.old_rows, *io.edits, *io.joined, *io.table, *io.emit[0], io.changes);
+  return ApplyLinksByUrl(*io.old_rows, *io.edits, *io.joined, *io.table, *io.emit[0], io.changes,
+                         io.seek);
 }
 
 Result<StageStats> RunLinkFixes(const StageIo& io) {
-  return ApplyLinkFixes(*io.old_rows, *io.edits, *io.joined, *io.table, io.changes);
+  return ApplyLinkFixes(*io.old_rows, *io.edits, *io.joined, *io.table, io.changes, io.seek);
 }
 
 constexpr StageSpec kStages[kNumStages] = {

@@ -44,6 +44,9 @@ struct StageIo {
   // Where the edits for StageSpec::emits_to[i] go.
   std::array<EditSink*, 2> emit{};
   uint64_t url_section = 0;  // stage 1: numbers the links of inserted pages
+  // Move the old rows and the joined table by seeks (webdb/stages/stages.h): only where
+  // table is null or takes rows kept unread (a run's sink).
+  bool seek = false;
 };
 
 struct StageSpec {

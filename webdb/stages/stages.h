@@ -12,7 +12,11 @@
 // Emitted edits go to EditSinks in whatever order the stage produces them; the driver
 // sorts (or routes, then sorts) them for the stage that consumes them.
 // Inputs must be sorted (rows by key, edits by (key, order)); iterators are rewound by
-// the stage. Not thread-safe; one call at a time per set of arguments.
+// the stage. With seek (docs/DESIGN.md, "Seeks"), a stage that writes a run or no table
+// moves its old rows and the table it joins against by seeks to the rows its edits and
+// notices name, and hands its table sink the rows between as kept unread
+// (RowSink::KeepRows): it then reads what it changes, not the table, and its stats count
+// the rows it handed (rows_out) rather than the new table's. Not thread-safe; one call at a time per set of arguments.
 #ifndef WEBDB_STAGES_STAGES_H_
 #define WEBDB_STAGES_STAGES_H_
 
@@ -49,11 +53,12 @@ struct PagesByUrlOutputs {
   NoticeSink* target_changes = nullptr;
 };
 Result<StageStats> ApplyPagesByUrl(Iterator& old_rows, EditIterator& edits,
-                                   uint64_t url_section, const PagesByUrlOutputs& out);
+                                   uint64_t url_section, const PagesByUrlOutputs& out,
+                                   bool seek = false);
 
 // Stage 2, pagesByMD5: applies the puts and removes of stage 1.
 Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowSink& table,
-                                   NoticeSink* md5s_gone = nullptr);
+                                   NoticeSink* md5s_gone = nullptr, bool seek = false);
 
 // Stage 3, linksByMD5. The last put per key wins over the old row; then the source
 // rule keeps a link only if its `from` is the md5 of a row of new_pages_by_md5 (the
@@ -65,7 +70,7 @@ Result<StageStats> ApplyPagesByMd5(Iterator& old_rows, EditIterator& edits, RowS
 // checked.
 Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_md5, EditSink& links_by_url,
-                                   JoinChanges* sources = nullptr);
+                                   JoinChanges* sources = nullptr, bool seek = false);
 
 // Stage 4, linksByURL. Applies stage 3's puts/removes, then the target rule against
 // new_pages_by_url (the table stage 1 wrote, over the same url range): a link whose url
@@ -76,7 +81,8 @@ Result<StageStats> ApplyLinksByMd5(Iterator& old_rows, EditIterator& edits,
 // they are, and blocks of such rows are copied whole. nullptr: every row is checked.
 Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
                                    Iterator& new_pages_by_url, RowSink& table,
-                                   EditSink& links_by_md5, JoinChanges* targets_changed = nullptr);
+                                   EditSink& links_by_md5, JoinChanges* targets_changed = nullptr,
+                                   bool seek = false);
 
 // Stage 5, the new linksByMD5: stage 3's result, recomputed from stage 3's inputs
 // (old_rows, new_pages_by_md5, sources, and its puts among `edits`), with stage 4's
@@ -84,7 +90,7 @@ Result<StageStats> ApplyLinksByUrl(Iterator& old_rows, EditIterator& edits,
 // neither and no changed source are copied whole; nullptr: no source changed.
 Result<StageStats> ApplyLinkFixes(Iterator& old_rows, EditIterator& edits,
                                   Iterator& new_pages_by_md5, RowSink& table,
-                                  JoinChanges* sources = nullptr);
+                                  JoinChanges* sources = nullptr, bool seek = false);
 
 }  // namespace webdb
 

@@ -40,6 +40,11 @@ Status RowSink::AddBlock(const RawBlock& block) {
   return reader.status();
 }
 
+Status RowSink::KeepRows(std::string_view from, std::optional<std::string_view>) {
+  return Status::InvalidArgument("a table writer cannot keep rows it is not handed (from key " +
+                                 std::string(from.substr(0, 200)) + ")");
+}
+
 Result<StoredRun> RowSink::AddStoredRun(std::string_view previous_key, std::string_view records,
                                         std::optional<std::string_view> limit) {
   PrefixKey key;

@@ -60,6 +60,11 @@ class RowSink {
   // out of order: Corruption.
   virtual Result<StoredRun> AddStoredRun(std::string_view previous_key, std::string_view records,
                                          std::optional<std::string_view> limit);
+  // Takes the rows of the old table from key from up to limit (to its end with none),
+  // which the stage leaves as they are without reading them (a stage that moves its old
+  // rows by seeks, docs/DESIGN.md "Seeks"). Only a sink that knows the old rows can take
+  // them unread (a run's, webdb/db/run_sink.h); this default refuses.
+  virtual Status KeepRows(std::string_view from, std::optional<std::string_view> limit);
 
  private:
   std::string stored_last_key_;  // the default AddStoredRun's last key

@@ -1,6 +1,7 @@
 // webdb::PlanLayers (docs/DESIGN.md, "Writing a round"): the rule (merge into the base when
 // runs and changes exceed a quarter of it) and the policy (which newest runs a run absorbs,
-// the cap of kMaxRuns).
+// the cap of kMaxRuns), and PlanSeeks (seek while the changes are fewer than an eighth of
+// the table's rows, base and runs).
 #include "webdb/db/layer_plan.h"
 
 #include <catch2/catch.hpp>
@@ -49,6 +50,15 @@ TEST_CASE("PlanLayers never leaves more than kMaxRuns runs", "[layered]") {
 TEST_CASE("PlanRun writes a run whatever the counts, under the cap", "[layered]") {
   CHECK(PlanRun({0, {}, 100}) == LayerPlan{false, 0});
   CHECK(PlanRun({10, {6000, 5000, 4000, 3000, 2000, 1000}, 100}) == LayerPlan{false, 1});
+}
+
+TEST_CASE("PlanSeeks seeks while the changes are under an eighth of the rows", "[layered]") {
+  CHECK(PlanSeeks({8000, {}, 999}));
+  CHECK_FALSE(PlanSeeks({8000, {}, 1000}));
+  CHECK(PlanSeeks({7000, {500, 500}, 999}));  // the runs' rows count: 8000 in all
+  CHECK_FALSE(PlanSeeks({7000, {500, 500}, 1000}));
+  CHECK_FALSE(PlanSeeks({0, {}, 0}));  // nothing to seek in
+  CHECK_FALSE(PlanSeeks({7, {}, 0}));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // merges into the base: small rounds write runs and absorb them, a table never holds more
 // than kMaxRuns, a big round merges into the base, and after every round both dbs hold the
 // same rows (and the model's). Versions with runs are kept, rolled back to and read.
+// Stages forced to seek (WriterOptions::seeks) write the same runs as stages that walk.
 #include <catch2/catch.hpp>
 
 #include "test/util/model_db.h"
@@ -20,9 +21,11 @@ webdb::Manifest Current(ModelDb& db) {
   return *m;
 }
 
-webdb::WriterOptions WithLayers(webdb::LayerPolicy layers) {
+webdb::WriterOptions WithLayers(webdb::LayerPolicy layers,
+                                webdb::SeekPolicy seeks = webdb::SeekPolicy::kPlan) {
   webdb::WriterOptions options;
   options.layers = layers;
+  options.seeks = seeks;
   return options;
 }
 
@@ -116,6 +119,50 @@ TEST_CASE("rounds forced to write runs stay under the cap and equal to merges", 
     }
     CHECK(seen.most_runs >= 2);
   }
+}
+
+TEST_CASE("rounds forced to seek write the runs rounds that walk write", "[layered][seeks]") {
+  GenOptions gen_options;
+  gen_options.universe_urls = 400;
+  gen_options.max_calls = 300;
+  for (uint64_t seed = 631; seed <= 634; ++seed) {
+    ModelDb seeking(WithLayers(webdb::LayerPolicy::kRun, webdb::SeekPolicy::kSeek));
+    ModelDb walking(WithLayers(webdb::LayerPolicy::kRun, webdb::SeekPolicy::kWalk));
+    ModelDb merged(WithLayers(webdb::LayerPolicy::kMerge));
+    SessionGenerator gen(seed, gen_options);
+    Layering seen;
+    for (int i = 0; i < 12; ++i) {
+      Session s = gen.Next();
+      if (seed % 2 == 0) s.resize(std::min<size_t>(s.size(), 60 - 4 * i));
+      CAPTURE(seed, i);
+      const webdb::Manifest before = Current(seeking);
+      ApplyBoth(seeking, merged, s);
+      REQUIRE(walking.Apply(s).ok());
+      Observe(before, Current(seeking), &seen);
+      // The same bytes: each run file's size, CRC and id.
+      CHECK(Current(seeking).runs == Current(walking).runs);
+      CHECK(seeking.Verify().empty());
+    }
+    CHECK(seen.absorbed);
+  }
+}
+
+TEST_CASE("planned rounds forced to seek over many blocks equal merges", "[layered][seeks]") {
+  ModelDb seeking(WithLayers(webdb::LayerPolicy::kPlan, webdb::SeekPolicy::kSeek));
+  ModelDb merged(WithLayers(webdb::LayerPolicy::kMerge));
+  SessionGenerator gen(641, ManyBlocks());
+  ApplyBoth(seeking, merged, gen.Next());  // the load
+  Layering seen;
+  for (int i = 0; i < 14; ++i) {
+    Session s = gen.Next();
+    s.resize(std::min(s.size(), std::max<size_t>(4, 200 >> (i % 7))));
+    CAPTURE(i);
+    const webdb::Manifest before = Current(seeking);
+    ApplyBoth(seeking, merged, s);
+    Observe(before, Current(seeking), &seen);
+  }
+  CHECK(seen.most_runs >= 3);
+  CHECK(seen.absorbed);
 }
 
 TEST_CASE("a kept version with runs is read and rolled back to", "[layered][versions]") {

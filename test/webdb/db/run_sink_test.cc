@@ -2,12 +2,14 @@
 // over a layered table become a run of their differences from the layers below, which,
 // over those layers, makes exactly the new rows; its tags are right for the layers below
 // whatever runs it absorbs (inserts put back, tombstones over rows put again); blocks the
-// stage copies whole cost no row.
+// stage copies whole cost no row; a sparse stage's rows kept unread (RunSink::KeepRows)
+// make the same run as the same rows handed one by one, absorbed runs included.
 #include "webdb/db/run_sink.h"
 
 #include <catch2/catch.hpp>
 #include <map>
 #include <random>
+#include <set>
 
 #include "test/util/row_util.h"
 #include "test/util/temp_dir.h"
@@ -51,19 +53,29 @@ class Chain {
   }
 
   // The table that rows_ becomes `next`, written as a run absorbing the newest `absorb`
-  // runs; feeds the sink as a stage does, blocks of the old table with no change whole.
-  void Round(const Rows& next, size_t absorb) {
+  // runs; feeds the sink as a stage does, blocks of the old table with no change whole,
+  // or with sparse as a stage that seeks does, the rows between changes kept unread.
+  // Returns the run's rows as stored.
+  Rows Round(const Rows& next, size_t absorb, bool sparse = false) {
     auto old_table = Layered(runs_.size());
     const size_t below = runs_.size() - absorb;
     const Rows below_rows = Scan(*Layered(below)->NewIterator());
     const std::string name = "run" + std::to_string(++made_) + ".tbl";
     auto out = TableWriter::Create(env_, dir_.path(), name, 64, "test", 0, no_progress_, syncs_);
     REQUIRE(out.has_value());
-    RunSink sink(old_table->NewIteratorBelow(below), std::move(*out));
+    std::vector<std::unique_ptr<Iterator>> absorbed;
+    std::vector<std::string> names;
+    for (size_t i = below; i < runs_.size(); ++i) {
+      absorbed.push_back(old_table->run(i).NewIterator());
+      names.push_back(runs_[i].name);
+    }
+    RunSink sink(old_table->NewIteratorBelow(below), std::move(absorbed), std::move(names),
+                 std::move(*out));
     auto it = old_table->NewIterator();
     it->SeekToFirst();
+    if (sparse) FeedSparse(*it, next, sink);
     auto add = next.begin();
-    while (it->Valid() || add != next.end()) {
+    while (!sparse && (it->Valid() || add != next.end())) {
       if (it->Valid() && it->AtBlockStart()) {
         std::optional<RawBlock> block = it->CurrentBlock();
         // As a stage: the new rows before the block are handed on first.
@@ -106,6 +118,7 @@ class Chain {
     auto table = Layered(runs_.size());
     CHECK(table->num_records() == rows_.size());
     CHECK(Scan(*table->NewIterator()) == rows_);
+    return Scan(*run_table->NewIterator());
   }
 
   const Rows& rows() const { return rows_; }
@@ -124,6 +137,29 @@ class Chain {
     for (it.SeekToFirst(); it.Valid(); it.Next()) out[std::string(it.key())] = it.value();
     REQUIRE(it.status().ok());
     return out;
+  }
+
+  // As a stage that seeks: at each key where next differs from rows_, the old rows before
+  // it kept unread, the new row (if any) handed.
+  void FeedSparse(Iterator& it, const Rows& next, RunSink& sink) {
+    std::set<std::string> changed;
+    for (const auto& [key, value] : rows_) {
+      auto n = next.find(key);
+      if (n == next.end() || n->second != value) changed.insert(key);
+    }
+    for (const auto& [key, value] : next) {
+      if (!rows_.count(key)) changed.insert(key);
+    }
+    for (const std::string& key : changed) {
+      if (it.Valid() && it.key() < key) {
+        REQUIRE(sink.KeepRows(it.key(), key).ok());
+        it.Seek(key);
+      }
+      if (auto n = next.find(key); n != next.end()) REQUIRE(sink.Add(key, n->second).ok());
+      if (it.Valid() && it.key() == key) it.Next();
+    }
+    if (it.Valid()) REQUIRE(sink.KeepRows(it.key(), std::nullopt).ok());
+    REQUIRE(it.status().ok());
   }
 
   // Whether next holds exactly the block's rows over its key range.
@@ -213,6 +249,38 @@ TEST_CASE("RunSink writes nothing for blocks copied whole", "[layered]") {
   auto run = Table::Open(*env, dir.File("run1.tbl"));
   REQUIRE(run.has_value());
   CHECK((*run)->num_records() == 2);
+}
+
+TEST_CASE("rows kept unread make the same run as rows handed, absorbed runs included",
+          "[layered]") {
+  auto env = nutchfs::NewLocalEnv();
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    INFO("seed " << seed);
+    testutil::TempDir walked_dir, sparse_dir;
+    std::mt19937 rng(seed);
+    Rows base;
+    for (int i = 0; i < 150; ++i) base[Key(rng)] = "base" + std::to_string(rng() % 10);
+    Chain walked(*env, walked_dir, base), sparse(*env, sparse_dir, base);
+    for (int round = 0; round < 8; ++round) {
+      INFO("round " << round);
+      const Rows next = Changed(walked.rows(), rng, 1 + static_cast<int>(rng() % 20),
+                                "r" + std::to_string(round) + ".");
+      const size_t absorb = rng() % (walked.runs() + 1);
+      CHECK(walked.Round(next, absorb) == sparse.Round(next, absorb, /*sparse=*/true));
+    }
+  }
+}
+
+TEST_CASE("a table writer refuses rows kept unread", "[layered]") {
+  auto env = nutchfs::NewLocalEnv();
+  testutil::TempDir dir;
+  const ProgressFn no_progress;
+  DeferredSyncs syncs;
+  auto out = TableWriter::Create(*env, dir.path(), "t.tbl", 64, "test", 0, no_progress, syncs);
+  REQUIRE(out.has_value());
+  const Status s = (*out)->KeepRows("k1", std::nullopt);
+  CHECK(s.IsInvalidArgument());
+  CHECK(s.ToString().find("k1") != std::string::npos);
 }
 
 }  // namespace

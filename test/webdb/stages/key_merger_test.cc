@@ -235,6 +235,106 @@ TEST_CASE("key merger stops at a failing edit stream with its status", "[key_mer
 // A join key for JoinChanges: the first byte (a prefix, nondecreasing in key order).
 std::string_view FirstByte(std::string_view key) { return key.substr(0, 1); }
 
+// Records what a sparse merge keeps unread, row by row, from the rows of the table.
+class KeptRows : public RowSink {
+ public:
+  explicit KeptRows(const Rows& rows) : rows_(rows) {}
+  Status Add(std::string_view key, std::string_view) override {
+    return Status::InvalidArgument("a sparse merge hands no row: " + std::string(key));
+  }
+  Status KeepRows(std::string_view from, std::optional<std::string_view> limit) override {
+    ++calls;
+    for (const auto& [key, value] : rows_) {
+      if (key >= from && (!limit || key < *limit)) kept.push_back(key);
+    }
+    return Status::OK();
+  }
+  std::vector<std::string> kept;
+  int calls = 0;
+
+ private:
+  const Rows& rows_;
+};
+
+TEST_CASE("a sparse key merger offers the edited and noticed keys and keeps the rest unread",
+          "[key_merger][seeks]") {
+  const uint64_t seed = GENERATE(range(1, 13));
+  const size_t group = seed % 2;  // by whole keys, or by groups of a first byte
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const Rows rows = RandomRows(rng, 100 + rng() % 300);
+  const std::vector<OwnedEdit> sorted =
+      testutil::StableSorted(EditsAtAndBetween(rng, rows, rng() % 12));
+  std::set<std::string> noticed;
+  for (int i = static_cast<int>(rng() % 3); i > 0; --i) {
+    noticed.insert(std::string(FirstByte(rows[rng() % rows.size()].first)));
+  }
+  std::vector<OwnedEdit> notices;
+  for (const std::string& n : noticed) notices.push_back({n, 0, 0, ""});
+  JoinChanges changes(FirstByte, testutil::NewVectorEditIterator(notices));
+
+  auto env = nutchfs::NewMemEnv();
+  auto table = SmallBlockTable(*env, rows);
+  auto row_it = table->NewIterator();
+  auto edit_it = testutil::NewVectorEditIterator(sorted);
+  KeyMerger m(*row_it, *edit_it, /*copy_blocks=*/true, &changes);
+  KeptRows kept(rows);
+  m.SeekPastUnchanged(&kept, group);
+  std::vector<Step> got;
+  while (m.Next()) {
+    if (const RawBlock* b = m.block()) {  // by groups, a block of an offered group
+      testutil::RowCollector block_rows;
+      REQUIRE(block_rows.AddBlock(*b).ok());
+      for (const auto& [k, v] : block_rows.rows) got.push_back(Step{k, true, v, {}});
+      continue;
+    }
+    Step s{std::string(m.key()), m.has_row(), m.has_row() ? std::string(m.row_value()) : "", {}};
+    for (size_t i = 0; i < m.num_edits(); ++i) {
+      s.edits.push_back({s.key, m.edit(i).order, m.edit(i).kind, std::string(m.edit(i).value)});
+    }
+    got.push_back(s);
+  }
+  INFO(m.status().ToString());
+  REQUIRE(m.status().ok());
+  CHECK(m.total_edits() == sorted.size());
+  CHECK(m.seeks() == static_cast<uint64_t>(kept.calls));
+  // Each key is offered as a full merge offers it, or kept unread, never both; the
+  // edited ones, the noticed ones and, by groups, those of a group an edit or an offered
+  // key is in are offered.
+  std::set<std::string> edit_groups;
+  for (const OwnedEdit& e : sorted) edit_groups.insert(e.key.substr(0, group));
+  std::set<std::string> offered_groups;
+  std::map<std::string, Step> offered;
+  for (const Step& s : got) {
+    offered.emplace(s.key, s);
+    offered_groups.insert(s.key.substr(0, group));
+  }
+  std::set<std::string> kept_keys(kept.kept.begin(), kept.kept.end());
+  CHECK(kept_keys.size() == kept.kept.size());
+  size_t keys = 0;
+  for (const Step& want : Expected(rows, sorted)) {
+    INFO("key " << want.key);
+    ++keys;
+    auto o = offered.find(want.key);
+    const bool must_offer = !want.edits.empty() || noticed.count(std::string(FirstByte(want.key))) ||
+                            (group > 0 && !want.key.empty() &&
+                             (edit_groups.count(want.key.substr(0, group)) > 0 ||
+                              offered_groups.count(want.key.substr(0, group)) > 0));
+    if (o != offered.end()) {
+      CHECK(o->second == want);
+      CHECK(kept_keys.count(want.key) == 0);
+    } else {
+      CHECK_FALSE(must_offer);
+      CHECK(kept_keys.count(want.key) == 1);
+    }
+  }
+  CHECK(offered.size() + kept_keys.size() == keys);
+  // The keys come in order.
+  CHECK(std::is_sorted(got.begin(), got.end(),
+                       [](const Step& a, const Step& b) { return a.key < b.key; }));
+  if (sorted.size() < 4 && noticed.empty()) CHECK(kept.kept.size() > rows.size() / 2);
+}
+
 TEST_CASE("key merger moves past a block's rows up to the next edit or notice",
           "[key_merger][random]") {
   const uint64_t seed = GENERATE(1, 2, 3, 4, 5, 6, 7, 8);
