@@ -72,22 +72,41 @@ Status CheckTableBytes(nutchfs::Env& env, const TableRef& ref) {
   return CheckTableCrc(ref, sum->crc);
 }
 
+namespace {
+
+// Whether m names the file name as a part or a run of table t.
+bool Names(const Manifest& m, TableId t, const std::string& name) {
+  const TableParts& parts = m.table(t);
+  const TableRuns& runs = m.runs_of(t);
+  return std::any_of(parts.begin(), parts.end(),
+                     [&](const TableFile& f) { return f.name == name; }) ||
+         std::any_of(runs.begin(), runs.end(),
+                     [&](const RunFile& r) { return r.file.name == name; });
+}
+
+}  // namespace
+
 Status CheckCarriedTables(nutchfs::Env& env, const std::string& dir, const Manifest& from,
-                          const Manifest& next, const std::string& label) {
+                          const Manifest& next, const std::string& label,
+                          const std::vector<Manifest>* dropped) {
+  auto check = [&](TableId t, const TableRef& ref) {
+    if (dropped != nullptr && std::all_of(dropped->begin(), dropped->end(), [&](const Manifest& m) {
+          return Names(m, t, ref.entry.name);
+        })) {
+      return Status::OK();
+    }
+    return CheckTableBytes(env, ref);
+  };
   for (int i = 0; i < kNumTables; ++i) {
     const auto t = static_cast<TableId>(i);
     if (next.table(t) == from.table(t)) {
       for (const TableRef& ref : TableRefsOf(dir, from, t, label)) {
-        NUTCHFS_RETURN_IF_ERROR(CheckTableBytes(env, ref));
+        NUTCHFS_RETURN_IF_ERROR(check(t, ref));
       }
     }
     // A run `next` keeps from `from` is carried over unread too.
     for (const TableRef& ref : RunRefsOf(dir, from, t, label)) {
-      const TableRuns& kept = next.runs_of(t);
-      const bool carried = std::any_of(kept.begin(), kept.end(), [&](const RunFile& r) {
-        return r.file.name == ref.entry.name;
-      });
-      if (carried) NUTCHFS_RETURN_IF_ERROR(CheckTableBytes(env, ref));
+      if (Names(next, t, ref.entry.name)) NUTCHFS_RETURN_IF_ERROR(check(t, ref));
     }
   }
   return Status::OK();

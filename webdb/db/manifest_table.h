@@ -77,10 +77,14 @@ Status CheckTableBytes(nutchfs::Env& env, const TableRef& ref);
 
 // CheckTableBytes for every part file of the tables that `next` names as `from` does, and
 // every run of `from` that `next` names too (what it carries over from `from`), in dir;
-// `label` names `from` in messages.
+// `label` names `from` in messages. With dropped (the manifests of the versions that
+// publishing `next` stops keeping), only the carried files that one of them does not name:
+// a file every dropped version names too is no worse in `next` than in them, so dropping
+// them loses no sound copy of it (docs/DESIGN.md, "Versions and crash safety").
 // The first mismatch is returned.
 Status CheckCarriedTables(nutchfs::Env& env, const std::string& dir, const Manifest& from,
-                          const Manifest& next, const std::string& label);
+                          const Manifest& next, const std::string& label,
+                          const std::vector<Manifest>* dropped = nullptr);
 
 // The parts of the checks, for callers that report each mismatch (webdb verify):
 // Corruption "<path>: size N bytes, <manifest> says M".

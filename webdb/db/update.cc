@@ -12,6 +12,7 @@
 #include "webdb/db/manifest_table.h"
 #include "webdb/db/run_sink.h"
 #include "webdb/db/table_writer.h"
+#include "webdb/db/versions.h"
 #include "webdb/stages/join_changes.h"
 #include "webdb/stages/stages.h"
 #include "webdb/table/merging_iterator.h"
@@ -184,12 +185,19 @@ class Update {
       if (!s.ok()) return Err(s.WithContext(spec.name));
     }
     if (Status synced = syncs_.Wait(); !synced.ok()) return Err(synced);
-    // A table no stage rewrote is carried over as it is: at most its footer and the
-    // blocks a join reached were read, so its bytes are checked whole before a version
-    // names it again (the tables the stages merged had every block's CRC checked).
-    NUTCHFS_RETURN_IF_ERROR(CheckCarriedTables(env_, params_.dir, old_, next_,
-                                               "the manifest of version " +
-                                                   std::to_string(old_.version)));
+    // A table no stage rewrote (a base under a new run, too) is carried over as it is: at
+    // most its footer and the blocks a seek or a join reached were read, so its bytes are
+    // checked whole before a version names it again (the tables the stages merged had
+    // every block's CRC checked) — unless every version the new one stops keeping names
+    // it too.
+    std::optional<std::vector<Manifest>> dropped;
+    if (params_.keep) {
+      NUTCHFS_ASSIGN_OR_RETURN(dropped, ManifestsDropped(env_, params_.dir, old_,
+                                                         next_.version, *params_.keep));
+    }
+    NUTCHFS_RETURN_IF_ERROR(CheckCarriedTables(
+        env_, params_.dir, old_, next_, "the manifest of version " + std::to_string(old_.version),
+        dropped ? &*dropped : nullptr));
     return next_;
   }
 

@@ -75,6 +75,11 @@ struct UpdateParams {
   uint64_t new_version = 0;   // names the new table files
   uint64_t url_section = 0;   // this directory's url range (numbers inserted links)
   const WriterOptions* options = nullptr;
+  // The keep setting the new version is published with, when the driver publishes it as
+  // a version of dir (webdb/db/versions.h): then a table it shares with the old version
+  // is reread only if a version it stops keeping does not name it (CheckCarriedTables).
+  // nullopt: every shared table is reread.
+  std::optional<uint32_t> keep;
 };
 
 // Keeps the edits of stages 1, 2, 3 and 5 apart by key range, as RunUpdate merges

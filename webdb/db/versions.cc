@@ -38,6 +38,24 @@ Result<Manifest> ReadKeptManifest(nutchfs::Env& env, const std::string& dir,
   return m;
 }
 
+Result<std::vector<Manifest>> ManifestsDropped(nutchfs::Env& env, const std::string& dir,
+                                               const Manifest& current, uint64_t next_version,
+                                               uint32_t next_keep) {
+  std::vector<Manifest> dropped;
+  for (uint64_t v = current.version; v > 0 && Kept(current, v); --v) {
+    if (v + next_keep > next_version) continue;  // kept by the next version too
+    if (v == current.version) {
+      dropped.push_back(current);
+      continue;
+    }
+    auto m = ReadManifest(env, dir, v);
+    if (!m && m.error().IsNotFound()) continue;
+    if (!m) return Err(m.error());
+    dropped.push_back(std::move(*m));
+  }
+  return dropped;
+}
+
 Result<LiveVersions> LiveManifests(nutchfs::Env& env, const std::string& dir,
                                    const Manifest& current, bool remove_stale_pins) {
   LiveVersions live;

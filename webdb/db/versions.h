@@ -39,6 +39,13 @@ inline bool Kept(const Manifest& current, uint64_t v) {
 Result<Manifest> ReadKeptManifest(nutchfs::Env& env, const std::string& dir,
                                   std::optional<uint64_t> version);
 
+// The manifests of the kept versions of current that a version next_version with the
+// keep setting next_keep no longer keeps (those whose manifest is missing hold nothing
+// to lose and are left out); the error of one that cannot be read.
+Result<std::vector<Manifest>> ManifestsDropped(nutchfs::Env& env, const std::string& dir,
+                                               const Manifest& current, uint64_t next_version,
+                                               uint32_t next_keep);
+
 // Makes next the current version of dir, whose current version is current:
 // checks every table next names (manifest_table.h), writes its manifest, switches
 // CURRENT, then collects garbage. On an error before CURRENT is switched, the files next

@@ -110,7 +110,7 @@ class SingleWriter final : public Writer {
                                   .WithContext(fmt::format("{}: version {} not published", dir_,
                                                            next.version)));
     } else {
-      UpdateParams params{dir_, next.version, 0, &options_};
+      UpdateParams params{dir_, next.version, 0, &options_, keep_.value_or(current_.keep)};
       auto updated = RunUpdate(env_, current_, params, plumbing_);
       if (!updated) {
         return updated.error().WithContext(

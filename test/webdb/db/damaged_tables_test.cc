@@ -14,6 +14,7 @@
 #include "test/util/session.h"
 #include "test/util/temp_dir.h"
 #include "webdb/db/manifest.h"
+#include "webdb/db/manifest_table.h"
 #include "webdb/db/reader.h"
 #include "webdb/db/writer.h"
 
@@ -139,6 +140,30 @@ TEST_CASE("apply publishes no version on top of a damaged table it does not rewr
   // Once the table is back, the same session applies.
   REQUIRE(testutil::RunSession(*a.env, a.dir, session).ok());
   CHECK(a.Current().version == before.version + 1);
+}
+
+TEST_CASE("a table that every version apply stops keeping names is not read again", "[fault]") {
+  testutil::TempDir tmp;
+  const std::string url = "http://a.example/";
+  Db a(tmp, "a", url);  // version 2
+  // The page again, unchanged: no stage reaches the link tables, which are carried over.
+  const testutil::Session session = {testutil::AddPageCall(MakePage(url, url))};
+  // Version 3 stops keeping version 1, whose tables were empty: the link tables are read
+  // whole and checked.
+  REQUIRE(testutil::RunSession(*a.env, a.dir, session).ok());
+  const Manifest v3 = a.Current();
+  REQUIRE(v3.version == 3);
+  const std::string path = a.Path(TableId::kLinksByMd5);
+  testutil::FlipByte(path, 3);
+  const std::vector<TableRef> refs = TableRefsOf(a.dir, v3, TableId::kLinksByMd5, "v3");
+  REQUIRE(refs.size() == 1);
+  CHECK_THAT(CheckTableBytes(*a.env, refs.front()).ToString(), Catch::Contains("file CRC32C"));
+  // Version 4 stops keeping version 2, which names the damaged file too: no sound copy of
+  // it is dropped, so it is not read again (a stage that reads it still checks its blocks,
+  // and verify its bytes).
+  REQUIRE(testutil::RunSession(*a.env, a.dir, session).ok());
+  CHECK(a.Current().version == 4);
+  CHECK(a.Current().table(TableId::kLinksByMd5) == v3.table(TableId::kLinksByMd5));
 }
 
 TEST_CASE("a damaged block met in a stage is named with its stage and file and offset",
