@@ -6,9 +6,12 @@
 #   bench/layered_bench.sh [PAGES] [ROUNDS]   at PAGES pages (default 100000; 1000000 and
 #                                             10000000 are the issue's sizes):
 #     small : a 0.1% round (fraction 0.001) on the loaded db
+#     small2: the next 0.1% round on that db: the first round after a merge into the
+#             bases (the load) rereads them whole, once (docs/DESIGN.md, "Versions and
+#             crash safety"); from the second on a round reads what it changes
 #     big   : a 20% round on the same loaded db (a copy of it)
-#             -> time small / big, and bytes written by each against the bytes of its
-#                own call file (its edits)
+#             -> time small / big and small2 / big, and bytes written by each against
+#                the bytes of its own call file (its edits)
 #     rounds: ROUNDS (default 100) successive 1% rounds on a copy of the loaded db:
 #             total bytes written against the bytes of their call files plus one db size,
 #             the most disk the db took after a round against its live data (the files
@@ -61,6 +64,7 @@ sync
 
 # One small and one big round on copies of the same loaded db.
 gen 0.001 1 > "$WORK/calls/small.jsonl"
+gen 0.001 2 > "$WORK/calls/small2.jsonl"
 gen 0.2 1 > "$WORK/calls/big.jsonl"
 for phase in small big; do
   cp -al "$BASE" "$WORK/db-$phase" && sync
@@ -68,6 +72,10 @@ for phase in small big; do
     --quiet
   echo "db_$phase $(db_bytes "$WORK/db-$phase")" >> "$RESULTS"
   echo "edits_$phase $(stat -c %s "$WORK/calls/$phase.jsonl")" >> "$WORK/edits.txt"
+  if [ "$phase" = small ]; then
+    timed small2 "$WEBDB" apply "$WORK/db-$phase" "$WORK/calls/small2.jsonl" --memory "$MEMORY" \
+      --quiet
+  fi
   rm -rf "$WORK/db-$phase"
 done
 
@@ -99,9 +107,10 @@ echo "pages $PAGES, --memory $MEMORY, db after the load $DB_BYTES bytes"
 report
 awk -v small="$(grep edits_small "$WORK/edits.txt" | cut -d' ' -f2)" \
     -v big="$(grep edits_big "$WORK/edits.txt" | cut -d' ' -f2)" '
-  $1 == "small" { ws = $5; ts = $2 } $1 == "big" { wb = $5; tb = $2 }
+  $1 == "small" { ws = $5; ts = $2 } $1 == "big" { wb = $5; tb = $2 } $1 == "small2" { ts2 = $2 }
   END {
     printf "small round / big round: time %.3f, bytes written %.3f\n", ts / tb, ws / wb
+    printf "second small round / big round: time %.3f\n", ts2 / tb
     printf "small round: written / its edits %.2f; big round: written / its edits %.2f\n",
            ws / small, wb / big
   }' "$RESULTS"

@@ -98,10 +98,11 @@ TEST_CASE("apply_bench.sh prints the phases and the ratios of the issue's target
 TEST_CASE("layered_bench.sh compares a small round with a big one and runs rounds on runs") {
   testutil::TempDir tmp;
   const std::string out = RunScript(tmp, "layered_bench.sh", {"2000", "5"});
-  for (const char* phase : {"small ", "big ", "rounds "}) {
+  for (const char* phase : {"small ", "small2 ", "big ", "rounds "}) {
     CHECK_THAT(out, Catch::Contains(std::string("\n") + phase));
   }
   CHECK_THAT(out, Catch::Contains("small round / big round: time "));
+  CHECK_THAT(out, Catch::Contains("second small round / big round: time "));
   CHECK_THAT(out, Catch::Contains("5 rounds of 1%: written "));
   CHECK_THAT(out, Catch::Contains("dump equal to the compacted (single-rewrite) db: yes"));
 }

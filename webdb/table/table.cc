@@ -246,6 +246,10 @@ class Table::Iter final : public Iterator {
   bool valid_ = false;
   mutable uint64_t block_records_ = 0;  // of block_, once CurrentBlock() counted them
   bool counting_ = false;  // scanning from the first record: check the record counts
+  // The block was loaded by a seek: the one after it is read alone, not with the blocks
+  // after it (a sparse reader seeks on rather than scanning; one that scans on reads
+  // ahead again from the block after that).
+  bool sought_ = false;
   uint64_t seen_ = 0;
   std::string prefix_;    // of the rows SkipRowsSharing() moves past
   Status range_status_;   // of finding the range's blocks in the index
@@ -264,6 +268,7 @@ void Table::Iter::Restart(bool counting) {
   maybe_at_block_start_ = false;
   status_ = range_status_;
   counting_ = counting;
+  sought_ = false;
   seen_ = 0;
 }
 
@@ -301,6 +306,7 @@ void Table::Iter::Seek(std::string_view target) {
   const uint64_t index = *found;
   if (index == table_->num_blocks() || index > upper_block_) return;
   if (!LoadBlock(index, false)) return;
+  sought_ = true;
   const std::optional<std::string_view> last = LastKey(index);
   if (!last) return;
   valid_ = reader_.Seek(target) && reader_.key() <= *last;
@@ -342,7 +348,8 @@ void Table::Iter::EnterBlock(uint64_t index, bool readahead) {
     }
   }
   if (index == table_->num_blocks() || index > upper_block_) return;
-  if (!LoadBlock(index, readahead)) return;
+  if (!LoadBlock(index, readahead && !sought_)) return;
+  sought_ = false;
   if (!reader_.Next()) {
     if (!reader_.status().ok()) return Fail(reader_.status());
     return Fail(CorruptionInBlock("empty data block"));

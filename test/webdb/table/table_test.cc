@@ -192,6 +192,57 @@ TEST_CASE("many records across many blocks with huge keys and values", "[table]"
   CHECK(it->key() == rows.front().first);
 }
 
+// A file that counts the bytes read from it.
+class CountingFile final : public nutchfs::RandomAccessFile {
+ public:
+  explicit CountingFile(std::unique_ptr<nutchfs::RandomAccessFile> file) : file_(std::move(file)) {}
+  Result<std::string_view> Read(uint64_t offset, size_t n, char* scratch) const override {
+    read_ += n;
+    return file_->Read(offset, n, scratch);
+  }
+  uint64_t size() const override { return file_->size(); }
+  const std::string& path() const override { return file_->path(); }
+  uint64_t read() const { return read_; }
+
+ private:
+  std::unique_ptr<nutchfs::RandomAccessFile> file_;
+  mutable uint64_t read_ = 0;
+};
+
+TEST_CASE("a seek reads its block alone, and so does the step into the next block", "[table]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  const std::string path = dir.File("sparse.tbl");
+  const Rows rows = MakeRows(40000, 1);
+  WriteTable(*env, path, rows);
+  auto file = env->NewRandomAccessFile(path);
+  REQUIRE(file.has_value());
+  auto counting = std::make_unique<CountingFile>(std::move(*file));
+  const CountingFile* reads = counting.get();
+  auto table = Table::Open(std::move(counting));
+  REQUIRE(table.has_value());
+  REQUIRE((*table)->num_blocks() > 40);
+  auto it = (*table)->NewIterator();
+  // Seek to a row, then step across the end of its block, at spots far apart: each
+  // costs its two blocks (and an index group the first time), not a read-ahead.
+  const uint64_t opened = reads->read();
+  uint64_t seeks = 0;
+  for (size_t i = 1000; i < rows.size(); i += 8000, ++seeks) {
+    it->Seek(rows[i].first);
+    REQUIRE(it->Valid());
+    const std::optional<uint64_t> block = it->BlockIndex();
+    while (it->Valid() && it->BlockIndex() == block) it->Next();
+    REQUIRE(it->Valid());
+  }
+  REQUIRE(it->status().ok());
+  const uint64_t group_bytes = 128 * 64;  // an index group's entries, at most
+  CHECK(reads->read() - opened <= seeks * (2 * (kTargetBlockSize + 1024) + group_bytes));
+  // A scan from the first row reads ahead as before: every row, in few reads.
+  auto [got, status] = Scan(**table);
+  CHECK(status.ok());
+  CHECK(got == rows);
+}
+
 TEST_CASE("a builder closes blocks at the target block size it was given", "[table]") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
