@@ -75,22 +75,28 @@ void Observe(const webdb::Manifest& before, const webdb::Manifest& after, Layeri
   }
 }
 
-TEST_CASE("small rounds write runs and absorb them, and a big round merges into the base",
-          "[layered]") {
-  ModelDb layered(WithLayers(webdb::LayerPolicy::kPlan));
-  ModelDb merged(WithLayers(webdb::LayerPolicy::kMerge));
-  SessionGenerator gen(601, ManyBlocks());
+// A load and 14 rounds of shrinking size, so that runs pile up before they are absorbed,
+// applied to both dbs.
+Layering ShrinkingRounds(ModelDb& layered, ModelDb& merged, SessionGenerator& gen) {
   ApplyBoth(layered, merged, gen.Next());  // the load
   Layering seen;
   for (int i = 0; i < 14; ++i) {
     Session s = gen.Next();
-    // Rounds of shrinking size, so that runs pile up before they are absorbed.
     s.resize(std::min(s.size(), std::max<size_t>(4, 200 >> (i % 7))));
     CAPTURE(i);
     const webdb::Manifest before = Current(layered);
     ApplyBoth(layered, merged, s);
     Observe(before, Current(layered), &seen);
   }
+  return seen;
+}
+
+TEST_CASE("small rounds write runs and absorb them, and a big round merges into the base",
+          "[layered]") {
+  ModelDb layered(WithLayers(webdb::LayerPolicy::kPlan));
+  ModelDb merged(WithLayers(webdb::LayerPolicy::kMerge));
+  SessionGenerator gen(601, ManyBlocks());
+  Layering seen = ShrinkingRounds(layered, merged, gen);
   CHECK(seen.most_runs >= 3);
   CHECK(seen.absorbed);
   const webdb::Manifest before = Current(layered);
@@ -126,8 +132,12 @@ TEST_CASE("rounds forced to seek write the runs rounds that walk write", "[layer
   gen_options.universe_urls = 400;
   gen_options.max_calls = 300;
   for (uint64_t seed = 631; seed <= 634; ++seed) {
-    ModelDb seeking(WithLayers(webdb::LayerPolicy::kRun, webdb::SeekPolicy::kSeek));
-    ModelDb walking(WithLayers(webdb::LayerPolicy::kRun, webdb::SeekPolicy::kWalk));
+    // Stage 3, which writes no table, is merged in key ranges too (each range seeking).
+    webdb::WriterOptions seeks = WithLayers(webdb::LayerPolicy::kRun, webdb::SeekPolicy::kSeek);
+    webdb::WriterOptions walks = WithLayers(webdb::LayerPolicy::kRun, webdb::SeekPolicy::kWalk);
+    seeks.partition_rows = walks.partition_rows = 16;
+    ModelDb seeking(seeks);
+    ModelDb walking(walks);
     ModelDb merged(WithLayers(webdb::LayerPolicy::kMerge));
     SessionGenerator gen(seed, gen_options);
     Layering seen;
@@ -151,16 +161,7 @@ TEST_CASE("planned rounds forced to seek over many blocks equal merges", "[layer
   ModelDb seeking(WithLayers(webdb::LayerPolicy::kPlan, webdb::SeekPolicy::kSeek));
   ModelDb merged(WithLayers(webdb::LayerPolicy::kMerge));
   SessionGenerator gen(641, ManyBlocks());
-  ApplyBoth(seeking, merged, gen.Next());  // the load
-  Layering seen;
-  for (int i = 0; i < 14; ++i) {
-    Session s = gen.Next();
-    s.resize(std::min(s.size(), std::max<size_t>(4, 200 >> (i % 7))));
-    CAPTURE(i);
-    const webdb::Manifest before = Current(seeking);
-    ApplyBoth(seeking, merged, s);
-    Observe(before, Current(seeking), &seen);
-  }
+  const Layering seen = ShrinkingRounds(seeking, merged, gen);
   CHECK(seen.most_runs >= 3);
   CHECK(seen.absorbed);
 }

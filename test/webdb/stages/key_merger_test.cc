@@ -36,6 +36,15 @@ std::ostream& operator<<(std::ostream& os, const Step& s) {
   return os << "}";
 }
 
+// The merger's current step (one key), copied out.
+Step StepOf(const KeyMerger& m) {
+  Step s{std::string(m.key()), m.has_row(), m.has_row() ? std::string(m.row_value()) : "", {}};
+  for (size_t i = 0; i < m.num_edits(); ++i) {
+    s.edits.push_back({s.key, m.edit(i).order, m.edit(i).kind, std::string(m.edit(i).value)});
+  }
+  return s;
+}
+
 struct Merged {
   std::vector<Step> steps;
   uint64_t total_edits = 0;
@@ -47,12 +56,7 @@ Merged MergeAll(Iterator& rows, EditIterator& edits) {
   Merged out;
   while (m.Next()) {
     REQUIRE(m.block() == nullptr);
-    Step s{std::string(m.key()), m.has_row(), m.has_row() ? std::string(m.row_value()) : "", {}};
-    for (size_t i = 0; i < m.num_edits(); ++i) {
-      const KeyEdit& e = m.edit(i);
-      s.edits.push_back({s.key, e.order, e.kind, std::string(e.value)});
-    }
-    out.steps.push_back(std::move(s));
+    out.steps.push_back(StepOf(m));
   }
   out.total_edits = m.total_edits();
   out.status = m.status();
@@ -288,11 +292,7 @@ TEST_CASE("a sparse key merger offers the edited and noticed keys and keeps the 
       for (const auto& [k, v] : block_rows.rows) got.push_back(Step{k, true, v, {}});
       continue;
     }
-    Step s{std::string(m.key()), m.has_row(), m.has_row() ? std::string(m.row_value()) : "", {}};
-    for (size_t i = 0; i < m.num_edits(); ++i) {
-      s.edits.push_back({s.key, m.edit(i).order, m.edit(i).kind, std::string(m.edit(i).value)});
-    }
-    got.push_back(s);
+    got.push_back(StepOf(m));
   }
   INFO(m.status().ToString());
   REQUIRE(m.status().ok());
@@ -378,10 +378,7 @@ TEST_CASE("key merger moves past a block's rows up to the next edit or notice",
       }
       continue;
     }
-    Step s{std::string(m.key()), m.has_row(), m.has_row() ? std::string(m.row_value()) : "", {}};
-    for (size_t i = 0; i < m.num_edits(); ++i) {
-      s.edits.push_back({s.key, m.edit(i).order, m.edit(i).kind, std::string(m.edit(i).value)});
-    }
+    const Step s = StepOf(m);
     got.push_back(s);
     REQUIRE(m.InStoredBlock() == m.has_row());
     if (!m.has_row() || rng() % 3 == 0) continue;
@@ -503,11 +500,7 @@ TEST_CASE("key merger with skip_blocks moves past unchanged blocks without readi
   std::vector<Step> got;
   while (m.Next()) {
     REQUIRE(m.block() == nullptr);
-    Step s{std::string(m.key()), m.has_row(), m.has_row() ? std::string(m.row_value()) : "", {}};
-    for (size_t i = 0; i < m.num_edits(); ++i) {
-      s.edits.push_back({s.key, m.edit(i).order, m.edit(i).kind, std::string(m.edit(i).value)});
-    }
-    got.push_back(s);
+    got.push_back(StepOf(m));
   }
   INFO(m.status().ToString());
   REQUIRE(m.status().ok());
