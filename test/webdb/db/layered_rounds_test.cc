@@ -106,31 +106,38 @@ TEST_CASE("small rounds write runs and absorb them, and a big round merges into 
   CHECK(Current(merged).runs == std::array<webdb::TableRuns, webdb::kNumTables>{});
 }
 
-TEST_CASE("rounds forced to write runs stay under the cap and equal to merges", "[layered]") {
+GenOptions SmallSessions() {
   GenOptions gen_options;
   gen_options.universe_urls = 400;
   gen_options.max_calls = 300;
+  return gen_options;
+}
+
+// Round i of the sessions of seed (of shrinking size for an even seed), applied to both
+// dbs; the session.
+Session ForcedRound(ModelDb& layered, ModelDb& merged, SessionGenerator& gen, uint64_t seed,
+                    int i, Layering* seen) {
+  Session s = gen.Next();
+  if (seed % 2 == 0) s.resize(std::min<size_t>(s.size(), 60 - 4 * i));
+  CAPTURE(seed, i);
+  const webdb::Manifest before = Current(layered);
+  ApplyBoth(layered, merged, s);
+  Observe(before, Current(layered), seen);
+  return s;
+}
+
+TEST_CASE("rounds forced to write runs stay under the cap and equal to merges", "[layered]") {
   for (uint64_t seed = 611; seed <= 614; ++seed) {
     ModelDb layered(WithLayers(webdb::LayerPolicy::kRun));
     ModelDb merged(WithLayers(webdb::LayerPolicy::kMerge));
-    SessionGenerator gen(seed, gen_options);
+    SessionGenerator gen(seed, SmallSessions());
     Layering seen;
-    for (int i = 0; i < 12; ++i) {
-      Session s = gen.Next();
-      if (seed % 2 == 0) s.resize(std::min<size_t>(s.size(), 60 - 4 * i));
-      CAPTURE(seed, i);
-      const webdb::Manifest before = Current(layered);
-      ApplyBoth(layered, merged, s);
-      Observe(before, Current(layered), &seen);
-    }
+    for (int i = 0; i < 12; ++i) ForcedRound(layered, merged, gen, seed, i, &seen);
     CHECK(seen.most_runs >= 2);
   }
 }
 
 TEST_CASE("rounds forced to seek write the runs rounds that walk write", "[layered][seeks]") {
-  GenOptions gen_options;
-  gen_options.universe_urls = 400;
-  gen_options.max_calls = 300;
   for (uint64_t seed = 631; seed <= 634; ++seed) {
     // Stage 3, which writes no table, is merged in key ranges too (each range seeking).
     webdb::WriterOptions seeks = WithLayers(webdb::LayerPolicy::kRun, webdb::SeekPolicy::kSeek);
@@ -139,16 +146,10 @@ TEST_CASE("rounds forced to seek write the runs rounds that walk write", "[layer
     ModelDb seeking(seeks);
     ModelDb walking(walks);
     ModelDb merged(WithLayers(webdb::LayerPolicy::kMerge));
-    SessionGenerator gen(seed, gen_options);
+    SessionGenerator gen(seed, SmallSessions());
     Layering seen;
     for (int i = 0; i < 12; ++i) {
-      Session s = gen.Next();
-      if (seed % 2 == 0) s.resize(std::min<size_t>(s.size(), 60 - 4 * i));
-      CAPTURE(seed, i);
-      const webdb::Manifest before = Current(seeking);
-      ApplyBoth(seeking, merged, s);
-      REQUIRE(walking.Apply(s).ok());
-      Observe(before, Current(seeking), &seen);
+      REQUIRE(walking.Apply(ForcedRound(seeking, merged, gen, seed, i, &seen)).ok());
       // The same bytes: each run file's size, CRC and id.
       CHECK(Current(seeking).runs == Current(walking).runs);
       CHECK(seeking.Verify().empty());
