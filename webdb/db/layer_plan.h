@@ -25,7 +25,6 @@ enum class LayerPolicy : uint8_t { kPlan, kMerge, kRun };
 // ways). The tables hold the same rows, and the runs the same bytes, whichever it is.
 enum class SeekPolicy : uint8_t { kPlan, kWalk, kSeek };
 
-
 // What a stage knows when it starts.
 struct LayerCounts {
   uint64_t base_rows = 0;

@@ -28,7 +28,9 @@ Status RunSink::RemoveBelow(std::optional<std::string_view> key) {
 }
 
 Status RunSink::Add(std::string_view key, std::string_view value) {
-  if (kept_to_end_) return Status::InvalidArgument("run: a row added after the rows kept to the end");
+  if (kept_to_end_) {
+    return Status::InvalidArgument("run: a row added after the rows kept to the end");
+  }
   NUTCHFS_RETURN_IF_ERROR(RemoveBelow(key));
   if (!below_->Valid() || below_->key() != key) return Put(RunTag::kInsert, key, value);
   Status s = below_->value() == value ? Status::OK() : Put(RunTag::kReplace, key, value);

@@ -16,7 +16,8 @@
 // moves its old rows and the table it joins against by seeks to the rows its edits and
 // notices name, and hands its table sink the rows between as kept unread
 // (RowSink::KeepRows): it then reads what it changes, not the table, and its stats count
-// the rows it handed (rows_out) rather than the new table's. Not thread-safe; one call at a time per set of arguments.
+// the rows it handed (rows_out) rather than the new table's. Not thread-safe; one call
+// at a time per set of arguments.
 #ifndef WEBDB_STAGES_STAGES_H_
 #define WEBDB_STAGES_STAGES_H_
 

@@ -316,7 +316,8 @@ TEST_CASE("a sparse key merger offers the edited and noticed keys and keeps the 
     INFO("key " << want.key);
     ++keys;
     auto o = offered.find(want.key);
-    const bool must_offer = !want.edits.empty() || noticed.count(std::string(FirstByte(want.key))) ||
+    const bool must_offer = !want.edits.empty() ||
+                            noticed.count(std::string(FirstByte(want.key))) ||
                             (group > 0 && !want.key.empty() &&
                              (edit_groups.count(want.key.substr(0, group)) > 0 ||
                               offered_groups.count(want.key.substr(0, group)) > 0));
