@@ -33,6 +33,8 @@ ORIGINAL=${ORIGINAL:-1}
 ANCHOR=${ANCHOR:-$ROOT/../shared/anchors/nutch-0.6}
 WEBDB=$BUILD/tools/webdb
 DISTWRITER=$BUILD/tools/distwriter
+# `webdb rank --config` starts the distwriter found through PATH (the config names none).
+PATH="$(cd "$BUILD/tools" && pwd):$PATH"
 GEN=$BUILD/bench/webdb_bench
 if [ "$ORIGINAL" = 1 ] && ! command -v java > /dev/null; then
   echo "rank_bench: the original needs java (apt-get install openjdk-17-jre-headless), or ORIGINAL=0" >&2

@@ -15,93 +15,22 @@ using nutchfs::Result;
 
 constexpr size_t kChunk = size_t{1} << 20;
 
-using Publish = std::function<Status(int slice, const std::string& path)>;
-
-// The XXH3-128 of the stream's bytes, taken as they pass.
-class StreamDigest {
- public:
-  StreamDigest() : state_(XXH3_createState()) { XXH3_128bits_reset(state_); }
-  ~StreamDigest() { XXH3_freeState(state_); }
-  StreamDigest(const StreamDigest&) = delete;
-  StreamDigest& operator=(const StreamDigest&) = delete;
-  void Add(std::string_view bytes) { XXH3_128bits_update(state_, bytes.data(), bytes.size()); }
-  std::string Hex() const {
-    const XXH128_hash_t h = XXH3_128bits_digest(state_);
-    return fmt::format("{:016x}{:016x}", h.high64, h.low64);
-  }
-
- private:
-  XXH3_state_t* state_;
-};
-
 bool IsRegularFile(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// A local file of the input.
-struct Part {
-  std::string path;
-  uint64_t size = 0;
-};
+using Part = CallSpool::Part;
 
-// Copies the stream at from into local files "<prefix>-<n>" of whole lines, each ending
-// at the first newline at or after its file_bytes-th byte (the last at the stream's end,
-// given a newline if it lacks one), and appends them to parts as they are complete.
-// After a failure the unfinished file is removed.
-Status Spill(nutchfs::Env& env, const std::string& from, const std::string& prefix,
-             uint64_t file_bytes, std::vector<Part>& parts, StreamDigest& digest) {
-  std::unique_ptr<nutchfs::WritableFile> out;
-  Part part;
-  Status s = [&]() -> Status {
-    NUTCHFS_ASSIGN_OR_RETURN(auto in, env.NewSequentialFile(from));
-    auto buf = std::make_unique<char[]>(kChunk);
-    auto finish = [&]() -> Status {
-      NUTCHFS_RETURN_IF_ERROR(out->Close());
-      out.reset();
-      parts.push_back(part);
-      return Status::OK();
-    };
-    auto append = [&](std::string_view bytes) -> Status {
-      if (out == nullptr) {
-        part = Part{prefix + "-" + std::to_string(parts.size()), 0};
-        NUTCHFS_ASSIGN_OR_RETURN(out, env.NewWritableFile(part.path));
-      }
-      part.size += bytes.size();
-      digest.Add(bytes);
-      return out->Append(bytes);
-    };
-    char last = '\n';
-    for (;;) {
-      NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, in->Read(kChunk, buf.get()));
-      if (got.empty()) break;
-      last = got.back();
-      while (!got.empty()) {
-        const uint64_t held = out == nullptr ? 0 : part.size;
-        // The file ends with the first newline at or after its file_bytes-th byte.
-        const size_t from_here = file_bytes > held + 1 ? file_bytes - held - 1 : 0;
-        const void* nl = from_here < got.size()
-                             ? std::memchr(got.data() + from_here, '\n', got.size() - from_here)
-                             : nullptr;
-        if (nl == nullptr) {
-          NUTCHFS_RETURN_IF_ERROR(append(got));
-          break;
-        }
-        const size_t end = static_cast<size_t>(static_cast<const char*>(nl) - got.data()) + 1;
-        NUTCHFS_RETURN_IF_ERROR(append(got.substr(0, end)));
-        NUTCHFS_RETURN_IF_ERROR(finish());
-        got.remove_prefix(end);
-      }
-    }
-    if (out == nullptr) return Status::OK();
-    if (last != '\n') NUTCHFS_RETURN_IF_ERROR(append("\n"));
-    return finish();
-  }();
-  if (!s.ok() && out != nullptr) {
-    out.reset();
-    static_cast<void>(env.RemoveFile(part.path));  // best effort
+// Copies the stream at from into spool (left unfinished on failure).
+Status Spill(nutchfs::Env& env, const std::string& from, CallSpool& spool) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto in, env.NewSequentialFile(from));
+  auto buf = std::make_unique<char[]>(kChunk);
+  for (;;) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, in->Read(kChunk, buf.get()));
+    if (got.empty()) return spool.Finish();
+    NUTCHFS_RETURN_IF_ERROR(spool.Append(got));
   }
-  return s;
 }
 
 // Routes the bytes of the stream, in order, to the slices: a line goes to the slice
@@ -248,8 +177,7 @@ class Slicer {
 
 struct Input {
   std::string path;
-  bool spilled = false;     // a stream, read through our copy
-  std::vector<Part> spill;  // that copy's files not yet handed over
+  std::unique_ptr<CallSpool> spool;  // a stream's, read through this copy of it
 };
 
 // Gives the bytes of one local file to the slicer, and to digest when not null.
@@ -264,16 +192,26 @@ Status Copy(nutchfs::Env& env, const std::string& path, Slicer& slicer, StreamDi
   }
 }
 
-// One input; a spilled one file by file, each handed over whole or copied and removed
-// (its bytes went into digest as they were spilled).
-Status Feed(nutchfs::Env& env, Input& input, Slicer& slicer, StreamDigest& digest) {
-  if (!input.spilled) NUTCHFS_RETURN_IF_ERROR(Copy(env, input.path, slicer, &digest));
-  while (!input.spill.empty()) {
-    const Part part = input.spill.front();
+// A spool's files, one by one, each handed over whole or copied and removed (their
+// bytes went into the digest as they were spilled).
+Status FeedSpool(nutchfs::Env& env, CallSpool& spool, Slicer& slicer) {
+  std::vector<Part>& parts = spool.parts();
+  while (!parts.empty()) {
+    const Part part = parts.front();
     NUTCHFS_ASSIGN_OR_RETURN(const bool taken, slicer.TakeWhole(part));
     if (!taken) NUTCHFS_RETURN_IF_ERROR(Copy(env, part.path, slicer, nullptr));
-    input.spill.erase(input.spill.begin());
+    parts.erase(parts.begin());
     if (!taken) static_cast<void>(env.RemoveFile(part.path));  // best effort
+  }
+  return Status::OK();
+}
+
+// One input: a regular file's bytes, or its spool's files.
+Status Feed(nutchfs::Env& env, Input& input, Slicer& slicer, StreamDigest& digest) {
+  if (input.spool == nullptr) {
+    NUTCHFS_RETURN_IF_ERROR(Copy(env, input.path, slicer, &digest));
+  } else {
+    NUTCHFS_RETURN_IF_ERROR(FeedSpool(env, *input.spool, slicer));
   }
   return slicer.EndOfFile(digest);
 }
@@ -291,11 +229,10 @@ Status SliceInputs(nutchfs::Env& env, std::vector<Input>& inputs, int k,
       total += size;
       continue;
     }
-    in.spilled = true;
-    NUTCHFS_RETURN_IF_ERROR(
-        Spill(env, in.path, tmp_prefix + ".spill" + std::to_string(i), spill_file_bytes, in.spill,
-              digest));
-    for (const Part& part : in.spill) total += part.size;
+    in.spool = std::make_unique<CallSpool>(env, tmp_prefix + ".spill" + std::to_string(i), digest,
+                                           spill_file_bytes);
+    NUTCHFS_RETURN_IF_ERROR(Spill(env, in.path, *in.spool));
+    total += in.spool->size();
   }
   Slicer slicer(env, k, total, tmp_prefix, publish);
   NUTCHFS_RETURN_IF_ERROR(slicer.Start());
@@ -305,19 +242,93 @@ Status SliceInputs(nutchfs::Env& env, std::vector<Input>& inputs, int k,
 
 }  // namespace
 
+StreamDigest::StreamDigest() : state_(XXH3_createState()) { XXH3_128bits_reset(state_); }
+
+StreamDigest::~StreamDigest() { XXH3_freeState(state_); }
+
+void StreamDigest::Add(std::string_view bytes) {
+  XXH3_128bits_update(state_, bytes.data(), bytes.size());
+}
+
+std::string StreamDigest::Hex() const {
+  const XXH128_hash_t h = XXH3_128bits_digest(state_);
+  return fmt::format("{:016x}{:016x}", h.high64, h.low64);
+}
+
+CallSpool::CallSpool(nutchfs::Env& env, std::string prefix, StreamDigest& digest,
+                     uint64_t file_bytes)
+    : env_(env), prefix_(std::move(prefix)), digest_(digest), file_bytes_(file_bytes) {}
+
+CallSpool::~CallSpool() {
+  if (out_ != nullptr) {
+    out_.reset();
+    static_cast<void>(env_.RemoveFile(part_.path));  // best effort
+  }
+  for (const Part& part : parts_) static_cast<void>(env_.RemoveFile(part.path));  // best effort
+}
+
+Status CallSpool::AppendToFile(std::string_view bytes) {
+  if (out_ == nullptr) {
+    part_ = Part{prefix_ + "-" + std::to_string(files_++), 0};
+    NUTCHFS_ASSIGN_OR_RETURN(out_, env_.NewWritableFile(part_.path));
+  }
+  part_.size += bytes.size();
+  size_ += bytes.size();
+  digest_.Add(bytes);
+  return out_->Append(bytes);
+}
+
+Status CallSpool::EndFile() {
+  NUTCHFS_RETURN_IF_ERROR(out_->Close());
+  out_.reset();
+  parts_.push_back(part_);
+  return Status::OK();
+}
+
+Status CallSpool::Append(std::string_view got) {
+  if (got.empty()) return Status::OK();
+  last_ = got.back();
+  while (!got.empty()) {
+    const uint64_t held = out_ == nullptr ? 0 : part_.size;
+    // The file ends with the first newline at or after its file_bytes-th byte.
+    const size_t from_here = file_bytes_ > held + 1 ? file_bytes_ - held - 1 : 0;
+    const void* nl = from_here < got.size()
+                         ? std::memchr(got.data() + from_here, '\n', got.size() - from_here)
+                         : nullptr;
+    if (nl == nullptr) return AppendToFile(got);
+    const size_t end = static_cast<size_t>(static_cast<const char*>(nl) - got.data()) + 1;
+    NUTCHFS_RETURN_IF_ERROR(AppendToFile(got.substr(0, end)));
+    NUTCHFS_RETURN_IF_ERROR(EndFile());
+    got.remove_prefix(end);
+  }
+  return Status::OK();
+}
+
+Status CallSpool::Finish() {
+  if (out_ == nullptr) return Status::OK();
+  if (last_ != '\n') NUTCHFS_RETURN_IF_ERROR(AppendToFile("\n"));
+  return EndFile();
+}
+
 Result<std::string> SliceCalls(nutchfs::Env& env, const std::vector<std::string>& files, int k,
                                const std::string& tmp_prefix, const Publish& publish,
                                const std::string& stdin_path, uint64_t spill_file_bytes) {
   std::vector<Input> inputs;
   for (const std::string& f : files) inputs.emplace_back().path = f;
   StreamDigest digest;
-  Status s =
-      SliceInputs(env, inputs, k, tmp_prefix, publish, stdin_path, spill_file_bytes, digest);
-  for (const Input& in : inputs) {
-    for (const Part& part : in.spill) static_cast<void>(env.RemoveFile(part.path));  // best effort
-  }
-  if (!s.ok()) return Err(s);
+  NUTCHFS_RETURN_IF_ERROR(
+      SliceInputs(env, inputs, k, tmp_prefix, publish, stdin_path, spill_file_bytes, digest));
   return digest.Hex();
+}
+
+Result<std::string> SliceSpool(nutchfs::Env& env, CallSpool& spool, int k,
+                               const std::string& tmp_prefix, const Publish& publish) {
+  Slicer slicer(env, k, spool.size(), tmp_prefix, publish);
+  NUTCHFS_RETURN_IF_ERROR(slicer.Start());
+  NUTCHFS_RETURN_IF_ERROR(FeedSpool(env, spool, slicer));
+  NUTCHFS_RETURN_IF_ERROR(slicer.EndOfFile(spool.digest()));
+  NUTCHFS_RETURN_IF_ERROR(slicer.Finish());
+  return spool.digest().Hex();
 }
 
 }  // namespace distwriter

@@ -26,9 +26,20 @@ Status ReadWriters(DistConfig& d) {
   if (const nutchfs::ConfigEntry* replicas = file.Find("replicas")) {
     NUTCHFS_ASSIGN_OR_RETURN(d.replicas, ParseInt(file, *replicas, 1, d.k));
   }
+  if (const nutchfs::ConfigEntry* binary = file.Find("distwriter")) {
+    // A relative path would mean one directory to a local writer and another (the
+    // login directory) to an ssh one.
+    if (binary->value.empty() ||
+        (binary->value.front() != '/' && binary->value.find('/') != std::string::npos)) {
+      return file.ErrorAt(binary->line, "distwriter = '" + binary->value +
+                                            "': an absolute path or a command name (found "
+                                            "through PATH on each writer's machine)");
+    }
+    d.distwriter_binary = binary->value;
+  }
   d.writer_machines.assign(d.k, "");
   for (const nutchfs::ConfigEntry* e : d.cluster.UnclaimedEntries()) {
-    if (e->key == "writers" || e->key == "replicas") continue;
+    if (e->key == "writers" || e->key == "replicas" || e->key == "distwriter") continue;
     if (!e->section.starts_with("writer.") || e->key != e->section + ".machine") {
       return file.ErrorAt(e->line, "unknown key '" + e->key + "'");
     }

@@ -5,7 +5,9 @@
 //   [writer.0]
 //   machine = a
 //
-// and, with `replicas = R`, how many machines hold each writer's section. It adds the
+// and, with `replicas = R`, how many machines hold each writer's section, and with
+// `distwriter = PATH` the distwriter binary that launches start on every writer's machine
+// (an absolute path, or a command name found through PATH there). It adds the
 // share groups the writer uses (config/README.md): "w<i>", held by the machines of
 // writers i, i+1, ..., i+R-1 (mod k), writer i's first, and "meta", held by every
 // writer's machine. Errors name FILE:LINE.
@@ -33,6 +35,7 @@ struct DistConfig {
   int k = 0;
   int replicas = 1;                          // machines holding each section, 1..k
   std::vector<std::string> writer_machines;  // by writer index
+  std::string distwriter_binary;             // `distwriter = ...`; empty: not given
 
   static Result<DistConfig> Load(const std::string& path);
   static Result<DistConfig> Parse(std::string_view text, const std::string& path);

@@ -50,6 +50,10 @@ std::string HowItEnded(const Child& c) {
     return fmt::format("exit {}: killed by {} on its host", c.exit_code,
                        signal_name(c.exit_code - 128));
   }
+  // What a shell answers for a command it cannot find: an ssh writer's distwriter.
+  if (c.ssh && c.exit_code == 127) {
+    return "exit 127: no distwriter binary on its host (see `distwriter =` in the config)";
+  }
   return fmt::format("exit {}", c.exit_code);
 }
 
@@ -88,7 +92,9 @@ std::vector<std::string> WriterCommand(const DistConfig& config, const LaunchOpt
                                        const std::string& session,
                                        const std::vector<std::string>& inputs,
                                        const std::string& scratch) {
-  std::vector<std::string> run = {o.distwriter_binary, o.rank ? "rank" : "run", "--config",
+  const std::string& binary =
+      config.distwriter_binary.empty() ? o.distwriter_binary : config.distwriter_binary;
+  std::vector<std::string> run = {binary, o.rank ? "rank" : "run", "--config",
                                   o.config_path, "--writer", std::to_string(i)};
   if (o.rank) {
     run.insert(run.end(), {"--iterations", std::to_string(o.rank->iterations), "--epsilon",
@@ -446,7 +452,9 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   // of slice i, in order.
   std::vector<std::vector<nutchfs::NutchFile>> pieces(config.k);
   int published = 0;
-  uint64_t total_bytes = 0, sliced_bytes = 0;  // total 0: unknown (standard input)
+  // total 0: unknown (standard input)
+  uint64_t total_bytes = options.calls != nullptr ? options.calls->spool().size() : 0;
+  uint64_t sliced_bytes = 0;
   for (const std::string& f : options.call_files) {
     auto size = f == "-" ? Result<uint64_t>(0) : fs->local_env().GetFileSize(f);
     if (!size || *size == 0 || f == "-") {
@@ -470,23 +478,32 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
   // A rank round has no calls, hence no session: its digest is its options'.
   std::string session;
   if (!options.rank) {
+    const std::string tmp_prefix = "/tmp/webdb-launch-" + std::to_string(::getpid());
     NUTCHFS_ASSIGN_OR_RETURN(
         const std::string stream,
-        SliceCalls(fs->local_env(), options.call_files, config.k,
-                   "/tmp/webdb-launch-" + std::to_string(::getpid()), publish));
+        options.calls != nullptr
+            ? SliceSpool(fs->local_env(), options.calls->spool(), config.k, tmp_prefix, publish)
+            : SliceCalls(fs->local_env(), options.call_files, config.k, tmp_prefix, publish));
     NUTCHFS_ASSIGN_OR_RETURN(session, SessionOf(*fs, config, options.session, stream));
   }
   std::vector<Child> children;
-  for (int i = 0; i < config.k; ++i) {
+  Status started;
+  for (int i = 0; i < config.k && started.ok(); ++i) {
     const nutchfs::Location& loc = config.cluster.FindMachine(config.writer_machines[i])->location;
     std::vector<std::string> inputs;
     for (const nutchfs::NutchFile& f : pieces[i]) {
       inputs.push_back(loc.root + "/" + f.RelativePath());
     }
-    NUTCHFS_ASSIGN_OR_RETURN(
-        Child c, Spawn(WriterCommand(config, options, i, session, inputs, scratch), i));
-    c.ssh = IsSsh(config, i);
-    children.push_back(std::move(c));
+    auto c = Spawn(WriterCommand(config, options, i, session, inputs, scratch), i);
+    if (!c) {
+      // The round cannot complete: the writers started are stopped, and their stage 0
+      // files retracted, below.
+      started = Status::IOError(config.Describe(i) + ": " + c.error().message());
+      for (Child& other : children) Stop(other);
+      break;
+    }
+    c->ssh = IsSsh(config, i);
+    children.push_back(std::move(*c));
   }
   WaitAll(*fs, config, committed + 1, children, options.progress);
   Status forgotten = fs->local_env().RemoveFile(scratch);
@@ -498,6 +515,7 @@ Status Launch(const DistConfig& config, const LaunchOptions& options, std::FILE*
     }
   }
   const std::string failed = Failures(*fs, config, committed + 1, children);
+  if (!started.ok()) return started;
   if (!failed.empty()) return Status::IOError("writers failed:" + failed);
   if (options.rank) {
     if (out == nullptr) return Status::OK();

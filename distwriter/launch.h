@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "distwriter/call_stream.h"
 #include "distwriter/dist_config.h"
 #include "webdb/db/manifest.h"
 #include "webdb/util/progress.h"
@@ -26,7 +27,12 @@ namespace distwriter {
 struct LaunchOptions {
   std::string config_path;  // absolute: writers on other machines read the same path
   std::vector<std::string> call_files;
-  std::string distwriter_binary;  // path of this binary on every machine
+  // The round's calls streamed by their producer (finished), instead of call_files.
+  CallStream* calls = nullptr;
+  // The distwriter binary a writer's machine runs when the config names none
+  // (DistConfig::distwriter_binary): `distwriter launch` gives its own path, `webdb`
+  // "distwriter", found through PATH.
+  std::string distwriter_binary;
   std::vector<std::string> run_flags;  // passed on to every `run` (--memory, --quiet, ...)
   // A rank round with these options instead of a round of call_files (which is empty).
   std::optional<webdb::RankOptions> rank;

@@ -22,6 +22,8 @@ links=$(ip -o link show | awk -F': ' '{print $2}' | tr '\n' ' ')
 [ "$links" = "lo " ] || { echo "network namespace has more than lo: $links" >&2; exit 4; }
 
 bin=${BUILD:-build}/tools
+# webdb's --config forms start the distwriter found through PATH (the config names none).
+PATH="$(cd "$bin" && pwd):$PATH"
 docs=/usr/share/doc/libboost1.74-doc
 port=8000
 site="http://127.0.0.1:$port"

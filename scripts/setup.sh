@@ -36,6 +36,7 @@ test_packages=(
   debootstrap  # bench/first_run.sh: a clean Debian 12 root
   openssh-server sshfs fuse3  # test hosts (scripts/testhosts.sh), NutchFS over SSH/SFTP and NFS
   slurm-wlm munge  # tests: a real Slurm (scripts/slurmtest.sh)
+  strace  # tests: webdb update|inject --config write no call file (crawl_commands_test)
 )
 install_only=false
 pgo=false

@@ -1,12 +1,8 @@
 #include "tools/cli_commands.h"
 
-#include <unistd.h>
-
 #include <cerrno>
 #include <chrono>
-#include <climits>
 #include <cstring>
-#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -292,15 +288,6 @@ Status WriteToStream(std::FILE* out, std::string_view text) {
     return Status::FromErrno("write to standard output", errno);
   }
   return Status::OK();
-}
-
-std::string DistwriterBinary() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return "distwriter";
-  return (std::filesystem::path(std::string(buf, static_cast<size_t>(n))).parent_path() /
-          "distwriter")
-      .string();
 }
 
 Status WithUnlockHint(nutchfs::Env& env, const Status& s, const std::string& db) {

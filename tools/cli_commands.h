@@ -44,8 +44,9 @@ Result<webdb::VersionList> ListKeptVersions(nutchfs::Env& env, const Invocation&
 // Writes text to out and flushes; an error names standard output.
 Status WriteToStream(std::FILE* out, std::string_view text);
 
-// The `distwriter` binary beside this one, which `--config` forms launch the writers with.
-std::string DistwriterBinary();
+// The distwriter binary that `--config` forms start on the writers' machines when the
+// config names none (`distwriter = PATH`): the one found through PATH there.
+inline constexpr char kDistwriterCommand[] = "distwriter";
 
 // s, and when it is Busy (a writer holds db's LOCK) and `webdb unlock` could remove that
 // lock, how to break a lock left behind.

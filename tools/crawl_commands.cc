@@ -13,6 +13,7 @@
 #include "crawl/injector.h"
 #include "crawl/url_filter.h"
 #include "crawl/warc_converter.h"
+#include "distwriter/call_stream.h"
 #include "distwriter/dist_config.h"
 #include "distwriter/launch.h"
 #include "nutchfs/clock.h"
@@ -36,23 +37,27 @@ Status AsBadInput(Status s) {
   return s.IsCorruption() ? Status::InvalidArgument(s.message()) : s;
 }
 
-// Applies the call file at path with the k writers of inv.config in one round, as
-// `distwriter launch` does; their reports go to stderr unless --quiet.
-Status LaunchCallFile(const Invocation& inv, const std::string& path) {
+// Applies the calls of the call file at path, or of calls, with the k writers of
+// inv.config in one round, as `distwriter launch` does; their reports go to stderr
+// unless --quiet.
+Status LaunchCalls(const Invocation& inv, const std::string& path,
+                   distwriter::CallStream* calls) {
   NUTCHFS_ASSIGN_OR_RETURN(auto config, distwriter::DistConfig::Load(inv.config));
   distwriter::LaunchOptions launch;
   launch.config_path = std::filesystem::absolute(inv.config).string();
-  launch.call_files = {path};
-  launch.distwriter_binary = DistwriterBinary();
+  if (calls == nullptr) launch.call_files = {path};
+  launch.calls = calls;
+  launch.distwriter_binary = kDistwriterCommand;
   launch.run_flags = {"--memory", std::to_string(inv.memory_budget), "--quiet"};
   ProgressReporter reporter(stderr);
   if (!inv.quiet) launch.progress = reporter.AsProgressFn();
   return distwriter::Launch(config, launch, inv.quiet ? nullptr : stderr);
 }
 
-// One writer session: the single-machine Writer, or (with --config) calls spooled to a
-// call file and applied by the k writers as `distwriter launch` does. Destroyed without
-// Commit() it applies nothing.
+// One writer session: the single-machine Writer, or (with --config) calls streamed into
+// the spill files the k writers' slices are cut from (distwriter::CallStream) and
+// applied by them as `distwriter launch` does. Destroyed without Commit() it applies
+// nothing.
 class CrawlSession {
  public:
   static Result<std::unique_ptr<CrawlSession>> Open(nutchfs::Env& env, const Invocation& inv) {
@@ -67,15 +72,13 @@ class CrawlSession {
       return s;
     }
     NUTCHFS_ASSIGN_OR_RETURN(s->scratch_, ScratchDir::Create(env, "crawl"));
-    NUTCHFS_ASSIGN_OR_RETURN(s->call_file_, env.NewWritableFile(s->scratch_->File("calls.jsonl")));
-    s->json_ = std::make_unique<webdb::JsonCallWriter>(
-        webdb::JsonCallWriter::ToFile(*s->call_file_));
+    s->calls_ = std::make_unique<distwriter::CallStream>(env, s->scratch_->File("calls"));
     return s;
   }
   // Applies the calls of the call file at path as one session (a distributed db's
   // writers read the file itself).
   static Status ApplyCallFile(nutchfs::Env& env, const Invocation& inv, const std::string& path) {
-    if (!inv.config.empty()) return LaunchCallFile(inv, path);
+    if (!inv.config.empty()) return LaunchCalls(inv, path, nullptr);
     NUTCHFS_ASSIGN_OR_RETURN(auto session, Open(env, inv));
     NUTCHFS_ASSIGN_OR_RETURN(auto reader, webdb::CallFileReader::Open(env, path, false));
     NUTCHFS_RETURN_IF_ERROR(reader->ApplyAll(session->sink()));
@@ -84,13 +87,14 @@ class CrawlSession {
   CrawlSession(const CrawlSession&) = delete;
   CrawlSession& operator=(const CrawlSession&) = delete;
 
-  webdb::CallSink& sink() { return writer_ ? static_cast<webdb::CallSink&>(*writer_) : *json_; }
+  webdb::CallSink& sink() {
+    return writer_ ? static_cast<webdb::CallSink&>(*writer_) : calls_->sink();
+  }
 
   Status Commit() {
     if (writer_) return writer_->Close();
-    NUTCHFS_RETURN_IF_ERROR(json_->Flush());
-    NUTCHFS_RETURN_IF_ERROR(call_file_->Close());
-    return LaunchCallFile(inv_, call_file_->path());
+    NUTCHFS_RETURN_IF_ERROR(calls_->Finish());
+    return LaunchCalls(inv_, "", calls_.get());
   }
 
  private:
@@ -99,8 +103,7 @@ class CrawlSession {
   ProgressReporter reporter_;
   std::unique_ptr<webdb::Writer> writer_;
   std::unique_ptr<ScratchDir> scratch_;
-  std::unique_ptr<nutchfs::WritableFile> call_file_;
-  std::unique_ptr<webdb::JsonCallWriter> json_;
+  std::unique_ptr<distwriter::CallStream> calls_;  // after scratch_: its files are in it
 };
 
 Result<std::optional<crawl::UrlFilter>> LoadFilter(nutchfs::Env& env, const Invocation& inv) {

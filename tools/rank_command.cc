@@ -62,7 +62,7 @@ Result<webdb::RankReport> LaunchRank(const Invocation& inv) {
                            distwriter::ReadCommittedRound(inv.config, std::nullopt));
   distwriter::LaunchOptions launch;
   launch.config_path = std::filesystem::absolute(inv.config).string();
-  launch.distwriter_binary = DistwriterBinary();
+  launch.distwriter_binary = kDistwriterCommand;
   launch.run_flags = {"--memory", std::to_string(inv.memory_budget), "--quiet"};
   launch.rank = inv.rank;
   NUTCHFS_RETURN_IF_ERROR(distwriter::Launch(config, launch, inv.quiet ? nullptr : stderr));

@@ -83,3 +83,23 @@ TEST_CASE("dist config: replicas out of range, or two copies on one machine, nam
 }
 
 }  // namespace distwriter
+
+namespace distwriter {
+
+TEST_CASE("dist config: distwriter = names the binary launches start, absolute or by name",
+          "[distwriter]") {
+  auto none = DistConfig::Parse(kThree, "x.conf");
+  REQUIRE(none);
+  CHECK(none->distwriter_binary.empty());
+  for (const char* given : {"/opt/webdb/bin/distwriter", "distwriter"}) {
+    auto d = DistConfig::Parse(std::string("distwriter = ") + given + "\n" + kThree, "x.conf");
+    REQUIRE(d);
+    CHECK(d->distwriter_binary == given);
+  }
+  const std::string relative =
+      ErrorOf(std::string("db = crawl\ndistwriter = bin/distwriter\n") + (kThree + 11));
+  CHECK_THAT(relative, Catch::Contains("x.conf:2: distwriter = 'bin/distwriter': an absolute "
+                                       "path or a command name"));
+}
+
+}  // namespace distwriter

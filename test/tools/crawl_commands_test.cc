@@ -185,3 +185,73 @@ TEST_CASE("generate: no fetch list unless its pages are leased", "[cli]") {
 
 }  // namespace
 }  // namespace tools
+
+namespace tools {
+namespace {
+
+// The openat/creat/rename calls of argv and of every process it starts, traced by strace
+// into prefix.strace: fails the test if strace cannot run.
+testutil::ProcessResult Traced(std::vector<std::string> argv, const std::string& prefix,
+                               std::string* trace) {
+  argv.insert(argv.begin(), {"/usr/bin/strace", "-f", "-qq", "-e",
+                             "trace=openat,creat,rename,renameat,renameat2", "-o",
+                             prefix + ".strace"});
+  auto r = testutil::RunProcess(argv, {}, prefix);
+  *trace = testutil::ReadFileOrEmpty(prefix + ".strace");
+  INFO("strace: " << r.Describe());
+  REQUIRE(trace->find("openat(") != std::string::npos);  // strace runs, and traces
+  return r;
+}
+
+// Issue 37: with --config, inject and update wrote their calls to a scratch calls.jsonl,
+// sliced it into copies, and started the distwriter beside the webdb binary.
+TEST_CASE("inject and update --config stream their calls to distwriter named by the config or "
+          "PATH",
+          "[cli]") {
+  testutil::TempDir dir;
+  // webdb alone in a directory: no distwriter beside it.
+  std::filesystem::create_directory(dir.File("apart"));
+  const std::string webdb = dir.File("apart/webdb");
+  std::filesystem::copy_file(kWebdb, webdb);
+  testutil::WriteFile(dir.File("seeds"), "http://a.example/\nhttp://b.example/\n");
+  testutil::WriteFile(dir.File("crawl.warc"),
+                      testutil::HtmlResponseRecord(
+                          "http://a.example/", "<a href=/x>x</a><a href=http://c.example/>c</a>"));
+  const std::string db = dir.File("db");
+  MustRun({"create", db}, dir.File("create"));
+  MustRun({"inject", "-q", db, dir.File("seeds")}, dir.File("inject"));
+  MustRun({"update", "-q", db, dir.File("crawl.warc")}, dir.File("update"));
+
+  testutil::DistCluster cluster(kDistwriter, 3);
+  cluster.Create();
+  std::string trace;
+  for (const auto& [name, input] : {std::pair{"inject", "seeds"}, {"update", "crawl.warc"}}) {
+    INFO(name);
+    auto r = Traced({webdb, name, "-q", "--config", cluster.config(), dir.File(input)},
+                    dir.File(std::string(name) + "-dist"), &trace);
+    INFO(r.Describe());
+    CHECK(r.exit_code == 0);
+    // No call file before the stream: the spill files are the writers' pieces.
+    CHECK(trace.find("calls.jsonl") == std::string::npos);
+    CHECK(trace.find("/inputs/launch-") != std::string::npos);
+  }
+  CHECK(testutil::CompareDumps(DumpSingle(db), cluster.Dump()).empty());
+
+  // Without a path in the config: the distwriter found through PATH, or a clear failure.
+  cluster.SetGlobal("distwriter", "distwriter");
+  const std::vector<std::string> inject = {webdb, "inject", "-q", "--config", cluster.config(),
+                                           dir.File("seeds")};
+  auto found = testutil::RunProcess(inject, {"PATH=" PROJECT_BINARY_DIR "/tools:/usr/bin:/bin"},
+                                    dir.File("on-path"));
+  INFO(found.Describe());
+  CHECK(found.exit_code == 0);
+  auto missing = testutil::RunProcess(inject, {"PATH=/usr/bin:/bin"}, dir.File("not-on-path"));
+  INFO(missing.Describe());
+  CHECK(missing.exit_code == 4);  // an environment failure (docs/CLI.md)
+  CHECK_THAT(missing.err, Catch::Contains("writer 0 (machine ") &&
+                              Catch::Contains("start distwriter: No such file or directory"));
+  CHECK(testutil::CompareDumps(DumpSingle(db), cluster.Dump()).empty());
+}
+
+}  // namespace
+}  // namespace tools

@@ -53,6 +53,7 @@ DistCluster::DistCluster(std::string distwriter_binary, int k, int timeout_ms)
   INFO("distwriter init-local: " << r.Describe());
   REQUIRE(r.exit_code == 0);
   SetTimeoutMs(timeout_ms);
+  SetGlobal("distwriter", binary_);
 }
 
 std::string DistCluster::GroupDir(int writer) const {

@@ -44,7 +44,8 @@ class DistCluster {
  public:
   // `distwriter init-local --writers k` with the binary at distwriter_binary (test
   // binaries know it as PROJECT_BINARY_DIR "/tools/distwriter"), then timeout_ms
-  // set to timeout_ms (the default of ten minutes would let a broken round hang a test).
+  // set to timeout_ms (the default of ten minutes would let a broken round hang a test)
+  // and `distwriter = ` that binary, the one launches (webdb's too) start.
   DistCluster(std::string distwriter_binary, int k, int timeout_ms = 60000);
   DistCluster(const DistCluster&) = delete;
   DistCluster& operator=(const DistCluster&) = delete;
