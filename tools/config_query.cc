@@ -19,6 +19,7 @@ const std::map<std::string_view, std::function<std::string(const DistConfig&)>>&
           {"db", [](const DistConfig& c) { return c.db(); }},
           {"writers", [](const DistConfig& c) { return std::to_string(c.k); }},
           {"replicas", [](const DistConfig& c) { return std::to_string(c.replicas); }},
+          {"distwriter", [](const DistConfig& c) { return c.distwriter_binary; }},
           {"timeout_ms", [](const DistConfig& c) { return std::to_string(c.cluster.timeout_ms); }},
           {"connect_timeout_ms",
            [](const DistConfig& c) { return std::to_string(c.cluster.connect_timeout_ms); }},

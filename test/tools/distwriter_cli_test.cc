@@ -122,6 +122,7 @@ TEST_CASE("distwriter machines and config --get print the config as distwriter r
       {"ssh_identity", dir.File("keys/id")},
       {"ssh_known_hosts", ""},
       {"ssh_accept_unknown_host_keys", "false"},
+      {"distwriter", ""},
   };
   for (const auto& [key, value] : values) {
     CAPTURE(key);
@@ -130,6 +131,10 @@ TEST_CASE("distwriter machines and config --get print the config as distwriter r
     CHECK(got.exit_code == 0);
     CHECK(got.out == value + "\n");
   }
+  std::ofstream(dir.File("named.conf")) << "distwriter = /opt/bin/distwriter\n"
+                                         << testutil::ReadFileOrEmpty(conf);
+  CHECK(Run(dir, {"config", "--config", dir.File("named.conf"), "--get", "distwriter"}).out ==
+        "/opt/bin/distwriter\n");
   ProcessResult unknown = Run(dir, {"config", "--config", conf, "--get", "writer.0.machine"});
   CHECK(unknown.exit_code == 2);
   CHECK_THAT(unknown.err, Catch::Contains("--get writer.0.machine: not a key distwriter reports"));
