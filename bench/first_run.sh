@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The first run on a fresh machine (docs/PERFORMANCE.md, "Builds and the first run"):
+# The first run on a fresh machine (docs/PERFORMANCE.md, "The first run"):
 # runs one of the README's commands in a clean Debian 12 root, as a newcomer would, and
 # prints every line of its output with the seconds since the start, then its wall and CPU
 # time. Run as root on Debian 12, with debootstrap and a reachable Debian mirror.
