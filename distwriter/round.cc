@@ -89,6 +89,8 @@ class Round {
   Result<bool> RestartedAfterCommit(const std::string& digest);
   Status Exchanged(DistPlumbing* plumbing, size_t sorter_budget, const std::string& digest);
   Status TakeLease();
+  // OK while this run holds its lease; else why not, naming writer and machine.
+  Status Held() const;
   Status HoldOwnSection();
   std::unique_ptr<Exchange> NewExchange(uint64_t round) {
     auto exchange =
@@ -154,13 +156,15 @@ Result<std::string> Round::LogCalls(webdb::StagePlumbing& plumbing) {
 Status Round::TakeLease() {
   const bool takeover = fs_.own_machine() != config_.writer_machines[self_];
   NUTCHFS_ASSIGN_OR_RETURN(lease_, fs_.TakeLease(config_.WriterFile(self_, "LOCK"), takeover));
-  const std::string who = fmt::format("writer {} (machine {})", self_, fs_.own_machine());
-  fs_.SetFence([this, who] {
-    Status held = lease_->Check();
-    if (held.ok()) return held;
-    return Status::IOError(who + ": " + held.message() + ": this run changes nothing more");
-  });
+  fs_.SetFence([this] { return Held(); });
   return Status::OK();
+}
+
+Status Round::Held() const {
+  Status held = lease_->Check();
+  if (held.ok()) return held;
+  return Status::IOError(fmt::format("writer {} (machine {}): {}: this run changes nothing more",
+                                     self_, fs_.own_machine(), held.message()));
 }
 
 Result<RoundReport> Round::Run() {
@@ -187,6 +191,9 @@ Result<RoundReport> Round::Run() {
     return Err(s);
   }
   NUTCHFS_RETURN_IF_ERROR(local_.RemoveDirRecursively(work_dir_));
+  // A run that lost its lease fails whatever it found (a round its successor applied
+  // needs no write): reporting success would tell a scheduler it did the work.
+  NUTCHFS_RETURN_IF_ERROR(Held());
   NUTCHFS_RETURN_IF_ERROR(lease_->Release());
   return report_;
 }

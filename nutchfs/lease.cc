@@ -206,12 +206,12 @@ Status Rewrite(Env& env, const std::string& path, const std::string& text, bool 
 
 }  // namespace
 
-Lease::Lease(LeaseRequest request, std::vector<LeasePlace> held)
+Lease::Lease(LeaseRequest request, std::vector<LeasePlace> held, int64_t taken_ns)
     : request_(std::move(request)),
       me_(request_.me),
       held_(std::move(held)),
       lease_(request_.lease_ms),
-      renewed_ns_(SteadyNs()) {
+      renewed_ns_(taken_ns) {
   for (size_t i = 0; i < held_.size(); ++i) renewers_.emplace_back([this, i] { Renew(i); });
 }
 
@@ -225,6 +225,18 @@ void Lease::Lose(std::string why) {
   if (lost_.load()) return;
   lost_why_ = std::move(why);
   lost_.store(true);
+}
+
+Status Lease::LookForSuccessor(const LeasePlace& p) {
+  NUTCHFS_ASSIGN_OR_RETURN(std::vector<uint64_t> epochs, Epochs(*p.env, p.dir, request_.name));
+  if (Highest(epochs) <= me_.epoch) return Status::OK();
+  const std::string path = RecordPath(p, request_.name, Highest(epochs));
+  auto text_there = ReadFileToString(*p.env, path);
+  auto successor = text_there ? DecodeLockOwner(*text_there, path)
+                              : Result<LockOwner>(Err(text_there.error()));
+  Lose("taken over by epoch " + std::to_string(Highest(epochs)) +
+       (successor ? " (" + DescribeOwner(*successor) + ")" : "") + " at machine " + p.machine);
+  return Status::OK();
 }
 
 Status Lease::Check() const {
@@ -251,17 +263,7 @@ void Lease::Renew(size_t i) {
     lock.unlock();
     const int64_t start = SteadyNs();
     ++record.renewals;
-    auto epochs = Epochs(*p.env, p.dir, request_.name);
-    Status s = epochs ? Status::OK() : epochs.error();
-    if (s.ok() && Highest(*epochs) > me_.epoch) {
-      const std::string path = RecordPath(p, request_.name, Highest(*epochs));
-      auto text_there = ReadFileToString(*p.env, path);
-      auto successor = text_there ? DecodeLockOwner(*text_there, path)
-                                  : Result<LockOwner>(Err(text_there.error()));
-      Lose("taken over by epoch " + std::to_string(Highest(*epochs)) +
-           (successor ? " (" + DescribeOwner(*successor) + ")" : "") + " at machine " +
-           p.machine);
-    }
+    Status s = LookForSuccessor(p);
     if (s.ok() && !lost_.load()) {
       s = Rewrite(*p.env, RecordPath(p, request_.name, me_.epoch), EncodeLockOwner(record), false);
     }
@@ -325,9 +327,20 @@ Result<std::unique_ptr<Lease>> TakeLease(LeaseRequest request) {
   me.epoch = seen.epoch + 1;
   me.lease_ms = request.lease_ms;
   me.acquired_ms = NowMs();
+  // The lease runs from before its first record was created, not from when the taking
+  // ended: a taker paused in between (SIGSTOP, a loaded machine) may have been watched
+  // unrenewed for a lease and taken over, and must find its lease out at once.
+  const int64_t taken_ns = SteadyNs();
   NUTCHFS_ASSIGN_OR_RETURN(std::vector<LeasePlace> held, Create(request, reached, me));
   request.me = me;
-  return std::unique_ptr<Lease>(new Lease(std::move(request), std::move(held)));
+  std::unique_ptr<Lease> lease(new Lease(std::move(request), std::move(held), taken_ns));
+  // A successor that took the lease meanwhile left its higher epoch where this taker had
+  // created its record before the pause: the lease is lost from the start.
+  for (const LeasePlace& p : lease->held_) {
+    Status looked = lease->LookForSuccessor(p);
+    (void)looked;  // a machine not read now is read at the first renewal
+  }
+  return lease;
 }
 
 Result<std::optional<LockOwner>> ReadLeaseRecord(Env& env, const std::string& dir,

@@ -66,11 +66,15 @@ class Lease {
 
  private:
   friend Result<std::unique_ptr<Lease>> TakeLease(LeaseRequest request);
-  Lease(LeaseRequest request, std::vector<LeasePlace> held);
+  // taken_ns: the steady clock before the first record was created (the lease's start).
+  Lease(LeaseRequest request, std::vector<LeasePlace> held, int64_t taken_ns);
   // Renews the record at held_[i] every quarter lease until stopped: one thread per
   // machine, so that one that hangs or cannot be reached delays no other.
   void Renew(size_t i);
   void Lose(std::string why);
+  // Loses the lease when place p holds a higher epoch than this one's; errors are the
+  // read's.
+  Status LookForSuccessor(const LeasePlace& p);
 
   const LeaseRequest request_;
   LockOwner me_;

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <functional>
+#include <utility>
 #include <thread>
 
 #include "nutchfs/fault_env.h"
@@ -48,6 +50,50 @@ nutchfs::Status LostWithin(const nutchfs::Lease& lease) {
   }
   return lease.Check();
 }
+
+// Forwards to another Env, running `before_create` once before the first CreateExclusive:
+// a taker paused between the machines of its group while another run acts.
+class PausingEnv final : public nutchfs::Env {
+ public:
+  PausingEnv(nutchfs::Env& base, std::function<void()> before_create)
+      : base_(base), before_create_(std::move(before_create)) {}
+  nutchfs::Result<std::unique_ptr<nutchfs::SequentialFile>> NewSequentialFile(
+      const std::string& path) override {
+    return base_.NewSequentialFile(path);
+  }
+  nutchfs::Result<std::unique_ptr<nutchfs::RandomAccessFile>> NewRandomAccessFile(
+      const std::string& path) override {
+    return base_.NewRandomAccessFile(path);
+  }
+  nutchfs::Result<std::unique_ptr<nutchfs::WritableFile>> NewWritableFile(
+      const std::string& path) override {
+    return base_.NewWritableFile(path);
+  }
+  nutchfs::Status CreateExclusive(const std::string& path, std::string_view contents) override {
+    if (before_create_) std::exchange(before_create_, nullptr)();
+    return base_.CreateExclusive(path, contents);
+  }
+  bool FileExists(const std::string& path) override { return base_.FileExists(path); }
+  nutchfs::Result<uint64_t> GetFileSize(const std::string& path) override {
+    return base_.GetFileSize(path);
+  }
+  nutchfs::Result<std::vector<std::string>> GetChildren(const std::string& dir) override {
+    return base_.GetChildren(dir);
+  }
+  nutchfs::Status RenameFile(const std::string& from, const std::string& to) override {
+    return base_.RenameFile(from, to);
+  }
+  nutchfs::Status RemoveFile(const std::string& path) override { return base_.RemoveFile(path); }
+  nutchfs::Status CreateDirs(const std::string& dir) override { return base_.CreateDirs(dir); }
+  nutchfs::Status RemoveDirRecursively(const std::string& dir) override {
+    return base_.RemoveDirRecursively(dir);
+  }
+  nutchfs::Status SyncDir(const std::string& dir) override { return base_.SyncDir(dir); }
+
+ private:
+  nutchfs::Env& base_;
+  std::function<void()> before_create_;
+};
 
 }  // namespace
 
@@ -242,4 +288,41 @@ TEST_CASE("a lease must reach its home unless the run is a takeover", "[nutchfs]
   CHECK((*taken)->epoch() == 1);
   CHECK(env->FileExists(RecordAt(dir.path(), "b", 1)));
   CHECK_FALSE(env->FileExists(RecordAt(dir.path(), "a", 1)));
+}
+
+TEST_CASE("a taker paused between its machines while another run took the lease holds nothing",
+          "[nutchfs][lease]") {
+  testutil::TempDir dir;
+  auto env = nutchfs::NewLocalEnv();
+  // The taker created epoch 1 at its home a and stopped before machine b; meanwhile a
+  // successor saw epoch 1 unrenewed for a lease and took epoch 2 at both machines.
+  LockOwner successor = Elsewhere(Request(env.get(), dir.path(), 60000)).me;
+  successor.epoch = 2;
+  successor.lease_ms = 60000;
+  PausingEnv at_b(*env, [&] {
+    for (const char* m : {"a", "b"}) {
+      REQUIRE(env->CreateDirs(dir.path() + "/" + m + "/.locks").ok());
+      REQUIRE(env->CreateExclusive(RecordAt(dir.path(), m, 2),
+                                   nutchfs::EncodeLockOwner(successor))
+                  .ok());
+    }
+  });
+  LeaseRequest request = Request(env.get(), dir.path(), 60000);
+  request.places[1].env = &at_b;
+  auto resumed = nutchfs::TakeLease(request);
+  REQUIRE(resumed);
+  CHECK((*resumed)->epoch() == 1);
+  // Resumed, it holds nothing: well before its first renewal, its lease is lost already.
+  const nutchfs::Status held = (*resumed)->Check();
+  REQUIRE_FALSE(held.ok());
+  CHECK_THAT(held.message(), Catch::Contains("taken over by epoch 2") &&
+                                 Catch::Contains("on host elsewhere"));
+  REQUIRE((*resumed)->Release().ok());
+  for (const char* m : {"a", "b"}) {
+    auto record = nutchfs::ReadLeaseRecord(*env, dir.path() + "/" + m + "/.locks", "LOCK");
+    REQUIRE(record);
+    REQUIRE(record->has_value());
+    CHECK((*record)->epoch == 2);
+    CHECK_FALSE((*record)->released);
+  }
 }
