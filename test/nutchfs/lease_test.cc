@@ -42,6 +42,18 @@ std::string RecordAt(const std::string& root, const char* machine, uint64_t epoc
   return root + "/" + machine + "/.locks/LOCK." + std::to_string(epoch);
 }
 
+// Creates at both machines the record of epoch `epoch` of a holder on another host.
+void PlaceRecordElsewhere(nutchfs::Env& env, const std::string& root, uint64_t epoch,
+                          int64_t lease_ms) {
+  LockOwner owner = Elsewhere(Request(&env, root, lease_ms)).me;
+  owner.epoch = epoch;
+  owner.lease_ms = lease_ms;
+  for (const char* m : {"a", "b"}) {
+    REQUIRE(env.CreateDirs(root + "/" + m + "/.locks").ok());
+    REQUIRE(env.CreateExclusive(RecordAt(root, m, epoch), nutchfs::EncodeLockOwner(owner)).ok());
+  }
+}
+
 // Waits (up to a minute, for a loaded machine) until lease.Check() fails.
 nutchfs::Status LostWithin(const nutchfs::Lease& lease) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
@@ -155,14 +167,7 @@ TEST_CASE("a lease of another host is taken over, without unlock, once not renew
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
   // A holder elsewhere that stopped renewing: its record stays as it was.
-  LockOwner gone = Elsewhere(Request(env.get(), dir.path(), 300)).me;
-  gone.epoch = 3;
-  gone.lease_ms = 300;
-  for (const char* m : {"a", "b"}) {
-    REQUIRE(env->CreateDirs(dir.path() + "/" + m + "/.locks").ok());
-    REQUIRE(env->CreateExclusive(RecordAt(dir.path(), m, 3), nutchfs::EncodeLockOwner(gone))
-                .ok());
-  }
+  PlaceRecordElsewhere(*env, dir.path(), 3, 300);
   const auto start = std::chrono::steady_clock::now();
   auto taken = nutchfs::TakeLease(Request(env.get(), dir.path(), 300));
   REQUIRE(taken);
@@ -296,17 +301,7 @@ TEST_CASE("a taker paused between its machines while another run took the lease 
   auto env = nutchfs::NewLocalEnv();
   // The taker created epoch 1 at its home a and stopped before machine b; meanwhile a
   // successor saw epoch 1 unrenewed for a lease and took epoch 2 at both machines.
-  LockOwner successor = Elsewhere(Request(env.get(), dir.path(), 60000)).me;
-  successor.epoch = 2;
-  successor.lease_ms = 60000;
-  PausingEnv at_b(*env, [&] {
-    for (const char* m : {"a", "b"}) {
-      REQUIRE(env->CreateDirs(dir.path() + "/" + m + "/.locks").ok());
-      REQUIRE(env->CreateExclusive(RecordAt(dir.path(), m, 2),
-                                   nutchfs::EncodeLockOwner(successor))
-                  .ok());
-    }
-  });
+  PausingEnv at_b(*env, [&] { PlaceRecordElsewhere(*env, dir.path(), 2, 60000); });
   LeaseRequest request = Request(env.get(), dir.path(), 60000);
   request.places[1].env = &at_b;
   auto resumed = nutchfs::TakeLease(request);
