@@ -329,18 +329,11 @@ Result<std::unique_ptr<Lease>> TakeLease(LeaseRequest request) {
   me.acquired_ms = NowMs();
   // The lease runs from before its first record was created, not from when the taking
   // ended: a taker paused in between (SIGSTOP, a loaded machine) may have been watched
-  // unrenewed for a lease and taken over, and must find its lease out at once.
+  // unrenewed for a lease and taken over, and then finds its lease run out at once.
   const int64_t taken_ns = SteadyNs();
   NUTCHFS_ASSIGN_OR_RETURN(std::vector<LeasePlace> held, Create(request, reached, me));
   request.me = me;
-  std::unique_ptr<Lease> lease(new Lease(std::move(request), std::move(held), taken_ns));
-  // A successor that took the lease meanwhile left its higher epoch where this taker had
-  // created its record before the pause: the lease is lost from the start.
-  for (const LeasePlace& p : lease->held_) {
-    Status looked = lease->LookForSuccessor(p);
-    (void)looked;  // a machine not read now is read at the first renewal
-  }
-  return lease;
+  return std::unique_ptr<Lease>(new Lease(std::move(request), std::move(held), taken_ns));
 }
 
 Result<std::optional<LockOwner>> ReadLeaseRecord(Env& env, const std::string& dir,
