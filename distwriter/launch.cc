@@ -393,17 +393,24 @@ void RemoveStalePieces(nutchfs::NutchFs& fs, const DistConfig& config, const std
 
 // The failed writers, for the error message. A writer that exited because a peer's
 // failure marker reached it, without publishing one of its own, was stopped by that
-// peer, as if launch had stopped it. A writer retracts the stage 0 files it sent when it
+// peer, as if launch had stopped it. Markers of writers launch stopped do not count:
+// they are sent after the failure that made launch stop them, so they explain none, and
+// a failed writer holding one may have had its own marker erased at a peer that started
+// its attempt late (an attempt clears the markers of earlier ones). A writer retracts the stage 0 files it sent when it
 // fails, not when it is killed; so that a rerun with other inputs cannot read them, they
 // are retracted here for every writer that did not succeed (all have exited).
 std::string Failures(nutchfs::NutchFs& fs, const DistConfig& config, uint64_t round,
                      const std::vector<Child>& children) {
+  std::vector<bool> stopped_by_launch(config.k, false);
+  for (const Child& c : children) stopped_by_launch[c.writer] = c.stopped;
   std::vector<std::vector<int>> told(config.k);  // told[i]: peers whose marker i holds
   std::vector<bool> published(config.k, false);
   for (const Child& c : children) {
     if (c.exit_code == 0) continue;
-    told[c.writer] = FailedPeersOf(fs, config, round, c.writer);
-    for (int p : told[c.writer]) published[p] = true;
+    for (int p : FailedPeersOf(fs, config, round, c.writer)) {
+      published[p] = true;
+      if (!stopped_by_launch[p]) told[c.writer].push_back(p);
+    }
   }
   std::string failed;
   for (const Child& c : children) {
