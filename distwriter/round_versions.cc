@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "distwriter/section_copies.h"
 #include "nutchfs/clock.h"
 #include "nutchfs/nutchfs.h"
 #include "webdb/db/manifest.h"
@@ -64,13 +65,20 @@ class Admin {
 
   // Every machine's installed round. A round installed on some machines only (a
   // rollback or a round cut short), or decided and installed nowhere yet, is rolled
-  // forward first, as the writers would: installed on every machine. Returns it.
-  Result<RoundManifest> Installed(const webdb::StepHook& hook) {
+  // forward first, as the writers would: installed on every machine. Returns it. With
+  // `fresh`, a machine that has installed no round (a replaced one) is added there and
+  // left alone instead of failing.
+  Result<RoundManifest> Installed(const webdb::StepHook& hook,
+                                  std::vector<std::string>* fresh = nullptr) {
     std::map<std::string, uint64_t> at;
     uint64_t newest = 0;
     for (const std::string& machine : Machines()) {
       auto v = store_.InstalledVersionAt(machine);
-      if (!v) return Err(v.error().WithContext("machine " + machine));
+      if (!v && fresh != nullptr && v.error().IsNotFound()) {
+        fresh->push_back(machine);
+        continue;
+      }
+      if (!v) return Err(v.error().WithContext(Where(machine)));
       at[machine] = *v;
       newest = std::max(newest, *v);
     }
@@ -124,6 +132,92 @@ class Admin {
   }
 
   nutchfs::NutchFs& fs() { return *fs_; }
+
+  // "machine M (user@host:port:/root)", for errors at one machine.
+  std::string Where(const std::string& machine) const {
+    const nutchfs::MachineConfig* m = config_.cluster.FindMachine(machine);
+    return fmt::format("machine {} ({})", machine, m ? m->location.ToString() : "?");
+  }
+
+  // The kept rounds, installed first, each looked for on every machine (the view may be
+  // a fresh one); a round no machine has a sound copy of is left out.
+  Result<std::vector<RoundManifest>> KeptAnywhere(const RoundManifest& installed) {
+    std::vector<RoundManifest> kept;
+    for (uint64_t v = installed.version; v >= 1 && RoundKept(installed, v); --v) {
+      NUTCHFS_ASSIGN_OR_RETURN(std::optional<RoundManifest> round, store_.FindDecided(v));
+      if (round) kept.push_back(std::move(*round));
+    }
+    return kept;
+  }
+
+  // Copies to every machine of the meta group each of kept's ROUND files it lacks (or
+  // holds damaged), then installs kept's first at each of `fresh`. Returns how many files
+  // it wrote.
+  Result<int> RestoreRoundFiles(const std::vector<RoundManifest>& kept,
+                                const std::vector<std::string>& fresh,
+                                const webdb::StepHook& hook) {
+    int written = 0;
+    for (const std::string& machine : Machines()) {
+      for (const RoundManifest& round : kept) {
+        auto there = store_.ReadDecidedAt(round.version, machine);
+        if (!there && !there.error().IsCorruption()) {
+          return Err(there.error().WithContext(Where(machine)));
+        }
+        if (there && *there) continue;
+        if (hook) hook("publish " + machine);
+        Status s = store_.PublishTo(round, machine);
+        if (!s.ok()) return Err(s.WithContext(Where(machine)));
+        ++written;
+      }
+    }
+    for (const std::string& machine : fresh) {
+      if (hook) hook("install " + machine);
+      Status s = store_.InstallAt(kept.front().version, machine);
+      if (!s.ok()) return Err(s.WithContext(Where(machine)));
+      ++written;
+    }
+    return written;
+  }
+
+  // Makes every machine of writer's group hold every file of its section in round, copied
+  // from the first holder the round names that has every file with its size (a holder may
+  // have lost them since: a replaced machine that older rounds name); the files of a
+  // machine the round does not name are read end to end first (CopySection's
+  // check_bytes). Returns the machines that hold it now, in the group's order, and adds
+  // the files copied to *copied.
+  Result<std::vector<std::string>> RestoreSection(const RoundManifest& round, int writer,
+                                                  int* copied) {
+    const webdb::Manifest& section = round.sections[writer];
+    const std::vector<std::string> holders =
+        round.HoldersOf(writer, config_.writer_machines[writer]);
+    std::string from;
+    Status lacking;
+    for (const std::string& holder : holders) {
+      auto whole = CopySection(*fs_, config_, writer, section, holder, holder);
+      if (whole) {
+        from = holder;
+        break;
+      }
+      if (!whole.error().IsCorruption()) return Err(whole.error().WithContext(Where(holder)));
+      lacking = whole.error();
+    }
+    if (from.empty()) {
+      return Err(Status::Corruption(
+          fmt::format("{}: no holder of its section in {} has all its files: {}",
+                      config_.Describe(writer), RoundFileName(round.version), lacking.message())));
+    }
+    for (const std::string& machine : config_.GroupMachines(writer)) {
+      if (machine == from) continue;
+      const bool holder = std::find(holders.begin(), holders.end(), machine) != holders.end();
+      auto n = CopySection(*fs_, config_, writer, section, from, machine, !holder);
+      if (!n) {
+        return Err(n.error().WithContext(
+            fmt::format("{}: copy to {}", config_.Describe(writer), Where(machine))));
+      }
+      *copied += *n;
+    }
+    return config_.GroupMachines(writer);
+  }
 
   // Removes ROUND-<version> from every machine of the meta group, the view last: until
   // then a rerun finds the round to drop there.
@@ -483,6 +577,60 @@ Result<uint64_t> SetDistKeep(const DistConfig& config, uint32_t keep, const webd
   NUTCHFS_RETURN_IF_ERROR((*admin)->PublishEverywhere(next, hook));
   NUTCHFS_RETURN_IF_ERROR((*admin)->Collect(next, hook));
   return next.version;
+}
+
+Result<RereplicateResult> RereplicateDistDb(const DistConfig& config,
+                                            const webdb::StepHook& hook, nutchfs::Env* env) {
+  auto admin = Admin::Open(config, env);
+  if (!admin) return Err(Refused(admin.error(), "rereplicate"));
+  std::vector<std::string> fresh;
+  auto installed = (*admin)->Installed(hook, &fresh);
+  if (!installed) return Err(Refused(installed.error(), "rereplicate"));
+  auto kept = (*admin)->KeptAnywhere(*installed);
+  if (!kept) return Err(Refused(kept.error(), "rereplicate"));
+  RereplicateResult result{installed->version, false, 0, 0, fresh};
+  auto restore = [&](const RoundManifest& round, int i) {
+    const std::string what = config.Describe(i) + " " + RoundFileName(round.version);
+    if (hook) hook("restore " + what);
+    return (*admin)->RestoreSection(round, i, &result.section_files);
+  };
+  RoundManifest next = *installed;
+  bool holders_changed = false;
+  for (int i = 0; i < config.k; ++i) {
+    auto holders = restore(*installed, i);
+    if (!holders) return Err(Refused(holders.error(), "rereplicate"));
+    const std::string& home = config.writer_machines[i];
+    holders_changed = holders_changed || *holders != installed->HoldersOf(i, home);
+    next.SetHolders(i, std::move(*holders), home);
+  }
+  // Older rounds are never rewritten, but their files are restored too, for their
+  // readers and a rollback to one: those of the rounds still kept after the one to
+  // publish, if any. The installed one stays first, its ROUND file what a fresh machine
+  // installs.
+  const uint64_t newest = installed->version + (holders_changed ? 1 : 0);
+  std::erase_if(*kept, [&](const RoundManifest& r) {
+    return r.version != installed->version && r.version + installed->keep <= newest;
+  });
+  for (size_t r = 1; r < kept->size(); ++r) {
+    for (int i = 0; i < config.k; ++i) {
+      auto holders = restore((*kept)[r], i);
+      if (!holders) return Err(Refused(holders.error(), "rereplicate"));
+    }
+  }
+  auto written = (*admin)->RestoreRoundFiles(*kept, fresh, hook);
+  if (!written) return Err(Refused(written.error(), "rereplicate"));
+  result.round_files = *written;
+  if (!holders_changed) return result;
+  // The same sections, digests and token, as a keep change: a writer restarted after
+  // the round before still finds its calls applied.
+  next.version = installed->version + 1;
+  next.restores = 0;
+  next.time_ms = nutchfs::NowMs();
+  NUTCHFS_RETURN_IF_ERROR((*admin)->PublishEverywhere(next, hook));
+  NUTCHFS_RETURN_IF_ERROR((*admin)->Collect(next, hook));
+  result.version = next.version;
+  result.published = true;
+  return result;
 }
 
 }  // namespace distwriter

@@ -112,6 +112,30 @@ using SectionRewrite = std::function<Result<webdb::Manifest>(
 Result<uint64_t> RewriteDistSections(const DistConfig& config, const SectionRewrite& rewrite,
                                      const webdb::StepHook& hook, nutchfs::Env* env = nullptr);
 
+// What RereplicateDistDb did.
+struct RereplicateResult {
+  uint64_t version = 0;    // the installed round afterwards
+  bool published = false;  // version is a new round naming restored holders
+  int section_files = 0;   // section files copied to machines that lacked them
+  int round_files = 0;     // ROUND files copied and CURRENT files written in the meta group
+  std::vector<std::string> fresh;  // machines of the meta group that had no round installed
+
+  bool nothing() const { return !published && section_files == 0 && round_files == 0; }
+};
+
+// `distwriter rereplicate` (docs/DISTRIBUTED.md, "Losing a machine for good"): makes every
+// machine of each writer's group hold every file of each kept round's section (copied
+// from a holder the round names that has them all, read end to end against the round's
+// size and CRC32C where the round does not vouch for the copy), and every machine of the
+// meta group hold the kept rounds' ROUND files and a CURRENT; then, if a section of the
+// installed round has holders it does not name, publishes a round naming them, as a keep
+// change is published (older rounds are never rewritten). Refused as RollbackDistDb is
+// (a machine that cannot be reached is named with its location). Killed before
+// publication, it leaves temporary files, which the next clean-up removes, and whole
+// copies, which running it again finds (by size, and read end to end) and keeps.
+Result<RereplicateResult> RereplicateDistDb(const DistConfig& config, const webdb::StepHook& hook,
+                                            nutchfs::Env* env = nullptr);
+
 }  // namespace distwriter
 
 #endif  // DISTWRITER_ROUND_VERSIONS_H_

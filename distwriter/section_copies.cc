@@ -2,20 +2,46 @@
 
 #include <fmt/format.h>
 
+#include "webdb/db/manifest_table.h"
 
 namespace distwriter {
 
+namespace {
+
+// The file at `machine` read end to end against its section entry f.
+Status CheckBytesAt(nutchfs::NutchFs& fs, const DistConfig& config, int writer,
+                    const webdb::TableFile& f, const std::string& machine) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto at,
+                           fs.LocateAt(config.WriterFile(writer, "section/" + f.name), machine));
+  Status s = webdb::CheckTableBytes(
+      *at.env, {at.path, f, fmt::format("{}'s section", config.Describe(writer))});
+  return s.ok() ? s : s.WithContext("machine " + machine);
+}
+
+}  // namespace
+
 Result<int> CopySection(nutchfs::NutchFs& fs, const DistConfig& config, int writer,
                         const webdb::Manifest& section, const std::string& from,
-                        const std::string& to) {
+                        const std::string& to, bool check_bytes) {
   int copied = 0;
   for (int t = 0; t < webdb::kNumTables; ++t) {
     const webdb::TableFile& f = SectionFile(section, static_cast<webdb::TableId>(t));
     const nutchfs::NutchFile file = config.WriterFile(writer, "section/" + f.name);
     NUTCHFS_ASSIGN_OR_RETURN(auto there, fs.LocateAt(file, to));
     auto size = there.env->GetFileSize(there.path);
-    if (size && *size == f.size) continue;
+    if (size && *size == f.size) {
+      if (!check_bytes) continue;
+      Status same = CheckBytesAt(fs, config, writer, f, to);
+      if (same.ok()) continue;
+      if (!same.IsCorruption()) return Err(same);
+    }
     if (!size && !size.error().IsNotFound()) return Err(size.error().WithContext("machine " + to));
+    if (to == from) {
+      return Err(Status::Corruption(fmt::format("{} at machine {} is missing or not of the {} "
+                                                "bytes its section names",
+                                                file.ToString(), to, f.size)));
+    }
+    if (check_bytes) NUTCHFS_RETURN_IF_ERROR(CheckBytesAt(fs, config, writer, f, from));
     NUTCHFS_ASSIGN_OR_RETURN(nutchfs::FileInfo info, fs.CopyAt(file, from, to));
     if (info.size != f.size) {
       return Err(Status::Corruption(file.ToString() + " at machine " + from + " has " +

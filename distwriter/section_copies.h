@@ -19,11 +19,16 @@
 namespace distwriter {
 
 // Makes every file of `section` (writer's) present at machine `to` with its recorded size,
-// copying from machine `from` each one that is missing there or of another size. Returns
-// how many files it copied.
+// copying from machine `from` each one that is missing there or of another size. With
+// check_bytes, a file found at `to` with its size is also read end to end against the
+// size and CRC32C the section records (and copied again if it differs), and a file is
+// read so at `from` before it is copied (Corruption naming it there if it differs): for
+// copies made from a round's holders long after the round wrote them. `to` may be `from`:
+// then a file missing there or of another size is Corruption naming it. Returns how many
+// files it copied.
 Result<int> CopySection(nutchfs::NutchFs& fs, const DistConfig& config, int writer,
                         const webdb::Manifest& section, const std::string& from,
-                        const std::string& to);
+                        const std::string& to, bool check_bytes = false);
 
 // After stages 1..5 wrote `section` on this machine: copies it to every other machine of
 // writer's group that is not left out as unreachable. A machine where that fails because

@@ -6,6 +6,7 @@
 //   distwriter rank --config FILE --writer I [--iterations K] [--epsilon E] [--damping D]
 //   distwriter launch --config FILE --rank [--iterations K] [--epsilon E] [--damping D]
 //   distwriter unlock --config FILE --writer I
+//   distwriter rereplicate --config FILE
 //   distwriter machines --config FILE
 //   distwriter config --config FILE --get KEY
 #include <fmt/format.h>
@@ -27,6 +28,7 @@
 #include "distwriter/init_local.h"
 #include "distwriter/launch.h"
 #include "distwriter/round.h"
+#include "distwriter/round_versions.h"
 #include "nutchfs/lock_file.h"
 #include "nutchfs/nutchfs.h"
 #include "tools/allocator.h"
@@ -171,6 +173,10 @@ Result<Args> Parse(int argc, char** argv) {
   } else if (a.command == "unlock") {
     if (a.config.empty() || !a.files.empty()) {
       return nutchfs::Err(Status::InvalidArgument("unlock needs --config FILE --writer I"));
+    }
+  } else if (a.command == "rereplicate") {
+    if (a.config.empty() || !a.files.empty()) {
+      return nutchfs::Err(Status::InvalidArgument("rereplicate needs --config FILE"));
     }
   } else if (a.command == "machines" || a.command == "config") {
     if (a.config.empty() || !a.files.empty() || (a.command == "config" && a.get.empty())) {
@@ -378,6 +384,34 @@ Status Run(const Args& a, const distwriter::DistConfig& config) {
   return Status::OK();
 }
 
+// Restores the copies a replaced machine lacks, and says what it did on stdout.
+Status Rereplicate(const Args& a, const distwriter::DistConfig& config) {
+  const auto observe = tools::StepObserver();
+  auto hook = [&](std::string_view step) {
+    if (observe) observe(step);
+    if (!a.quiet) {
+      std::fprintf(stderr, "distwriter: rereplicate: %.*s\n", static_cast<int>(step.size()),
+                   step.data());
+    }
+  };
+  NUTCHFS_ASSIGN_OR_RETURN(distwriter::RereplicateResult r,
+                           distwriter::RereplicateDistDb(config, hook));
+  if (r.nothing()) {
+    std::printf("nothing to restore: every machine holds its copies of round %lu\n", r.version);
+    return Status::OK();
+  }
+  std::printf("copied %d section file(s) and %d round file(s)", r.section_files, r.round_files);
+  if (!r.fresh.empty()) {
+    std::string machines;
+    for (const std::string& m : r.fresh) machines += (machines.empty() ? "" : ", ") + m;
+    std::printf(" (replaced machines: %s)", machines.c_str());
+  }
+  std::printf(r.published ? "; round %lu names the restored holders\n"
+                          : "; round %lu names every holder already\n",
+              r.version);
+  return Status::OK();
+}
+
 std::string SelfPath() {
   char buf[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
@@ -390,6 +424,7 @@ Status Dispatch(const Args& a) {
   if (a.command == "run") return Run(a, config);
   if (a.command == "rank") return Rank(a, config);
   if (a.command == "unlock") return Unlock(a, config);
+  if (a.command == "rereplicate") return Rereplicate(a, config);
   if (a.command == "create") return distwriter::CreateDistDb(config, a.sample, a.keep);
   if (a.command == "machines") return tools::PrintWriterMachines(config, stdout);
   if (a.command == "config") return tools::PrintConfigValue(config, a.get, stdout);

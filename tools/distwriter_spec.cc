@@ -99,6 +99,15 @@ std::vector<CommandSpec> Commands() {
        {{"config", ""}, {"writer", ""}},
        0,
        0},
+      {"rereplicate",
+       "distwriter rereplicate --config FILE",
+       "Restores the copies a replaced machine lacks: each file of the kept rounds' sections "
+       "that a machine of its writer's group lacks, copied from a holder, and the meta group's "
+       "round files; then publishes a round naming the restored holders. No writer may run "
+       "meanwhile (docs/DISTRIBUTED.md, \"Losing a machine for good\").",
+       {{"config", ""}},
+       0,
+       0},
       {"machines",
        "distwriter machines --config FILE",
        "Prints one line per writer: index, machine, scheme, host, port, user, root.",

@@ -9,6 +9,8 @@
 //   - A writer stopped (SIGSTOP) past its lease is taken over from another host; resumed,
 //     it changes nothing and exits 4.
 //   - A lease of another host that ran out is taken by a requeued writer without unlock.
+//   - A lost host comes back with an empty root; `distwriter rereplicate` restores its
+//     copies, verify is clean, and every writer runs on its own machine again.
 //
 // Call files live in the hosts' shared directory, so that a takeover reads them on
 // another host. Waits are on a process's exit or a lease record, never on a sleep.
@@ -143,6 +145,18 @@ class ReplicatedHosts {
     hosts_.StopSshd(h);
     fs::remove_all(hosts_.host(h).root);
   }
+  // Brings host h back as a replaced machine: an empty root at the same location, its
+  // sshd started again.
+  void Replace(int h) {
+    fs::create_directories(hosts_.host(h).root);
+    hosts_.StartSshd(h);
+  }
+
+  // `distwriter rereplicate` from the test process, which reaches every host over SFTP.
+  ProcessResult Rereplicate() {
+    return testutil::RunProcess({kDistwriter, "rereplicate", "--config", config_}, {},
+                                logs_.File("rereplicate-" + std::to_string(++runs_)));
+  }
 
  private:
   TestHosts hosts_;
@@ -193,6 +207,59 @@ TEST_CASE(
     cluster.RunRound(testutil::SplitSession(sessions[r], kWriters, cuts), r, {0, 2, 2});
     CheckMatchesSingle(single, cluster.config(), sessions[r]);
   }
+}
+
+TEST_CASE("R = 2 on three hosts: a lost host replaced by an empty one gets its copies back",
+          "[ssh][replicas][rereplicate]") {
+  ReplicatedHosts cluster;
+  const std::vector<Session> sessions = MakeSessions(503, 3);
+  std::mt19937_64 cuts(503);
+  testutil::ModelDb single;
+  cluster.RunRound(testutil::SplitSession(sessions[0], kWriters, cuts), 0, {0, 1, 2});
+  CheckMatchesSingle(single, cluster.config(), sessions[0]);
+
+  // Host 1 lost for good; a round with writer 1 on h2, its replica holder.
+  cluster.Lose(1);
+  cluster.RunRound(testutil::SplitSession(sessions[1], kWriters, cuts), 1, {0, 2, 2});
+  CheckMatchesSingle(single, cluster.config(), sessions[1]);
+
+  // Nothing can be restored while h1 cannot be reached: the error names it and its host.
+  const ProcessResult down = cluster.Rereplicate();
+  INFO(down.Describe());
+  CHECK(down.exit_code == 4);
+  CHECK_THAT(down.err, Catch::Contains("machine " + cluster.name(1)) &&
+                           Catch::Contains(cluster.hosts().host(1).address));
+
+  // h1 comes back with an empty root: rereplicate copies w0's and w1's sections and the
+  // meta group's files there, and the round it publishes names h1 again.
+  cluster.Replace(1);
+  const ProcessResult missing =
+      testutil::RunProcess({kWebdb, "verify", "--config", cluster.config()}, {},
+                           cluster.logs().File("verify-missing"));
+  CHECK(missing.exit_code != 0);
+  CHECK_THAT(missing.out, Catch::Contains("missing replica: machine " + cluster.name(1)));
+  const ProcessResult restored = cluster.Rereplicate();
+  INFO(restored.Describe());
+  REQUIRE(restored.exit_code == 0);
+  CHECK_THAT(restored.out, Catch::Contains("names the restored holders"));
+  const ProcessResult verify =
+      testutil::RunProcess({kWebdb, "verify", "--config", cluster.config()}, {},
+                           cluster.logs().File("verify"));
+  INFO(verify.Describe());
+  CHECK(verify.exit_code == 0);
+  const ProcessResult stats =
+      testutil::RunProcess({kWebdb, "stats", "--config", cluster.config(), "--quick"}, {},
+                           cluster.logs().File("stats"));
+  INFO(stats.Describe());
+  CHECK(stats.exit_code == 0);
+  CHECK_THAT(stats.out,
+             Catch::Contains("\"sections\":[{\"writer\":0,\"machines\":[\"h0\",\"h1\"]},"
+                             "{\"writer\":1,\"machines\":[\"h1\",\"h2\"]},"
+                             "{\"writer\":2,\"machines\":[\"h2\",\"h0\"]}]"));
+
+  // Every writer on its own machine again.
+  cluster.RunRound(testutil::SplitSession(sessions[2], kWriters, cuts), 2, {0, 1, 2});
+  CheckMatchesSingle(single, cluster.config(), sessions[2]);
 }
 
 // Waits (on the lease record, up to a generous deadline) until writer i holds a lease at
