@@ -22,11 +22,14 @@ cp -a "$pristine" "$root"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 mkdir -p "$root/root/webdb"
 git archive HEAD | tar -x -C "$root/root/webdb"
+# The root a mount of its own, as / is on a machine: the test hosts make it a slave
+# mount (`mount --make-rslave /`), which fails on a directory that is not a mount.
+mount --bind "$root" "$root"
+trap 'umount -lR "$root"' EXIT
 mount -t proc proc "$root/proc"
 mount --rbind /sys "$root/sys"
 mount --rbind /dev "$root/dev"
 mount -t tmpfs tmpfs "$root/tmp"
-trap 'umount -lR "$root/tmp" "$root/dev" "$root/sys" "$root/proc"' EXIT
 
 echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(date +%s.%N)

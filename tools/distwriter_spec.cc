@@ -101,10 +101,8 @@ std::vector<CommandSpec> Commands() {
        0},
       {"rereplicate",
        "distwriter rereplicate --config FILE",
-       "Restores the copies a replaced machine lacks: each file of the kept rounds' sections "
-       "that a machine of its writer's group lacks, copied from a holder, and the meta group's "
-       "round files; then publishes a round naming the restored holders. No writer may run "
-       "meanwhile (docs/DISTRIBUTED.md, \"Losing a machine for good\").",
+       "Restores the copies a replaced machine lacks (kept rounds' sections, round files) from "
+       "their holders, then publishes a round naming them; no writer may run meanwhile.",
        {{"config", ""}},
        0,
        0},
