@@ -30,19 +30,16 @@ std::vector<Session> MakeSessions(uint64_t seed, size_t n) {
   return testutil::RoundSessions(seed, n, 50, 120, 20);
 }
 
-// Writer i's group directory at machine m (m<m>/crawl's layout of init-local).
-std::string GroupAt(const testutil::DistCluster& cluster, int writer, int machine) {
-  return cluster.dir().File("m" + std::to_string(machine) + "/webdb/w" + std::to_string(writer));
-}
 
 // Every file of the installed round's section of writer, read at each machine of its group.
 void CheckCopiesIdentical(const testutil::DistCluster& cluster, const RoundManifest& round) {
   for (int i = 0; i < kWriters; ++i) {
     for (int t = 0; t < webdb::kNumTables; ++t) {
       const std::string name = SectionFile(round.sections[i], webdb::TableId(t)).name;
-      const std::string home = testutil::ReadFileOrEmpty(GroupAt(cluster, i, i) + "/section/" + name);
+      const std::string home =
+          testutil::ReadFileOrEmpty(cluster.GroupDirAt(i, i) + "/section/" + name);
       const std::string replica = testutil::ReadFileOrEmpty(
-          GroupAt(cluster, i, (i + 1) % kWriters) + "/section/" + name);
+          cluster.GroupDirAt(i, (i + 1) % kWriters) + "/section/" + name);
       CAPTURE(i, name);
       CHECK_FALSE(home.empty());
       CHECK(home == replica);
@@ -78,10 +75,10 @@ TEST_CASE("replicas = 2: every section is on two machines, identical, and verifi
 
   // A damaged copy at a replica is found, and named by its path there; so is a lost one.
   const std::string links = SectionFile(round.sections[0], webdb::TableId::kLinksByUrl).name;
-  const std::string damaged = GroupAt(cluster, 0, 1) + "/section/" + links;
+  const std::string damaged = cluster.GroupDirAt(0, 1) + "/section/" + links;
   testutil::FlipByte(damaged, fs::file_size(damaged) / 2);
   const std::string pages = SectionFile(round.sections[2], webdb::TableId::kPagesByUrl).name;
-  const std::string lost = GroupAt(cluster, 2, 0) + "/section/" + pages;
+  const std::string lost = cluster.GroupDirAt(2, 0) + "/section/" + pages;
   fs::remove(lost);
   const std::string findings = cluster.VerifyFindings();
   CHECK_THAT(findings, Catch::Contains(damaged));

@@ -64,10 +64,6 @@ TEST_CASE("rereplicate with every copy in place has nothing to restore and publi
   CHECK_FALSE(RoundFileAnywhere(cluster, installed + 1));
 }
 
-// Writer i's group directory at machine m.
-std::string GroupAt(const testutil::DistCluster& cluster, int writer, int machine) {
-  return cluster.dir().File("m" + std::to_string(machine) + "/webdb/w" + std::to_string(writer));
-}
 
 TEST_CASE("rereplicate restores a replaced machine's copies, killed and run again",
           "[replicas][rereplicate]") {
@@ -135,10 +131,10 @@ TEST_CASE("rereplicate restores a replaced machine's copies, killed and run agai
       const std::string name = SectionFile(older.sections[i], webdb::TableId(t)).name;
       CAPTURE(i, name);
       const std::string restored =
-          testutil::ReadFileOrEmpty(GroupAt(cluster, i, 1) + "/section/" + name);
+          testutil::ReadFileOrEmpty(cluster.GroupDirAt(i, 1) + "/section/" + name);
       CHECK_FALSE(restored.empty());
       CHECK(restored ==
-            testutil::ReadFileOrEmpty(GroupAt(cluster, i, i == 0 ? 0 : 2) + "/section/" + name));
+            testutil::ReadFileOrEmpty(cluster.GroupDirAt(i, i == 0 ? 0 : 2) + "/section/" + name));
     }
   }
   const ProcessResult again = Rereplicate(cluster);

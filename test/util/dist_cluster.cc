@@ -56,8 +56,8 @@ DistCluster::DistCluster(std::string distwriter_binary, int k, int timeout_ms)
   SetGlobal("distwriter", binary_);
 }
 
-std::string DistCluster::GroupDir(int writer) const {
-  return tmp_.path() + "/m" + std::to_string(writer) + "/webdb/w" + std::to_string(writer);
+std::string DistCluster::GroupDirAt(int writer, int machine) const {
+  return tmp_.path() + "/m" + std::to_string(machine) + "/webdb/w" + std::to_string(writer);
 }
 
 std::string DistCluster::MetaDir(int writer) const {

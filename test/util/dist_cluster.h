@@ -56,7 +56,9 @@ class DistCluster {
   distwriter::DistConfig LoadConfig() const;
   const TempDir& dir() const { return tmp_; }
   // Writer i's share group directory and its machine's copy of the meta group.
-  std::string GroupDir(int writer) const;
+  std::string GroupDir(int writer) const { return GroupDirAt(writer, writer); }
+  // Writer i's share group directory at machine m (a replica's, with replicas > 1).
+  std::string GroupDirAt(int writer, int machine) const;
   std::string MetaDir(int writer) const;
 
   // Rewrites the "timeout_ms = ..." line of the config.
