@@ -22,6 +22,8 @@ cp -a "$pristine" "$root"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 mkdir -p "$root/root/webdb"
 git archive HEAD | tar -x -C "$root/root/webdb"
+# `../shared` beside the checkout, as CI has it (the original's anchors, the specs).
+[ -d ../shared ] && cp -a ../shared "$root/root/shared"
 # The root a mount of its own, as / is on a machine: the test hosts make it a slave
 # mount (`mount --make-rslave /`), which fails on a directory that is not a mount.
 mount --bind "$root" "$root"

@@ -30,7 +30,9 @@ packages=(
 # the tools (scripts/run-example.sh).
 test_packages=(
   catch2 libgumbo-dev  # the test suite; gumbo: the reference HTML parser
-  groff-base  # tests: the man pages are formatted
+  groff-base man-db  # tests: the man pages are formatted and read with man -l
+  file  # tests: CPack's Debian generator finds the libraries the binaries need
+  jq  # bench/barrier_bench.sh reads the writers' JSON reports (and its test)
   time  # /usr/bin/time, for the benchmarks (bench/) and their tests
   openjdk-17-jre-headless  # bench/rank_bench.sh runs the original's link analysis (shared/anchors)
   debootstrap  # bench/first_run.sh: a clean Debian 12 root

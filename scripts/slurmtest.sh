@@ -9,8 +9,9 @@
 # One node: several slurmd daemons cannot run on one machine here, so the node claims
 # 8 CPUs (SlurmdParameters=config_overrides) and OverSubscribe=FORCE lets tasks share it.
 # `up` fails (exit 1, with the daemons' logs) when a daemon does not start; it then
-# tears down what it made. `down` kills only the pids recorded in DIR whose command
-# line names DIR, and is safe on a half-built DIR.
+# tears down what it made. The daemons meet at 127.0.0.1, so the machine's name need not
+# resolve (a fresh root's /etc/hosts may not name it). `down` kills only the pids
+# recorded in DIR whose command line names DIR, and is safe on a half-built DIR.
 set -euo pipefail
 
 die() {
@@ -35,7 +36,7 @@ write_conf() {
   local dir=$1 node=$2 ctld_port=$3 slurmd_port=$4
   cat >"$dir/slurm.conf" <<CONF
 ClusterName=webdbtest
-SlurmctldHost=$node
+SlurmctldHost=$node(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -59,7 +60,7 @@ SlurmdLogFile=$dir/slurmd.log
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 SlurmdParameters=config_overrides
-NodeName=$node CPUs=8 State=UNKNOWN
+NodeName=$node NodeAddr=127.0.0.1 CPUs=8 State=UNKNOWN
 PartitionName=test Nodes=$node Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE
 CONF
 }
@@ -97,7 +98,7 @@ cmd_up() {
   slurmctld -c -f "$SLURM_CONF" || die "slurmctld did not start"
   slurmd -f "$SLURM_CONF" || die "slurmd did not start"
   for _ in $(seq 150); do
-    state=$(sinfo -h -o %t 2>/dev/null || true)
+    state=$(timeout 2 sinfo -h -o %t 2>/dev/null || true)
     if [ "$state" = idle ]; then
       UP_DIR=
       trap - EXIT
