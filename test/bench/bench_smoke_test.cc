@@ -107,6 +107,24 @@ TEST_CASE("layered_bench.sh compares a small round with a big one and runs round
   CHECK_THAT(out, Catch::Contains("dump equal to the compacted (single-rewrite) db: yes"));
 }
 
+TEST_CASE("read_bench.sh reads a db with runs and the same db compacted") {
+  testutil::TempDir tmp;
+  const std::string out = RunScript(tmp, "read_bench.sh", {"2000", "200"}, {"RUNS=1"});
+  for (const char* phase : {"lookup_runs ", "dump_runs ", "generate_runs ", "lookup_flat ",
+                            "dump_flat ", "generate_flat "}) {
+    CHECK_THAT(out, Catch::Contains(std::string("\n") + phase));
+  }
+  // The rounds left runs in every table; compact left none.
+  CHECK_THAT(out, Catch::Matches(
+                      "[\\s\\S]*layers of runs runs: pagesByURL [1-6] pagesByMD5 [1-6] "
+                      "linksByMD5 [1-6] linksByURL [1-6]\n[\\s\\S]*"));
+  CHECK_THAT(out, Catch::Contains(
+                      "layers of flat runs: pagesByURL 0 pagesByMD5 0 linksByMD5 0 linksByURL 0"));
+  CHECK_THAT(out, Catch::Contains("lookup_runs / lookup_flat wall "));
+  CHECK_THAT(out, Catch::Contains("dump_runs  / dump_flat  wall "));
+  CHECK_THAT(out, Catch::Contains("generate_runs / generate_flat wall "));
+}
+
 TEST_CASE("apply_bench.sh --scale reports time per page, peak RSS and write amplification") {
   testutil::TempDir tmp;
   const std::string out = RunScript(tmp, "apply_bench.sh", {"--scale", "2000"});
