@@ -19,18 +19,32 @@
 #             second copy given the same rounds with `webdb compact` after each one (so
 #             that every round of it merges into bases: the single-rewrite result)
 #
+#
+#   bench/layered_bench.sh --dist K [PAGES] [ROUNDS]   the same, and then on a db of K local
+#                                             writers (`distwriter launch`) the same load
+#                                             and the same small, small2 and big rounds, one
+#                                             after the other on that db (kK_small,
+#                                             kK_small2, kK_big), each against the single
+#                                             machine's
+#
 # Per phase (bench/bench_lib.sh): wall and CPU seconds, peak RSS, bytes written (wchar of
 # the process and its children). Timings on a shared machine are not final figures.
 # env: BUILD (default build-pgo, bench/build.sh), WORK (default /tmp/layered_bench),
-# MEMORY (256M).
+# MEMORY (256M; each writer's with --dist).
 set -euo pipefail
 
+K=0
+if [ "${1:-}" = --dist ]; then
+  K=$2
+  shift 2
+fi
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/bench/build.sh"
-bench_build tools/webdb bench/webdb_bench
+bench_build tools/webdb tools/distwriter bench/webdb_bench
 WORK=${WORK:-/tmp/layered_bench}
 MEMORY=${MEMORY:-256M}
 WEBDB=$BUILD/tools/webdb
+DISTWRITER=$BUILD/tools/distwriter
 GEN=$BUILD/bench/webdb_bench
 PAGES=${1:-100000}
 ROUNDS=${2:-100}
@@ -79,6 +93,24 @@ for phase in small big; do
   rm -rf "$WORK/db-$phase"
 done
 
+# The same load and rounds through K local writers, the rounds one after the other.
+if [ "$K" -gt 0 ]; then
+  conf=$WORK/k$K.conf
+  rm -rf "$WORK/k$K"
+  "$DISTWRITER" init-local --writers "$K" --root "$WORK/k$K" --out "$conf" > /dev/null
+  "$DISTWRITER" create --config "$conf"
+  gen 0.2 0 > "$WORK/calls/load.jsonl"
+  "$DISTWRITER" launch --config "$conf" --memory "$MEMORY" --quiet "$WORK/calls/load.jsonl" \
+    > /dev/null
+  rm -f "$WORK/calls/load.jsonl"
+  sync
+  for phase in small small2 big; do
+    timed "k${K}_$phase" "$DISTWRITER" launch --config "$conf" --memory "$MEMORY" --quiet \
+      "$WORK/calls/$phase.jsonl"
+  done
+  rm -rf "$WORK/k$K" "$conf"
+fi
+
 # ROUNDS successive 1% rounds, and the same rounds each followed by a compaction.
 cp -al "$BASE" "$WORK/db-rounds"
 cp -al "$BASE" "$WORK/db-compacted"
@@ -114,6 +146,16 @@ awk -v small="$(grep edits_small "$WORK/edits.txt" | cut -d' ' -f2)" \
     printf "small round: written / its edits %.2f; big round: written / its edits %.2f\n",
            ws / small, wb / big
   }' "$RESULTS"
+if [ "$K" -gt 0 ]; then
+  awk -v k="k$K" '
+    { t[$1] = $2 }
+    END {
+      printf "%s_small / small: time %.3f; %s_small2 / small2: time %.3f; ", k,
+             t[k "_small"] / t["small"], k, t[k "_small2"] / t["small2"]
+      printf "%s_big / big: time %.3f\n", k, t[k "_big"] / t["big"]
+      printf "%s_small2 / %s_big: time %.3f\n", k, k, t[k "_small2"] / t[k "_big"]
+    }' "$RESULTS"
+fi
 awk -v w="$(wchar rounds)" -v e="$edits" -v db="$DB_BYTES" -v n="$ROUNDS" \
     -v peak="$peak" -v live="$peak_live" -v same="$same" 'BEGIN {
   printf "%d rounds of 1%%: written %.1f MB, edits %.1f MB, written / (edits + db) %.2f, " \

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "webdb/db/layer_plan.h"
 #include "webdb/table/merging_iterator.h"
 
 namespace distwriter {
@@ -92,6 +93,11 @@ Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::IncomingAgain(int sta
   return ReceiveAll(stage, /*again=*/true);
 }
 
+std::optional<uint64_t> DistPlumbing::Count(int stage) const {
+  if (k_ == 1) return sorters_.count(stage);
+  return counts_[stage - 1];
+}
+
 // Writes the sorted stream as the consecutive files of sections [first, last) and sends
 // each one but this writer's own, which ReceiveAll reads where it was written.
 Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted, int first, int last) {
@@ -120,20 +126,25 @@ Status DistPlumbing::SendSections(int stage, webdb::EditIterator& sorted, int fi
 }
 
 // The k sections' edits merged: the peers' files, and this writer's own section from
-// its sorter or from the file it was written to.
+// its sorter or from the file it was written to; counted the first time.
 Result<std::unique_ptr<webdb::EditIterator>> DistPlumbing::ReceiveAll(int stage, bool again) {
   std::vector<std::unique_ptr<webdb::EditIterator>> inputs;
   const std::optional<size_t> own = own_partition_[stage - 1];
+  uint64_t total = 0;
   for (int from = 0; from < k_; ++from) {
+    uint64_t count = 0;
+    if (from == self_ && own) count = sorters_.count(stage, *own);
     Result<std::unique_ptr<webdb::EditIterator>> in =
-        from != self_ ? exchange_.Open(stage, from, read_buffer_)
+        from != self_ ? exchange_.Open(stage, from, read_buffer_, &count)
         : !own        ? exchange_.OpenFile(own_sections_[stage - 1], stage, self_, self_,
-                                           read_buffer_)
+                                           read_buffer_, &count)
         : again       ? sorters_.Again(stage, *own)
                       : sorters_.Finish(stage, *own);
     if (!in) return Err(in.error());
     inputs.push_back(std::move(*in));
+    total = webdb::AddCounts(total, count);
   }
+  if (!again) counts_[stage - 1] = total;
   return webdb::NewMergingEditIterator(std::move(inputs));
 }
 

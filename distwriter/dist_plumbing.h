@@ -10,7 +10,10 @@
 // written. With k = 1 the sorted stream goes to the stage directly. The local sorting is
 // webdb::StageSorters', as in the single-machine writer. A writer's section is one key
 // range: the plumbing offers the engine no partitions (webdb/db/update.h), so a writer
-// merges each stage as a whole. Not thread-safe.
+// merges each stage as a whole. The stage's edits are counted (Count) once the k files
+// are opened, from their footers and the own section's sorter, so that the engine plans
+// the stage's layers and seeks from them before it reads any (docs/DISTRIBUTED.md,
+// "Sections"). Not thread-safe.
 #ifndef DISTWRITER_DIST_PLUMBING_H_
 #define DISTWRITER_DIST_PLUMBING_H_
 
@@ -45,6 +48,11 @@ class DistPlumbing final : public webdb::StagePlumbing {
   Result<std::unique_ptr<webdb::EditIterator>> Incoming(int stage, size_t partition) override;
   Result<std::unique_ptr<webdb::EditIterator>> IncomingAgain(int stage,
                                                              size_t partition) override;
+  // The edits meant for this writer's section in `stage`: known before they are read with
+  // k = 1 (the sorters count them), else once Incoming(stage, 0) opened the k files (the
+  // sum of what their footers claim, which each file is checked against as it is read to
+  // its end; AddCounts, so a peer's huge claim cannot wrap the sum).
+  std::optional<uint64_t> Count(int stage) const override;
 
  private:
   void KeepOwnApart(int stage, const Partition& p);
@@ -62,6 +70,8 @@ class DistPlumbing final : public webdb::StagePlumbing {
   std::array<std::string, webdb::kNumStages> own_sections_;
   // The partition of each stage's sorters that holds the own section, once kept apart.
   std::array<std::optional<size_t>, webdb::kNumStages> own_partition_;
+  // The edits of each stage whose k files are open (Count).
+  std::array<std::optional<uint64_t>, webdb::kNumStages> counts_;
   webdb::StageSorters sorters_;
 };
 

@@ -42,16 +42,17 @@ Result<std::unique_ptr<webdb::EditFileWriter>> Exchange::Create(const std::strin
 }
 
 Result<std::unique_ptr<webdb::EditIterator>> Exchange::Open(int stage, int from,
-                                                            size_t buffer_size) {
+                                                            size_t buffer_size, uint64_t* count) {
   NUTCHFS_ASSIGN_OR_RETURN(std::string path, Receive(stage, from));
-  return OpenFile(path, stage, from, self_, buffer_size);
+  return OpenFile(path, stage, from, self_, buffer_size, count);
 }
 
 Result<std::unique_ptr<webdb::EditIterator>> Exchange::OpenFile(const std::string& local_path,
                                                                 int stage, int from, int to,
-                                                                size_t buffer_size) {
+                                                                size_t buffer_size,
+                                                                uint64_t* count) {
   return OpenExchangeFile(fs_.local_env(), local_path, Id(stage, from, to),
-                          config_.Describe(from), buffer_size);
+                          config_.Describe(from), buffer_size, count);
 }
 
 Status Exchange::Send(int stage, int to, const std::string& local_path) {

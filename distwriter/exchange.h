@@ -60,12 +60,14 @@ class Exchange {
   Status Send(int stage, int to, const std::string& local_path);
   // Receive, then OpenFile.
   Result<std::unique_ptr<webdb::EditIterator>> Open(int stage, int from,
-                                                    size_t buffer_size = webdb::kEditReadBufferSize);
+                                                    size_t buffer_size = webdb::kEditReadBufferSize,
+                                                    uint64_t* count = nullptr);
   // Opens the stage file from writer `from` to writer `to` found at local_path
-  // (OpenExchangeFile: any other file there is refused and removed).
+  // (OpenExchangeFile: any other file there is refused and removed; *count, if given, gets
+  // the edits its footer claims).
   Result<std::unique_ptr<webdb::EditIterator>> OpenFile(
       const std::string& local_path, int stage, int from, int to,
-      size_t buffer_size = webdb::kEditReadBufferSize);
+      size_t buffer_size = webdb::kEditReadBufferSize, uint64_t* count = nullptr);
   // Waits for the stage file from writer `from`; returns its path on this machine.
   // Gives up (IOError) as soon as a peer's failure marker for this round is in this
   // writer's group (then saw_peer_failure()), or this round is decided (meta/ROUND-<N>

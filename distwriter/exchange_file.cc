@@ -126,7 +126,8 @@ Result<std::unique_ptr<webdb::EditIterator>> OpenExchangeFile(nutchfs::Env& env,
                                                               const std::string& path,
                                                               const ExchangeId& expected,
                                                               const std::string& sender,
-                                                              size_t buffer_size) {
+                                                              size_t buffer_size,
+                                                              uint64_t* count) {
   const std::string context = fmt::format("writer {}: round {} stage {}: file from {}", expected.to,
                                           expected.round, expected.stage, sender);
   auto refuse = [&](Status s) { return Err(DiscardIfUnusable(env, path, s.WithContext(context))); };
@@ -151,6 +152,7 @@ Result<std::unique_ptr<webdb::EditIterator>> OpenExchangeFile(nutchfs::Env& env,
       if (now && now->label != info->label) continue;
     }
     if (!opened) return refuse(opened.error());
+    if (count != nullptr) *count = info->count;
     return std::unique_ptr<webdb::EditIterator>(std::make_unique<SizeCheckedIterator>(
         std::move(*opened), env, path, info->file_size, context));
   }

@@ -48,12 +48,15 @@ Result<std::unique_ptr<webdb::EditFileWriter>> CreateExchangeFile(nutchfs::Env& 
 // Opens the received file at path, which must be `expected` but for its epoch. Its size now is its size on
 // arrival (it was published whole, by rename); the iterator turns Corruption if it is
 // another size when read to its end. `sender` names the sender in messages
-// ("writer 1 (machine m1)"). Any Corruption, at open or later, removes the file.
+// ("writer 1 (machine m1)"). Any Corruption, at open or later, removes the file. If count
+// is given, it receives the number of edits the file's footer claims, known before they
+// are read; the iterator turns Corruption if the file holds another number.
 Result<std::unique_ptr<webdb::EditIterator>> OpenExchangeFile(nutchfs::Env& env,
                                                               const std::string& path,
                                                               const ExchangeId& expected,
                                                               const std::string& sender,
-                                                              size_t buffer_size);
+                                                              size_t buffer_size,
+                                                              uint64_t* count = nullptr);
 
 // Returns status; when it is Corruption (a damaged or foreign file) or Refused (a
 // symbolic link, nutchfs/env.h), first removes the received file at path (a link

@@ -460,6 +460,8 @@ Result<std::optional<webdb::Manifest>> Round::RunRankSteps(size_t sorter_budget)
 // Stages 1..5 over this writer's section.
 Result<webdb::Manifest> Round::RunStages(DistPlumbing& plumbing, const webdb::StageHooks& hooks) {
   webdb::WriterOptions engine_options{options_.memory_budget, options_.progress, hooks};
+  engine_options.layers = options_.layers;
+  engine_options.seeks = options_.seeks;
   webdb::UpdateParams params{section_dir_, next_.version, static_cast<uint64_t>(self_),
                              &engine_options};
   return webdb::RunUpdate(local_, committed_.sections[self_], params, plumbing);

@@ -16,6 +16,7 @@
 
 #include "distwriter/dist_config.h"
 #include "distwriter/exchange.h"
+#include "webdb/db/layer_plan.h"
 #include "webdb/rank/rank_engine.h"
 #include "webdb/util/progress.h"
 
@@ -49,6 +50,11 @@ struct RunOptions {
   // told of each iteration (its L1 change, this writer's seconds).
   std::optional<webdb::RankOptions> rank;
   std::function<void(const webdb::IterationReport&)> on_iteration;
+  // How the stages of the writer's section write their tables and read their old rows
+  // (webdb::WriterOptions::layers and seeks): planned from the section's counts in use;
+  // tests force the others, to compare both ways.
+  webdb::LayerPolicy layers = webdb::LayerPolicy::kPlan;
+  webdb::SeekPolicy seeks = webdb::SeekPolicy::kPlan;
   // The machine the writer runs as: empty for its own; else a machine of its group w<i>,
   // a replica holder (a takeover, docs/DISTRIBUTED.md, "Takeover").
   std::string machine;

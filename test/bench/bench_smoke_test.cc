@@ -125,6 +125,17 @@ TEST_CASE("read_bench.sh reads a db with runs and the same db compacted") {
   CHECK_THAT(out, Catch::Contains("generate_runs / generate_flat wall "));
 }
 
+TEST_CASE("layered_bench.sh --dist times the same rounds on k local writers") {
+  testutil::TempDir tmp;
+  const std::string out = RunScript(tmp, "layered_bench.sh", {"--dist", "2", "2000", "2"});
+  for (const char* phase : {"k2_small ", "k2_small2 ", "k2_big "}) {
+    CHECK_THAT(out, Catch::Contains(std::string("\n") + phase));
+  }
+  CHECK_THAT(out, Catch::Contains("k2_small / small: time "));
+  CHECK_THAT(out, Catch::Contains("k2_small2 / k2_big: time "));
+  CHECK_THAT(out, Catch::Contains("2 rounds of 1%: written "));
+}
+
 TEST_CASE("apply_bench.sh --scale reports time per page, peak RSS and write amplification") {
   testutil::TempDir tmp;
   const std::string out = RunScript(tmp, "apply_bench.sh", {"--scale", "2000"});

@@ -1,7 +1,8 @@
 // A hostile or broken peer (issue 10, item 6) with real writer processes: writer 0 comes
 // back to find, under the name of writer 1's stage 1 file, a file of another attempt at
 // the round, a replayed one from the round before, the one meant for writer 2, one with
-// bytes past its footer, or a symbolic link to a file outside the roots. It refuses it
+// bytes past its footer, one whose footer miscounts its edits (more than it can hold, or
+// fewer than it holds), or a symbolic link to a file outside the roots. It refuses it
 // (exit 4, naming the file, the sender, what it expected and what it found) and removes
 // it, its peers stop on its failure marker, nothing outside the roots is touched, the db
 // is unchanged, and the same commands then commit the round.
@@ -56,6 +57,15 @@ void Relabel(const std::string& path, const ExchangeId& id) {
   fs::rename(tmp, path);
 }
 
+// Rewrites the record count in the footer of the edit file at path (its last 28 bytes).
+void SetFooterCount(const std::string& path, uint64_t count) {
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  REQUIRE(file);
+  file.seekp(-28, std::ios::end);
+  for (int i = 0; i < 8; ++i) file.put(static_cast<char>(count >> (8 * i)));
+  REQUIRE(file.good());
+}
+
 ExchangeId LabelOf(const std::string& path) {
   auto env = nutchfs::NewLocalEnv();
   auto info = webdb::ReadEditFileInfo(*env, path);
@@ -105,6 +115,16 @@ TEST_CASE("a file under another writer's name is refused, removed, and the round
   SECTION("a file that kept growing") {
     std::ofstream(victim, std::ios::app) << "more bytes";
     says = "missing edit file footer";
+  }
+  // The footer's count, which no checksum covers: the stage plans by it before it reads
+  // the file, and the file is checked against it.
+  SECTION("a file whose footer claims more edits than it can hold") {
+    SetFooterCount(victim, ~uint64_t{0});
+    says = "footer record count 18446744073709551615 exceeds what its payload bytes can hold";
+  }
+  SECTION("a file whose footer claims fewer edits than it holds") {
+    SetFooterCount(victim, 1);
+    says = "footer record count 1 differs from";
   }
   SECTION("a symbolic link to a file outside the roots") {
     fs::copy_file(victim, outside);

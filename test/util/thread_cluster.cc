@@ -60,9 +60,12 @@ std::vector<std::string> ThreadCluster::WriteCalls(nutchfs::Env& env, const std:
 }
 
 std::vector<nutchfs::Result<distwriter::RoundReport>> ThreadCluster::Run(
-    nutchfs::Env& env, const std::vector<std::string>& call_files, size_t memory_budget) const {
+    nutchfs::Env& env, const std::vector<std::string>& call_files, size_t memory_budget,
+    webdb::LayerPolicy layers, webdb::SeekPolicy seeks) const {
   return RunEach(env, memory_budget, [&](int i, distwriter::RunOptions& options) {
     options.call_files = {call_files[i]};
+    options.layers = layers;
+    options.seeks = seeks;
   });
 }
 

@@ -41,9 +41,11 @@ class ThreadCluster {
   static std::vector<std::string> WriteCalls(nutchfs::Env& env, const std::string& round,
                                              const std::vector<Session>& slices);
   // One round: writer i reads call_files[i]; all k start at once, each on its thread.
+  // layers and seeks as distwriter::RunOptions's.
   std::vector<nutchfs::Result<distwriter::RoundReport>> Run(
       nutchfs::Env& env, const std::vector<std::string>& call_files,
-      size_t memory_budget = 256 << 10) const;
+      size_t memory_budget = 256 << 10, webdb::LayerPolicy layers = webdb::LayerPolicy::kPlan,
+      webdb::SeekPolicy seeks = webdb::SeekPolicy::kPlan) const;
   // A rank round (distwriter::RunOptions::rank) of all k writers at once.
   std::vector<nutchfs::Result<distwriter::RoundReport>> Rank(
       nutchfs::Env& env, const webdb::RankOptions& rank, size_t memory_budget = 256 << 10) const;

@@ -1,5 +1,6 @@
 #include "webdb/db/layer_plan.h"
 
+#include <limits>
 #include <numeric>
 
 namespace webdb {
@@ -10,10 +11,17 @@ constexpr uint64_t kSeekCostInSteps = 8;
 
 }  // namespace
 
+uint64_t AddCounts(uint64_t a, uint64_t b) {
+  return b > std::numeric_limits<uint64_t>::max() - a ? std::numeric_limits<uint64_t>::max()
+                                                      : a + b;
+}
+
 LayerPlan PlanLayers(const LayerCounts& counts) {
   const uint64_t runs =
       std::accumulate(counts.run_rows.begin(), counts.run_rows.end(), uint64_t{0});
-  if (counts.base_rows == 0 || runs + counts.changes > counts.base_rows / 4) return LayerPlan{};
+  if (counts.base_rows == 0 || AddCounts(runs, counts.changes) > counts.base_rows / 4) {
+    return LayerPlan{};
+  }
   return PlanRun(counts);
 }
 
@@ -26,7 +34,7 @@ LayerPlan PlanRun(const LayerCounts& counts) {
     // The runs left below, and the new one, must fit under the cap.
     const bool over_cap = n - plan.absorbed + 1 > kMaxRuns;
     if (newest > acc && !over_cap) break;
-    acc += newest;
+    acc = AddCounts(acc, newest);
     ++plan.absorbed;
   }
   return plan;

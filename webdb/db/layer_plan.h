@@ -41,6 +41,11 @@ struct LayerPlan {
   bool operator==(const LayerPlan&) const = default;
 };
 
+// a + b, or the largest count if that does not fit: counts a peer claims (the footer of an
+// edit file it sent, distwriter) may be anything, and a sum that wrapped around would plan
+// a huge round as a small one.
+uint64_t AddCounts(uint64_t a, uint64_t b);
+
 // Merge into the base when the runs and the changes exceed a quarter of the base (always
 // over an empty base); otherwise a run absorbing the newest runs while each is at most the
 // changes accumulated so far (the changes, plus the rows absorbed), and further while the

@@ -59,6 +59,14 @@ uint64_t StageSorters::count(int stage) const {
   return n;
 }
 
+uint64_t StageSorters::count(int stage, size_t partition) const {
+  uint64_t n = 0;
+  for (size_t producer = 0; producer < producers_; ++producer) {
+    n += At(stage, producer, partition).count();
+  }
+  return n;
+}
+
 Status StageSorters::EndStage(int stage) {
   // Earlier stages are done and their sorted streams consumed: free their memory,
   // except stage 3's, which stage 5 reads again.

@@ -60,6 +60,8 @@ class StageSorters {
   // Edits added for `stage` so far, every partition. REQUIRES: before EndStage(stage) or
   // with no sink of the stage in use.
   uint64_t count(int stage) const;
+  // Edits added for partition p of `stage` so far. REQUIRES: as count(stage).
+  uint64_t count(int stage, size_t partition) const;
 
   // Ends stage `stage`'s edits: the sorters of earlier stages are done and freed (but
   // stage 3's), later ones that spill anyway give their memory back for the sorters

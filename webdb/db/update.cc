@@ -251,8 +251,9 @@ class Update {
   }
 
   // The edits of the stage's partitions, counted where the plumbing can (then its
-  // workers read them on their own threads) or read here (then the first is kept in
-  // *first for the worker that merges it). Whether there are any.
+  // workers read them on their own threads) or opened here (then the first is kept in
+  // *first for the worker that merges it, and the plumbing may count them now). Whether
+  // there are any.
   Result<bool> HasEdits(int stage, std::unique_ptr<EditIterator>* first) {
     if (const std::optional<uint64_t> count = plumbing_.Count(stage)) return *count > 0;
     NUTCHFS_ASSIGN_OR_RETURN(*first, plumbing_.Incoming(stage, 0));
@@ -283,8 +284,8 @@ class Update {
     NUTCHFS_ASSIGN_OR_RETURN(const LayeredTable* old_table, OldTable(spec.table));
     const LayerPlan plan = Plan(stage, spec);
     // Its rows to merge: the old ones and its edits, and those of the stage it completes.
-    uint64_t rows = old_table->num_records() + plumbing_.Count(stage).value_or(0);
-    if (spec.completes != 0) rows += plumbing_.Count(spec.completes).value_or(0);
+    uint64_t rows = AddCounts(old_table->num_records(), plumbing_.Count(stage).value_or(0));
+    if (spec.completes != 0) rows = AddCounts(rows, plumbing_.Count(spec.completes).value_or(0));
     // A run is written by one worker: its work follows its changes, not the table.
     const bool whole = !plan.merge || splits.empty() || rows < 2 * params_.options->partition_rows;
     const std::vector<Part> parts = PartsOf(splits, whole);
@@ -308,16 +309,21 @@ class Update {
 
   // How the stage writes its table (webdb/db/layer_plan.h), from the manifest's counts
   // and the stage's changes: its edits (with those of the stage it completes) and the
-  // notices it reads. A plumbing that cannot count its edits before they are read (the
-  // distributed writer's) merges into the base unless the options force a run.
+  // notices it reads. Called once HasEdits has opened the edits it could not count (the
+  // distributed writer's are counted then); a plumbing that cannot count them even so
+  // merges into the base unless the options force a run.
   LayerPlan Plan(int stage, const StageSpec& spec) {
     LayerCounts counts;
     for (const TableFile& part : old_.table(spec.table)) counts.base_rows += part.records;
     for (const RunFile& run : old_.runs_of(spec.table)) counts.run_rows.push_back(run.file.records);
     const std::optional<uint64_t> edits = plumbing_.Count(stage);
     counts.changes = edits.value_or(0);
-    if (spec.completes != 0) counts.changes += plumbing_.Count(spec.completes).value_or(0);
-    if (spec.reads != Notices::kNone) counts.changes += Of(spec.reads).count;
+    if (spec.completes != 0) {
+      counts.changes = AddCounts(counts.changes, plumbing_.Count(spec.completes).value_or(0));
+    }
+    if (spec.reads != Notices::kNone) {
+      counts.changes = AddCounts(counts.changes, Of(spec.reads).count);
+    }
     LayerPlan plan = Layers(spec, counts, edits.has_value());
     // A stage reads its old rows by seeks only where it hands on none of the rows it
     // does not read: into a run, or nowhere.

@@ -54,8 +54,12 @@ class StagePlumbing {
   // producer 0, the worker of partition w of a stage is producer w. Each producer's sink
   // is used by one thread at a time.
   virtual EditSink& Sink(int stage, size_t producer) = 0;
-  // The number of edits meant for `stage`, when the plumbing knows it before they are
-  // read (the local one); nullopt otherwise. REQUIRES: the stages before it ended.
+  // The number of edits meant for `stage`, once the plumbing knows it: before they are
+  // read (the local one's sorters count them), or once Incoming(stage, 0) has opened them
+  // (the distributed one's, from the footers of the files that hold them); nullopt until
+  // then. A count may be claimed by a peer: it decides only how the stage writes and reads
+  // (RunUpdate plans from it), never what the tables hold. REQUIRES: the stages before it
+  // ended.
   virtual std::optional<uint64_t> Count(int stage) const { return std::nullopt; }
   // Ends the production of edits for `stage`. Called once per stage, for stages 1..5 in
   // order, with the iterators of the stage before destroyed.

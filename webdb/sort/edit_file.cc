@@ -25,6 +25,8 @@ constexpr uint32_t kEndMarker = 0xFFFFFFFFu;
 constexpr size_t kFooterSize = 8 + 8 + 4 + kMagicSize;
 // End marker plus footer: what follows the last frame.
 constexpr size_t kTrailerSize = 4 + kFooterSize;
+// The fewest bytes a record takes: shared, unshared, order, kind and vallen, a byte each.
+constexpr uint64_t kMinRecordSize = 5;
 
 Status CorruptionAt(const std::string& path, std::string_view what, uint64_t offset) {
   return Status::Corruption(path + ": " + std::string(what) + " at offset " +
@@ -484,6 +486,13 @@ Result<EditFileInfo> ReadEditFileInfo(nutchfs::Env& env, const std::string& path
   if (info.payload_bytes > size - kHeaderSize - kTrailerSize -
                                (parsed.labelled ? 4 + info.label.size() : 0)) {
     return Err(CorruptionAt(path, "footer payload bytes exceed file size", marker_offset + 12));
+  }
+  // A count its payload cannot hold is refused before anyone plans by it.
+  if (info.count > info.payload_bytes / kMinRecordSize) {
+    return Err(CorruptionAt(path,
+                            "footer record count " + std::to_string(info.count) +
+                                " exceeds what its payload bytes can hold",
+                            marker_offset + 4));
   }
   return info;
 }

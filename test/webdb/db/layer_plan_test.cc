@@ -5,6 +5,7 @@
 #include "webdb/db/layer_plan.h"
 
 #include <catch2/catch.hpp>
+#include <limits>
 
 namespace webdb {
 namespace {
@@ -59,6 +60,19 @@ TEST_CASE("PlanSeeks seeks while the changes are under an eighth of the rows", "
   CHECK_FALSE(PlanSeeks({7000, {500, 500}, 1000}));
   CHECK_FALSE(PlanSeeks({0, {}, 0}));  // nothing to seek in
   CHECK_FALSE(PlanSeeks({7, {}, 0}));
+}
+
+TEST_CASE("counts a peer claims never wrap around into a small round", "[layered]") {
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  CHECK(AddCounts(2, 3) == 5);
+  CHECK(AddCounts(kMax - 1, 1) == kMax);
+  CHECK(AddCounts(kMax, kMax) == kMax);
+  // A huge claimed count merges into the base and walks, however many rows the runs hold.
+  CHECK(PlanLayers({1000000, {10}, kMax}) == LayerPlan{});
+  CHECK(PlanLayers({1000000, {kMax}, 1}) == LayerPlan{});
+  CHECK_FALSE(PlanSeeks({1000000, {}, kMax}));
+  // Forced into a run, it absorbs what the cap and the counts allow, without wrapping.
+  CHECK(PlanRun({1000000, {kMax, 1}, kMax}) == LayerPlan{false, 2});
 }
 
 }  // namespace

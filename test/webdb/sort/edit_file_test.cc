@@ -343,6 +343,48 @@ TEST_CASE("edit file: truncated or extended files are Corruption", "[edit_file][
   ExpectCorruption(*env, bad, edits, "one trailing byte");
 }
 
+TEST_CASE("edit file: a footer that miscounts its records is Corruption", "[edit_file][fault]") {
+  auto env = nutchfs::NewMemEnv();
+  std::mt19937_64 rng(15);
+  std::vector<OwnedEdit> edits = testutil::StableSorted(testutil::RandomEdits(rng, 500));
+  Written w = WriteEdits(*env, "/good.edits", edits, true);
+  auto contents = nutchfs::ReadFileToString(*env, "/good.edits");
+  REQUIRE(contents);
+  // The footer's count, whose bytes no checksum covers (a peer may claim any count).
+  const uint64_t count_at = w.bytes - 28;
+  auto with_count = [&](uint64_t count) {
+    std::string bytes = *contents;
+    std::string fixed;
+    PutFixed64(&fixed, count);
+    bytes.replace(count_at, 8, fixed);
+    WriteFile(*env, "/bad.edits", bytes);
+  };
+  // More than its payload can hold: refused by the cheap look, before any record is read.
+  for (uint64_t claimed : {~uint64_t{0}, w.bytes}) {
+    with_count(claimed);
+    auto info = ReadEditFileInfo(*env, "/bad.edits");
+    INFO("claims " << claimed);
+    REQUIRE_FALSE(info);
+    CHECK(info.error().IsCorruption());
+    CHECK_THAT(info.error().message(),
+               Catch::Contains("footer record count " + std::to_string(claimed) +
+                               " exceeds what its payload bytes can hold"));
+    ExpectCorruption(*env, "/bad.edits", edits, "claims too many");
+  }
+  // A count it could hold but does not: the look takes it, the reading refuses it.
+  for (uint64_t claimed : {uint64_t{0}, uint64_t{499}, uint64_t{501}}) {
+    with_count(claimed);
+    auto info = ReadEditFileInfo(*env, "/bad.edits");
+    INFO("claims " << claimed);
+    REQUIRE(info);
+    CHECK(info->count == claimed);
+    testutil::Drained got = ReadEdits(*env, "/bad.edits");
+    CHECK(got.status.IsCorruption());
+    CHECK_THAT(got.status.message(),
+               Catch::Contains("footer record count " + std::to_string(claimed) + " differs"));
+  }
+}
+
 TEST_CASE("edit file: a file whose writer never finished is Corruption", "[edit_file][fault]") {
   testutil::TempDir dir;
   auto env = nutchfs::NewLocalEnv();
