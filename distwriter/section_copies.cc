@@ -23,9 +23,17 @@ Status CheckBytesAt(nutchfs::NutchFs& fs, const DistConfig& config, int writer,
 Result<int> CopySection(nutchfs::NutchFs& fs, const DistConfig& config, int writer,
                         const webdb::Manifest& section, const std::string& from,
                         const std::string& to, bool check_bytes) {
-  int copied = 0;
+  // Every layer of every table: its base and its runs.
+  std::vector<const webdb::TableFile*> files;
   for (int t = 0; t < webdb::kNumTables; ++t) {
-    const webdb::TableFile& f = SectionFile(section, static_cast<webdb::TableId>(t));
+    files.push_back(&SectionFile(section, static_cast<webdb::TableId>(t)));
+    for (const webdb::RunFile& run : section.runs_of(static_cast<webdb::TableId>(t))) {
+      files.push_back(&run.file);
+    }
+  }
+  int copied = 0;
+  for (const webdb::TableFile* layer : files) {
+    const webdb::TableFile& f = *layer;
     const nutchfs::NutchFile file = config.WriterFile(writer, "section/" + f.name);
     NUTCHFS_ASSIGN_OR_RETURN(auto there, fs.LocateAt(file, to));
     auto size = there.env->GetFileSize(there.path);

@@ -18,9 +18,10 @@
 
 namespace distwriter {
 
-// Makes every file of `section` (writer's) present at machine `to` with its recorded size,
-// copying from machine `from` each one that is missing there or of another size. With
-// check_bytes, a file found at `to` with its size is also read end to end against the
+// Makes every file of `section` (writer's: each table's base and runs) present at machine
+// `to` with its recorded size, copying from machine `from` each one that is missing there
+// or of another size. With check_bytes, a file found at `to` with its size is also read
+// end to end against the
 // size and CRC32C the section records (and copied again if it differs), and a file is
 // read so at `from` before it is copied (Corruption naming it there if it differs): for
 // copies made from a round's holders long after the round wrote them. `to` may be `from`:
