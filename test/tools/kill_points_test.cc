@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test/util/subprocess.h"
@@ -52,6 +54,46 @@ TEST_CASE("the kill points kill at the named step, for the named writer only") {
   ::unsetenv("WEBDB_KILL_AT");
 }
 
+TEST_CASE("the kill points hold at WEBDB_HOLD_AT, for the named writer, until the file exists") {
+  testutil::TempDir dir;
+  const std::string release = dir.File("release");
+  const std::string log = dir.File("steps");
+  ::unsetenv("WEBDB_KILL_AT");
+  ::setenv("WEBDB_HOLD_AT", "commit send 2", 1);
+  CHECK_FALSE(StepObserver(1));  // held until no file named
+  ::setenv("WEBDB_HOLD_UNTIL", release.c_str(), 1);
+  ::setenv("WEBDB_KILL_WRITER", "1", 1);
+  CHECK_FALSE(StepObserver(2));
+  auto hook = StepObserver(1);
+  REQUIRE(hook);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    for (const char* step : {"commit send 1", "commit send 20", "commit send 2", "done"}) {
+      hook(step);
+      std::ofstream(log, std::ios::app) << step << "\n";
+    }
+    ::_exit(0);
+  }
+  // Past the steps before it, the child stays at "commit send 2" until the file exists.
+  const std::string before = "commit send 1\ncommit send 20\n";
+  while (testutil::ReadFileOrEmpty(log) != before) {
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, WNOHANG) == 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  int status = 0;
+  CHECK(::waitpid(pid, &status, WNOHANG) == 0);
+  CHECK(testutil::ReadFileOrEmpty(log) == before);
+  std::ofstream(release).close();
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(testutil::ReadFileOrEmpty(log) == before + "commit send 2\ndone\n");
+  ::unsetenv("WEBDB_KILL_WRITER");
+  ::unsetenv("WEBDB_HOLD_AT");
+  ::unsetenv("WEBDB_HOLD_UNTIL");
+}
+
 }  // namespace
 // A session of one page, applied by the tool at `webdb` with WEBDB_KILL_AT=publish.
 testutil::ProcessResult ApplyKilledAtPublish(const std::string& webdb,
@@ -72,6 +114,7 @@ TEST_CASE("the shipped tools carry no kill points, the crash tests' builds do") 
     const std::string bytes = testutil::ReadFileOrEmpty(shipped);
     REQUIRE(bytes.size() > 0);
     CHECK(bytes.find("WEBDB_KILL_AT") == std::string::npos);
+    CHECK(bytes.find("WEBDB_HOLD_AT") == std::string::npos);
   }
   CHECK(ApplyKilledAtPublish(PROJECT_BINARY_DIR "/tools/webdb", dir).exit_code == 0);
   CHECK(ApplyKilledAtPublish(PROJECT_BINARY_DIR "/test/killable/webdb", dir).KilledBy(SIGKILL));
