@@ -373,14 +373,16 @@ Result<bool> Round::DecidedMeanwhile(const std::string& digest) {
 }
 
 // True when this writer committed the round these very inputs made and was stopped
-// before cleaning up after it: its group still holds that round's exchange directory.
+// before cleaning up after it: its group still holds the section manifest it sent itself
+// in that round. Its only writer is this writer, before its commit, whereas the round's
+// directory may be a peer's: a peer's copy of its manifest that arrives after this writer
+// took the peer's decision and cleaned up makes it again.
 Result<bool> Round::RestartedAfterCommit(const std::string& digest) {
   if (committed_.digests[self_] != digest) return false;
-  NUTCHFS_ASSIGN_OR_RETURN(
-      std::string dir,
-      Local(config_.WriterFile(self_,
-                               fmt::format("rounds/{}-{}", committed_.version, committed_.token))));
-  return local_.FileExists(dir);
+  std::unique_ptr<Exchange> committed = NewExchange(committed_.version);
+  committed->set_token(committed_.token);
+  NUTCHFS_ASSIGN_OR_RETURN(std::optional<std::string> own, committed->Arrived(kCommitStage, self_));
+  return own.has_value();
 }
 
 // Stages 0 to 6, each timed from its start to the start of the next. plumbing: a round

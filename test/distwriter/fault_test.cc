@@ -345,6 +345,54 @@ TEST_CASE("writers given the same calls in consecutive rounds apply them each ti
   }
 }
 
+// Writer 2 (no calls, no session) waits in the commit for writer 1's section manifest while
+// writer 1 is held before sending it there; writer 0, which has all three, decides, and
+// writer 2 takes the decision, installs it and cleans up. Writer 1's copy then arrives and
+// makes writer 2's round directory again. In the next round, with no calls again, writer 2
+// must still offer stage 0: that directory is writer 1's doing, no sign that writer 2 was
+// stopped before its clean-up (with it, writer 2 exited 0 at once and its peers timed out
+// in stage 0 waiting for it).
+TEST_CASE("a peer's manifest arriving after a writer cleaned up does not end its next round",
+          "[fault]") {
+  FaultDb db(3, 22, 60000);
+  auto round_of = [&](const Session& a, const Session& b) {
+    FaultDb::Round r;
+    r.slices = {a, b, {}};
+    for (int i = 0; i < 3; ++i) r.files.push_back(db.cluster().WriteCallFile(i, r.slices[i]));
+    r.session = a;
+    r.session.insert(r.session.end(), b.begin(), b.end());
+    return r;
+  };
+  const FaultDb::Round first = round_of(db.gen().Next(), db.gen().Next());
+  const std::string release = db.cluster().dir().File("release-writer-1");
+  std::vector<std::unique_ptr<Subprocess>> writers;
+  writers.push_back(db.Start(0, first));
+  writers.push_back(
+      db.Start(1, first, {"WEBDB_HOLD_AT=commit send 2", "WEBDB_HOLD_UNTIL=" + release}));
+  writers.push_back(db.Start(2, first));
+  ExpectSuccess(*writers[0], 0);
+  ExpectSuccess(*writers[2], 2);
+  REQUIRE_FALSE(writers[1]->Finished());  // held before sending to writer 2
+  const RoundManifest decided = db.cluster().Committed(0);
+  const std::string stray = db.cluster().GroupDir(2) + "/rounds/" +
+                            std::to_string(decided.version) + "-" + decided.token +
+                            "/s6/from-1.edits";
+  REQUIRE_FALSE(fs::exists(stray));  // writer 2 cleaned up
+  testutil::WriteTextFile(release, "");
+  ExpectSuccess(*writers[1], 1);
+  REQUIRE(fs::exists(stray));  // writer 1's late copy
+  db.ExpectApplied(first);
+  const FaultDb::Round next = round_of(db.gen().Next(), db.gen().Next());
+  writers.clear();
+  for (int i = 0; i < 3; ++i) writers.push_back(db.Start(i, next));
+  // Writer 2 first: had it ended the round alone, its peers would wait out timeout_ms.
+  for (int i : {2, 0, 1}) {
+    ProcessResult res = ExpectSuccess(*writers[i], i);
+    REQUIRE_FALSE(testutil::ParseRunReport(res.out).already_applied);
+  }
+  db.ExpectApplied(next);
+}
+
 // A writer that fails (here: a bad call file) publishes a failure marker into its peers'
 // groups; peers waiting for it stop at once naming it and its reason, not after
 // timeout_ms, and publish no markers of their own. A rerun with good calls is not
