@@ -15,6 +15,19 @@ namespace {
 constexpr std::string_view kPrefix = "ROUND-";
 constexpr char kCurrent[] = "CURRENT";
 
+// The version of a temporary round file: "ROUND-<N>.tmp.*" (nutchfs::WriteFileAtomically)
+// or ".tmp.ROUND-<N>.*" (nutchfs::PublishFile); nullopt for any other name.
+std::optional<uint64_t> ParseTemporaryRoundFileName(std::string_view name) {
+  constexpr std::string_view kTmp = ".tmp.";
+  if (name.starts_with(kTmp)) {
+    name.remove_prefix(kTmp.size());
+    return ParseRoundFileName(name.substr(0, name.find('.')));
+  }
+  const size_t tmp = name.find(kTmp);
+  if (tmp == std::string_view::npos) return std::nullopt;
+  return ParseRoundFileName(name.substr(0, tmp));
+}
+
 }  // namespace
 
 std::string RoundFileName(uint64_t version) { return fmt::format("ROUND-{:06d}", version); }
@@ -224,9 +237,13 @@ Status RoundStore::RemoveRoundsExcept(const std::vector<uint64_t>& keep,
   NUTCHFS_ASSIGN_OR_RETURN(auto current, fs_.LocateAt(config_.MetaFile(kCurrent), machine));
   const std::string dir = nutchfs::DirOf(current.path);
   NUTCHFS_ASSIGN_OR_RETURN(std::vector<std::string> names, current.env->GetChildren(dir));
+  const uint64_t newest = keep.empty() ? 0 : *std::max_element(keep.begin(), keep.end());
   for (const std::string& name : names) {
     std::optional<uint64_t> version = ParseRoundFileName(name);
-    if (!version || std::find(keep.begin(), keep.end(), *version) != keep.end()) continue;
+    if (version ? std::find(keep.begin(), keep.end(), *version) != keep.end()
+                : ParseTemporaryRoundFileName(name).value_or(newest + 1) > newest) {
+      continue;
+    }
     Status s = current.env->RemoveFile(dir + "/" + name);
     if (!s.ok() && !s.IsNotFound()) return s;
   }

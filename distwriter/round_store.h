@@ -79,7 +79,9 @@ class RoundStore {
   // when it is not there.
   Status DropAt(uint64_t version, const std::string& machine);
   // Removes the round files at machine `machine` of the meta group whose versions are
-  // not in keep.
+  // not in keep, and the temporary copies of round files up to the newest in keep (what a
+  // writer or a publication stopped while writing one leaves; a later round's copy may
+  // still be on its way, and a copy of an older one is redundant once it is installed).
   Status RemoveRoundsExcept(const std::vector<uint64_t>& keep, const std::string& machine);
 
  private:

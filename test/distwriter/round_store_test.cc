@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 
 #include "test/util/hosts_config.h"
 #include "test/util/subprocess.h"
@@ -120,6 +121,31 @@ TEST_CASE("a round store creates, decides, finds, publishes, installs and cleans
   for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
     CHECK(e.path().filename().string().find("round-store") == std::string::npos);
   }
+}
+
+TEST_CASE("a round store's clean-up removes the temporary round files of a stopped write") {
+  testutil::TempDir dir;
+  const DistConfig config = ThreeWriters(dir);
+  At m1(config, "m1", dir);
+  REQUIRE(m1.store.CreateEverywhere(MakeRound(1)).ok());
+  REQUIRE(m1.store.Decide(MakeRound(2)).ok());
+  REQUIRE(m1.store.Install(2).ok());
+  // A writer stopped while deciding (WriteFileAtomically's name) or while a peer published
+  // (nutchfs::PublishFile's hidden name); round 3's copy may still be on its way.
+  const std::vector<std::string> stopped = {"ROUND-000002.tmp.4242.0",
+                                            ".tmp.ROUND-000001.host.4242.00ff00ff00ff00ff"};
+  const std::string pending = "ROUND-000003.tmp.4343.1";
+  for (const std::string& name : stopped) std::ofstream(Meta(dir, 1, name)) << "partial";
+  std::ofstream(Meta(dir, 1, pending)) << "partial";
+
+  REQUIRE(m1.store.RemoveRoundsExcept({2}, "m1").ok());
+  for (const std::string& name : stopped) {
+    CAPTURE(name);
+    CHECK_FALSE(std::filesystem::exists(Meta(dir, 1, name)));
+  }
+  CHECK(std::filesystem::exists(Meta(dir, 1, pending)));
+  CHECK(std::filesystem::exists(Meta(dir, 1, "ROUND-000002")));
+  CHECK(std::filesystem::exists(Meta(dir, 1, "CURRENT")));
 }
 
 TEST_CASE("a round store names what is wrong with CURRENT and the round it names") {
