@@ -192,9 +192,11 @@ Result<RoundReport> Round::Run() {
   }
   NUTCHFS_RETURN_IF_ERROR(local_.RemoveDirRecursively(work_dir_));
   // A run that lost its lease fails whatever it found (a round its successor applied
-  // needs no write): reporting success would tell a scheduler it did the work.
-  NUTCHFS_RETURN_IF_ERROR(Held());
-  NUTCHFS_RETURN_IF_ERROR(lease_->Release());
+  // needs no write), as its release reports: success would tell a scheduler it did the work.
+  if (Status released = lease_->Release(); !released.ok()) {
+    return Err(
+        released.WithContext(fmt::format("writer {} (machine {})", self_, fs_.own_machine())));
+  }
   return report_;
 }
 

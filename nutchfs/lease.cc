@@ -286,7 +286,9 @@ Status Lease::Release() {
   }
   wake_.notify_all();
   for (std::thread& t : renewers_) t.join();
-  if (lost_.load()) return Status::OK();
+  // A lease lost before its release is the holder's failure, whatever the release finds.
+  const Status held = Check();
+  if (lost_.load()) return held;
   LockOwner record = me_;
   record.released = true;
   // The first place's failure is the release's; elsewhere the record is renewed no more,
@@ -305,7 +307,7 @@ Status Lease::Release() {
       spdlog::warn("{}", s.ToString());
     }
   }
-  return first;
+  return held.ok() ? first : held;
 }
 
 Result<std::unique_ptr<Lease>> TakeLease(LeaseRequest request) {

@@ -60,8 +60,10 @@ class Lease {
   // group) started in the last 7/8 of a lease succeeded, and no higher epoch was seen at
   // any machine. Otherwise an IOError saying why. No I/O.
   Status Check() const;
-  // Stops renewing and marks the record released where it was taken (unless the lease
-  // was lost: then a successor's epoch is there and nothing is written).
+  // Stops renewing and marks the record released where it was taken (unless a successor's
+  // epoch is there: then nothing is written). Check()'s error when the lease was lost
+  // before (naming the lease, and the successor that took it), else the release's own;
+  // OK when called again.
   Status Release();
 
  private:

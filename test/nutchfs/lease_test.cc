@@ -247,8 +247,13 @@ TEST_CASE("a holder whose lease was ended loses it, and its fence refuses every 
   REQUIRE(read);
   CHECK(*read == "before");
 
-  // Its release leaves the successor's record alone.
-  REQUIRE((*holder)->Release().ok());
+  // Its release reports the loss (the lease, its epoch, the successor) and leaves the
+  // successor's record alone; released again, it has nothing more to say.
+  const nutchfs::Status released = (*holder)->Release();
+  REQUIRE_FALSE(released.ok());
+  CHECK_THAT(released.message(), Catch::Contains("lease w0/LOCK (epoch 1): lost its lease") &&
+                                     Catch::Contains("taken over by epoch 2 (pid "));
+  CHECK((*holder)->Release().ok());
   auto record = nutchfs::ReadLeaseRecord(*env, dir.path() + "/a/.locks", "LOCK");
   REQUIRE(record);
   REQUIRE(record->has_value());
@@ -313,7 +318,8 @@ TEST_CASE("a taker paused between its machines while another run took the lease 
   // Resumed, it holds nothing: its lease ran out while it was stopped, and its renewals
   // find the successor's epoch.
   CHECK_THAT((*resumed)->Check().message(), Catch::Contains("lost its lease"));
-  REQUIRE((*resumed)->Release().ok());
+  CHECK_THAT((*resumed)->Release().message(),
+             Catch::Contains("lease w0/LOCK (epoch 1): lost its lease"));
   for (const char* m : {"a", "b"}) {
     auto record = nutchfs::ReadLeaseRecord(*env, dir.path() + "/" + m + "/.locks", "LOCK");
     REQUIRE(record);
