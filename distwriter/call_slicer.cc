@@ -95,10 +95,10 @@ class Slicer {
   }
 
   // The end of one input file: its last line gets its newline (taken into digest, as
-  // the file's bytes were); the next byte starts a line.
-  Status EndOfFile(StreamDigest& digest) {
+  // the file's bytes were, unless digest is null); the next byte starts a line.
+  Status EndOfFile(StreamDigest* digest) {
     if (!at_line_start_) {
-      digest.Add("\n");
+      if (digest != nullptr) digest->Add("\n");
       NUTCHFS_RETURN_IF_ERROR(Append("\n"));
     }
     at_line_start_ = true;
@@ -178,6 +178,7 @@ class Slicer {
 struct Input {
   std::string path;
   std::unique_ptr<CallSpool> spool;  // a stream's, read through this copy of it
+  bool digested = false;             // its bytes (and added newline) are in the digest
 };
 
 // Gives the bytes of one local file to the slicer, and to digest when not null.
@@ -206,21 +207,43 @@ Status FeedSpool(nutchfs::Env& env, CallSpool& spool, Slicer& slicer) {
   return Status::OK();
 }
 
+// Puts a regular file's bytes, and the newline the slicer adds to a last line without
+// one, into digest ahead of its slicing.
+Status DigestFile(nutchfs::Env& env, Input& input, StreamDigest& digest) {
+  NUTCHFS_ASSIGN_OR_RETURN(auto in, env.NewSequentialFile(input.path));
+  auto buf = std::make_unique<char[]>(kChunk);
+  char last = '\n';
+  for (;;) {
+    NUTCHFS_ASSIGN_OR_RETURN(std::string_view got, in->Read(kChunk, buf.get()));
+    if (got.empty()) break;
+    digest.Add(got);
+    last = got.back();
+  }
+  if (last != '\n') digest.Add("\n");
+  input.digested = true;
+  return Status::OK();
+}
+
 // One input: a regular file's bytes, or its spool's files.
 Status Feed(nutchfs::Env& env, Input& input, Slicer& slicer, StreamDigest& digest) {
+  StreamDigest* const add = input.digested ? nullptr : &digest;
   if (input.spool == nullptr) {
-    NUTCHFS_RETURN_IF_ERROR(Copy(env, input.path, slicer, &digest));
+    NUTCHFS_RETURN_IF_ERROR(Copy(env, input.path, slicer, add));
   } else {
     NUTCHFS_RETURN_IF_ERROR(FeedSpool(env, *input.spool, slicer));
   }
-  return slicer.EndOfFile(digest);
+  return slicer.EndOfFile(add);
 }
 
 Status SliceInputs(nutchfs::Env& env, std::vector<Input>& inputs, int k,
                    const std::string& tmp_prefix, const Publish& publish,
                    const std::string& stdin_path, uint64_t spill_file_bytes,
                    StreamDigest& digest) {
+  // The digest takes the bytes in stream order. A stream's go in as it is spilled, so the
+  // regular files before it are read for the digest first (and their bytes left out of
+  // it when they are sliced).
   uint64_t total = 0;
+  size_t digested = 0;  // inputs[0, digested) are in the digest
   for (size_t i = 0; i < inputs.size(); ++i) {
     Input& in = inputs[i];
     if (in.path == "-") in.path = stdin_path;
@@ -229,8 +252,13 @@ Status SliceInputs(nutchfs::Env& env, std::vector<Input>& inputs, int k,
       total += size;
       continue;
     }
+    for (; digested < i; ++digested) {
+      NUTCHFS_RETURN_IF_ERROR(DigestFile(env, inputs[digested], digest));
+    }
     in.spool = std::make_unique<CallSpool>(env, tmp_prefix + ".spill" + std::to_string(i), digest,
                                            spill_file_bytes);
+    in.digested = true;
+    digested = i + 1;
     NUTCHFS_RETURN_IF_ERROR(Spill(env, in.path, *in.spool));
     total += in.spool->size();
   }
@@ -326,7 +354,7 @@ Result<std::string> SliceSpool(nutchfs::Env& env, CallSpool& spool, int k,
   Slicer slicer(env, k, spool.size(), tmp_prefix, publish);
   NUTCHFS_RETURN_IF_ERROR(slicer.Start());
   NUTCHFS_RETURN_IF_ERROR(FeedSpool(env, spool, slicer));
-  NUTCHFS_RETURN_IF_ERROR(slicer.EndOfFile(spool.digest()));
+  NUTCHFS_RETURN_IF_ERROR(slicer.EndOfFile(&spool.digest()));
   NUTCHFS_RETURN_IF_ERROR(slicer.Finish());
   return spool.digest().Hex();
 }

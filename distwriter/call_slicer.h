@@ -20,9 +20,10 @@
 // and only the few that straddle a cut are copied (and removed). So a piped stream is
 // written once, and needs room for about one copy of itself. A piece that fails is
 // removed, and so are the spill files not handed over.
-// It returns the stream's digest, the XXH3-128 of its bytes (the newlines it adds
-// included) taken as they pass, 32 lowercase hex digits: what tells a launch's rerun of
-// the same calls (docs/DISTRIBUTED.md, "Sessions").
+// It returns the stream's digest, the XXH3-128 of its bytes in stream order (the
+// newlines it adds included; the regular files before a spilled stream are read once
+// more for it), 32 lowercase hex digits: what tells a launch's rerun of the same calls
+// (docs/DISTRIBUTED.md, "Sessions").
 // Plain function; uses only the files it is given and its own temporary files.
 #ifndef DISTWRITER_CALL_SLICER_H_
 #define DISTWRITER_CALL_SLICER_H_

@@ -271,6 +271,15 @@ TEST_CASE("the stream's digest is its bytes' XXH3-128, from files or a stream al
   Slice({"-"}, 3, dir.File("tmp"), fifo, 1000, nullptr, &from_stream);
   writer.join();
   CHECK(from_stream == from_files);
+  // A file before the stream: its bytes come first in the digest, as in the stream.
+  WriteFile(dir.File("a-open"), a + "open");
+  const std::string fifo2 = dir.File("fifo2");
+  REQUIRE(::mkfifo(fifo2.c_str(), 0600) == 0);
+  std::thread writer2([&] { WriteFile(fifo2, b + "no newline"); });
+  std::string file_then_stream;
+  Slice({dir.File("a-open"), "-"}, 3, dir.File("tmp"), fifo2, 1000, nullptr, &file_then_stream);
+  writer2.join();
+  CHECK(file_then_stream == Xxh128Hex(a + "open\n" + b + "no newline\n"));
   WriteFile(dir.File("c"), a + "another line\n");
   std::string other;
   Slice({dir.File("c")}, 3, dir.File("tmp"), "", kSpillFileBytes, nullptr, &other);
