@@ -466,8 +466,9 @@ Result<webdb::Manifest> Round::RunStages(DistPlumbing& plumbing, const webdb::St
   webdb::WriterOptions engine_options{options_.memory_budget, options_.progress, hooks};
   engine_options.layers = options_.layers;
   engine_options.seeks = options_.seeks;
+  // No keep: the round, not the section directory, is what is published as a version.
   webdb::UpdateParams params{section_dir_, next_.version, static_cast<uint64_t>(self_),
-                             &engine_options};
+                             &engine_options, /*keep=*/std::nullopt};
   return webdb::RunUpdate(local_, committed_.sections[self_], params, plumbing);
 }
 
