@@ -17,6 +17,10 @@ if [ ! -x "$pristine/bin/bash" ]; then
   rm -rf "$pristine"
   debootstrap --variant=minbase bookworm "$pristine" http://deb.debian.org/debian >&2
 fi
+# What a previous run left mounted below its root (the test hosts' network namespaces,
+# bound at run/netns inside it) would make rm fail: unmount it, the deepest first.
+awk -v root="$root" 'index($5, root "/") == 1 || $5 == root { print $5 }' /proc/self/mountinfo |
+  sort -r | while IFS= read -r mounted; do umount -l "$mounted"; done
 rm -rf "$root"
 cp -a "$pristine" "$root"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
