@@ -120,6 +120,7 @@ std::string EdgeKey(uint32_t block, uint64_t group);
 // The key of an edit of the edges stream: block (big-endian 32 bits), then the 16 bytes of the
 // linking md5; and the block alone, where the stream is cut between writers.
 void SetEdgeStreamKey(uint32_t block, std::string_view md5, std::string* key);
+constexpr size_t kEdgeStreamKeySize = 4 + sizeof(Md5);
 std::string BlockKey(uint32_t block);
 
 // Writes the edges, added in (block, group, offset) order, one record a (block, group).

@@ -302,7 +302,7 @@ Status WriteEdges(EditIterator& edges, const RankLayout& layout, int self,
   uint64_t block = UINT64_MAX;
   for (; edges.Valid(); edges.Next()) {
     const EditView& e = edges.edit();
-    if (e.key.size() != 4 + sizeof(Md5)) {
+    if (e.key.size() != kEdgeStreamKeySize) {
       return Status::Corruption(fmt::format("rank: a malformed edge to id {}", e.order));
     }
     const uint64_t b = DecodeBigEndian64(e.key.data()) >> 32;

@@ -19,19 +19,37 @@ const char* RankStreamName(RankStream s) {
 LocalRankPlumbing::LocalRankPlumbing(nutchfs::Env& env, std::string work_dir, size_t memory_budget)
     : env_(env), work_dir_(std::move(work_dir)), memory_(memory_budget) {}
 
+std::unique_ptr<Sorter> LocalRankPlumbing::NewSorter(RankStream s) {
+  return Sorter::Create(env_, work_dir_, memory_, std::string("rank-") + RankStreamName(s),
+                        /*background=*/true);
+}
+
 EditSink& LocalRankPlumbing::Sink(RankStream s) {
-  std::unique_ptr<Sorter>& sorter = sorters_[static_cast<int>(s)];
-  if (sorter == nullptr) {
-    sorter = Sorter::Create(env_, work_dir_, memory_, std::string("rank-") + RankStreamName(s),
-                            /*background=*/true);
+  if (s == RankStream::kEdges) {
+    if (edges_ == nullptr) {
+      edges_ = std::make_unique<FixedKeySorter>(memory_, kEdgeStreamKeySize,
+                                                [this] { return NewSorter(RankStream::kEdges); });
+    }
+    return *edges_;
   }
+  std::unique_ptr<Sorter>& sorter = sorters_[static_cast<int>(s)];
+  if (sorter == nullptr) sorter = NewSorter(s);
   return *sorter;
 }
 
 Result<std::unique_ptr<EditIterator>> LocalRankPlumbing::Incoming(RankStream s) {
+  if (s == RankStream::kEdges) {
+    if (edges_ == nullptr) return NewEmptyEditIterator();
+    return edges_->Finish();
+  }
   std::unique_ptr<Sorter>& sorter = sorters_[static_cast<int>(s)];
   if (sorter == nullptr) return NewEmptyEditIterator();
   return sorter->Finish();
+}
+
+void LocalRankPlumbing::Done(RankStream s) {
+  if (s == RankStream::kEdges) edges_.reset();
+  sorters_[static_cast<int>(s)].reset();
 }
 
 std::string LocalRankPlumbing::BroadcastPath(int n) const {

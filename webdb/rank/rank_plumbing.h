@@ -26,6 +26,7 @@
 
 #include "nutchfs/env.h"
 #include "webdb/sort/edit_file.h"
+#include "webdb/sort/fixed_key_sorter.h"
 #include "webdb/sort/sort_memory.h"
 #include "webdb/sort/sorter.h"
 #include "webdb/table/iterator.h"
@@ -77,7 +78,8 @@ class RankPlumbing {
 };
 
 // The single-machine rank: one writer, sorting its streams in work_dir within memory_budget (one
-// pool for all of them), its broadcasts in work_dir.
+// pool for all of them), its broadcasts in work_dir. The edges stream, whose keys are all of one
+// size (SetEdgeStreamKey), is sorted as fixed-width entries (FixedKeySorter) while it fits.
 class LocalRankPlumbing final : public RankPlumbing {
  public:
   LocalRankPlumbing(nutchfs::Env& env, std::string work_dir, size_t memory_budget);
@@ -89,7 +91,7 @@ class LocalRankPlumbing final : public RankPlumbing {
   }
   EditSink& Sink(RankStream s) override;
   Result<std::unique_ptr<EditIterator>> Incoming(RankStream s) override;
-  void Done(RankStream s) override { sorters_[static_cast<int>(s)].reset(); }
+  void Done(RankStream s) override;
   Result<EditSink*> BroadcastSink(int n) override;
   Status SendBroadcast(int n) override;
   Result<std::unique_ptr<EditIterator>> OpenBroadcast(int n, int from) override;
@@ -102,7 +104,10 @@ class LocalRankPlumbing final : public RankPlumbing {
   nutchfs::Env& env_;
   const std::string work_dir_;
   SortMemory memory_;
-  std::array<std::unique_ptr<Sorter>, kNumRankStreams> sorters_;
+  std::unique_ptr<Sorter> NewSorter(RankStream s);
+
+  std::array<std::unique_ptr<Sorter>, kNumRankStreams> sorters_;  // but the edges stream's
+  std::unique_ptr<FixedKeySorter> edges_;
   std::unique_ptr<EditFileWriter> broadcast_;
 };
 
