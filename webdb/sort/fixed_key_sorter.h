@@ -2,17 +2,18 @@
 // no value and kind 0 (a rank's edges stream: block and md5, the target id as order), in the
 // same order as Sorter's (key bytewise, order, insertion) but without its variable-length
 // records: each edit is a 32-byte entry (the key as three big-endian words, the order), sorted
-// by one counting pass on the 16 highest bits where the keys differ, then each bucket by
-// comparison; the entries are read back in place. Entries equal in key and order are the same
-// edit, so that the order is the Sorter's without a stable sort.
+// by one counting pass on the 16 highest bits where the keys differ into a second array, then
+// each bucket there by comparison, and read back where it is. Entries equal in key and order are
+// the same edit, so no stable sort is needed for the Sorter's order.
 //
-// The entries and the scatter array the counting pass needs each take at most a quarter of
-// the pool's budget (SortMemory), taken as they grow. An edit of another shape, or a pool that
-// cannot give the memory, sends the stream to a Sorter (made by the factory given) from then
-// on: the edits held go to it first, in insertion order, while their memory still counts as
-// taken (the Sorter spills sooner rather than the budget be exceeded), and then go back to the
-// pool. Done, its mappings go to the pool to be kept for the next buffers (SortMemory::Keep). The sorted stream is the same either way. Not thread-safe; the pool must outlive it,
-// and the iterator Finish() returns must go before it.
+// The entries and the array they are sorted into each take at most a quarter of the pool's
+// budget (SortMemory), taken as they grow. An edit of another shape, or a pool that cannot give
+// the memory, sends the stream to a Sorter (made by the factory given) from then on: the edits
+// held go to it first, in insertion order, while their memory still counts as taken (the Sorter
+// spills sooner rather than exceed the budget), and then go back to the pool. The sorted stream
+// is the same either way. Done, the two mappings go to the pool, kept for the next buffers
+// (SortMemory::Keep). Not thread-safe; the pool must outlive it, and the iterator Finish()
+// returns must go before it.
 #ifndef WEBDB_SORT_FIXED_KEY_SORTER_H_
 #define WEBDB_SORT_FIXED_KEY_SORTER_H_
 
